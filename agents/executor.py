@@ -1,0 +1,162 @@
+"""The offline executor: a deterministic ReAct policy over the MCP tools (at most ``max_steps`` steps).
+
+Thought → action → observation, where the plan comes from the claim's decomposition:
+
+1. search the whole claim (BM25 over title + sentence is the strongest single query);
+2. open the subject's page (skipped when memory already holds evidence titled with it);
+3. for the first two triplets: search subject + object, the pair the claim relates, and open the
+   object's page when the object is a named entity;
+4. search the keywords;
+5. search each object on its own.
+
+After every observation the new passages are scored by the stance model; the run stops as soon as
+one item is decisive (P(supports) or P(refutes) ≥ ``stop_threshold``) — or before any tool call when
+remembered evidence is already decisive. A tool failure is an observation like any other: the
+policy notes it and moves on to the next action.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mermaid_verifier.models import Decomposition, Evidence, Stance, Stats, TraceStep
+from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.toolbox import Toolbox, ToolOutcome
+
+CORPUS_SERVER = "local-corpus"
+PAGE_PASSAGES = 10
+MAX_EVIDENCE = 30
+
+
+@dataclass(frozen=True)
+class PlannedAction:
+    thought: str
+    tool: str
+    arguments: dict
+
+
+@dataclass
+class ExecutionResult:
+    evidence: list[Evidence]
+    trace: list[TraceStep]
+    stats: Stats = field(default_factory=Stats)
+
+
+def _without_article(text: str) -> str:
+    return re.sub(r"^(the|a|an)\s+", "", text.strip(), flags=re.IGNORECASE)
+
+
+def _is_named(text: str, decomposition: Decomposition) -> bool:
+    """Whether ``text`` names something that may have a page of its own."""
+    bare = _without_article(text)
+    return bool(bare) and (bare in decomposition.entities or bare[:1].isupper() or bare[:1].isdigit())
+
+
+def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[str], search_k: int) -> list[PlannedAction]:
+    """The ordered tool calls for this claim, duplicates removed; the caller keeps the first N."""
+    triplets = decomposition.triplets[:2]
+    subject = triplets[0].subject if triplets else (decomposition.entities[0] if decomposition.entities else "")
+    plan = [PlannedAction("Search the whole claim first.", "search", {"query": claim, "k": search_k})]
+    if subject and _without_article(subject).casefold() not in memory_titles:
+        plan.append(PlannedAction(f"Read the page about the subject, {subject!r}.", "get_page",
+                                  {"title": _without_article(subject), "max_passages": PAGE_PASSAGES}))
+    for triplet in triplets:
+        plan.append(PlannedAction(f"Search for {triplet.subject!r} together with {triplet.object!r}.", "search",
+                                  {"query": f"{triplet.subject} {triplet.object}", "k": search_k}))
+        if _is_named(triplet.object, decomposition) and _without_article(triplet.object).casefold() not in memory_titles:
+            plan.append(PlannedAction(f"Read the page about the object, {triplet.object!r}.", "get_page",
+                                      {"title": _without_article(triplet.object), "max_passages": PAGE_PASSAGES}))
+    if decomposition.keywords:
+        plan.append(PlannedAction("Search the claim's keywords.", "search",
+                                  {"query": " ".join(decomposition.keywords), "k": search_k}))
+    for triplet in triplets:
+        plan.append(PlannedAction(f"Search the object {triplet.object!r} on its own.", "search",
+                                  {"query": triplet.object, "k": search_k}))
+    unique, seen = [], set()
+    for action in plan:
+        key = (action.tool, tuple(sorted((k, str(v).casefold()) for k, v in action.arguments.items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(action)
+    return unique
+
+
+def evidence_from_outcome(outcome: ToolOutcome) -> list[Evidence]:
+    """Turn a search / get_page result into evidence records."""
+    passages = (outcome.data or {}).get("passages", []) if outcome.ok else []
+    return [
+        Evidence(
+            id=p["id"],
+            source=outcome.server,
+            corpus=p.get("corpus"),
+            title=p["title"],
+            text=p["text"],
+            page=p.get("page"),
+            line=p.get("line"),
+            url=p.get("url"),
+            retrieval_score=p.get("score"),
+        )
+        for p in passages
+    ]
+
+
+def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
+    if not outcome.ok:
+        return f"error: {outcome.text}"
+    message = (outcome.data or {}).get("message")
+    if not new_items:
+        return message or "no new passages"
+    titles = ", ".join(dict.fromkeys(e.title for e in new_items))
+    return f"{len(new_items)} new passage(s) from: {titles}" + (f" ({message})" if message else "")
+
+
+def _is_decisive(items: list[Evidence], threshold: float) -> bool:
+    return any(
+        max(e.stance_probabilities.get(Stance.SUPPORTS.value, 0.0), e.stance_probabilities.get(Stance.REFUTES.value, 0.0)) >= threshold
+        for e in items
+        if e.stance_probabilities
+    )
+
+
+class OfflineExecutor:
+    def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5, stop_threshold: float = 0.9):
+        self.toolbox = toolbox
+        self.stance = stance
+        self.max_steps = max_steps
+        self.search_k = search_k
+        self.stop_threshold = stop_threshold
+
+    async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
+        probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
+        return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
+
+    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence]) -> ExecutionResult:
+        result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
+        result.stats.memory_hits = len(remembered)
+        if remembered:
+            decisive = _is_decisive(result.evidence, self.stop_threshold)
+            result.trace.append(TraceStep(
+                step=0, thought="Check what the evidence memory already holds about the claim's entities.",
+                action="memory.recall", action_input={"entities": decomposition.entities},
+                observation=f"{len(remembered)} remembered item(s)" + ("; decisive, no search needed" if decisive else "; not decisive"),
+                new_evidence=len(remembered)))
+            if decisive:
+                return result
+        seen_ids = {e.id for e in result.evidence}
+        memory_titles = {e.title.casefold() for e in remembered}
+        for number, action in enumerate(plan_actions(claim, decomposition, memory_titles, self.search_k)[: self.max_steps], 1):
+            outcome = await self.toolbox.call(CORPUS_SERVER, action.tool, action.arguments)
+            result.stats.tool_calls += 1
+            name = f"{CORPUS_SERVER}.{action.tool}"
+            result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
+            new_items = [e for e in evidence_from_outcome(outcome) if e.id not in seen_ids]
+            seen_ids.update(e.id for e in new_items)
+            new_items = await self._score(claim, new_items)
+            result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
+            result.trace.append(TraceStep(step=number, thought=action.thought, action=name, action_input=action.arguments,
+                                          observation=_observation(outcome, new_items), new_evidence=len(new_items)))
+            if _is_decisive(new_items, self.stop_threshold):
+                result.trace[-1].observation += "; decisive evidence found, stopping"
+                break
+        return result

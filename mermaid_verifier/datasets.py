@@ -1,0 +1,128 @@
+"""Labelled claim files (FEVER jsonl) and the page-disjoint split used for training and evaluation."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import orjson
+
+from mermaid_verifier.models import Label
+
+# Buckets of a page group's hash in [0, 100): test, validation, train.
+TEST_BUCKETS = range(0, 50)
+VALIDATION_BUCKETS = range(50, 60)
+TRAIN_BUCKETS = range(60, 100)
+
+
+@dataclass(frozen=True)
+class LabelledClaim:
+    id: str
+    claim: str
+    label: Label
+    # Each gold evidence set is a list of (page, line); empty for NOT ENOUGH INFO.
+    evidence_sets: list[list[tuple[str, int]]] = field(default_factory=list)
+
+    @property
+    def gold_pages(self) -> set[str]:
+        return {page for evidence_set in self.evidence_sets for page, _ in evidence_set}
+
+
+@dataclass(frozen=True)
+class BadLine:
+    line_number: int
+    reason: str
+
+
+def _evidence_sets(raw: object) -> list[list[tuple[str, int]]]:
+    sets = []
+    for annotation in raw or []:
+        pointers = [(str(p[2]), int(p[3])) for p in annotation if len(p) >= 4 and p[2] is not None and p[3] is not None]
+        if pointers:
+            sets.append(pointers)
+    return sets
+
+
+def read_labelled_claims(path: Path) -> tuple[list[LabelledClaim], list[BadLine]]:
+    """Read a FEVER-style jsonl (``id``, ``claim``, ``label``, optional ``evidence``).
+
+    Lines that are not valid JSON or lack a claim/label are returned as :class:`BadLine` with their
+    line numbers instead of stopping the read.
+    """
+    claims: list[LabelledClaim] = []
+    bad: list[BadLine] = []
+    with Path(path).open("rb") as handle:
+        for line_number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = orjson.loads(raw)
+                claim = LabelledClaim(
+                    id=str(record.get("id", line_number)),
+                    claim=str(record["claim"]).strip(),
+                    label=Label(record["label"]),
+                    evidence_sets=_evidence_sets(record.get("evidence")),
+                )
+                if not claim.claim:
+                    raise ValueError("empty claim")
+                claims.append(claim)
+            except (orjson.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
+                bad.append(BadLine(line_number, f"{type(exc).__name__}: {exc}"))
+    return claims, bad
+
+
+def _bucket(key: str) -> int:
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16) % 100
+
+
+def page_disjoint_split(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
+    """Assign each claim id to ``train`` / ``validation`` / ``test`` so no page spans two splits.
+
+    ``anchor_pages`` maps a claim id to the pages it is about (gold pages for SUPPORTS/REFUTES, the
+    best-retrieved page for NOT ENOUGH INFO). Claims sharing any page are joined into one group
+    (union-find); a group's split comes from the hash of its alphabetically first page, so the
+    assignment is deterministic and independent of file order.
+    """
+    parent: dict[str, str] = {}
+
+    def find(page: str) -> str:
+        parent.setdefault(page, page)
+        while parent[page] != page:
+            parent[page] = parent[parent[page]]
+            page = parent[page]
+        return page
+
+    for pages in anchor_pages.values():
+        ordered = sorted(pages)
+        if ordered:
+            find(ordered[0])
+        for page in ordered[1:]:
+            root_a, root_b = find(ordered[0]), find(page)
+            if root_a != root_b:
+                parent[max(root_a, root_b)] = min(root_a, root_b)
+
+    members: dict[str, list[str]] = {}
+    for page in list(parent):
+        members.setdefault(find(page), []).append(page)
+    group_key = {root: min(pages) for root, pages in members.items()}
+
+    split: dict[str, str] = {}
+    for claim_id, pages in anchor_pages.items():
+        key = group_key[find(min(pages))] if pages else f"claim:{claim_id}"
+        bucket = _bucket(key)
+        split[claim_id] = "test" if bucket in TEST_BUCKETS else "validation" if bucket in VALIDATION_BUCKETS else "train"
+    return split
+
+
+def pages_of(split: dict[str, str], anchor_pages: dict[str, set[str]], part: str) -> set[str]:
+    return {page for claim_id, pages in anchor_pages.items() if split[claim_id] == part for page in pages}
+
+
+def load_split_ids(path: Path) -> dict[str, str]:
+    return orjson.loads(Path(path).read_bytes())["assignment"]
+
+
+def select(claims: Iterable[LabelledClaim], split: dict[str, str], part: str) -> list[LabelledClaim]:
+    return [c for c in claims if split.get(c.id) == part]

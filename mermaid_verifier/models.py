@@ -1,0 +1,100 @@
+"""The typed records that cross module boundaries: claim, triplet, evidence, trace step, verdict."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Label(str, Enum):
+    SUPPORTS = "SUPPORTS"
+    REFUTES = "REFUTES"
+    NOT_ENOUGH_INFO = "NOT ENOUGH INFO"
+
+
+class Stance(str, Enum):
+    """How one evidence item bears on the claim."""
+
+    SUPPORTS = "supports"
+    REFUTES = "refutes"
+    NEUTRAL = "neutral"  # related or not, it does not settle the claim
+
+
+class Triplet(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    subject: str
+    relation: str
+    object: str
+
+
+class Decomposition(BaseModel):
+    """What the decomposer makes of a claim."""
+
+    triplets: list[Triplet] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list, description="Named entities and other memory keys")
+
+
+class Evidence(BaseModel):
+    """One evidence item, with where it came from and how much the judge trusted it."""
+
+    id: str
+    source: str = Field(description="The tool server or memory it came from, e.g. 'local-corpus'")
+    corpus: str | None = None
+    title: str
+    text: str
+    page: str | None = None
+    line: int | None = None
+    url: str | None = None
+    retrieval_score: float | None = Field(default=None, description="The search engine's own score")
+    from_memory: bool = False
+    stance: Stance | None = None
+    stance_probabilities: dict[str, float] | None = None
+    score: float | None = Field(default=None, description="How strongly this item bears on the verdict, 0-1")
+
+
+class TraceStep(BaseModel):
+    """One thought / action / observation step of the executor."""
+
+    step: int
+    thought: str
+    action: str
+    action_input: dict
+    observation: str
+    new_evidence: int = 0
+
+
+class Stats(BaseModel):
+    tool_calls: int = 0
+    tool_calls_by_tool: dict[str, int] = Field(default_factory=dict)
+    memory_hits: int = 0
+    seconds: float = 0.0
+
+
+class Verdict(BaseModel):
+    """The judge's decision; abstention keeps the best label and says so."""
+
+    label: Label
+    confidence: float = Field(ge=0.0, le=1.0)
+    abstained: bool
+    reason: str
+    label_probabilities: dict[str, float] = Field(default_factory=dict)
+
+
+class VerificationResult(BaseModel):
+    """What a caller gets back for one claim (also the CLI's --json object)."""
+
+    claim: str
+    verdict: Label
+    abstained: bool
+    confidence: float
+    reason: str
+    triplets: list[Triplet]
+    keywords: list[str]
+    evidence: list[Evidence]
+    trace: list[TraceStep]
+    stats: Stats
+    backend: Literal["offline", "llm"] = "offline"

@@ -1,0 +1,65 @@
+"""Turning graph output into a :class:`VerificationResult`, and showing it in a terminal."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from mermaid_verifier.models import Label, VerificationResult
+
+SHOWN_EVIDENCE = 5
+_STANCE_STYLES = {"supports": "green", "refutes": "red", "neutral": "dim"}
+_COLOURS = {Label.SUPPORTS: "green", Label.REFUTES: "red", Label.NOT_ENOUGH_INFO: "yellow"}
+
+
+def result_from_output(claim: str, output: dict) -> VerificationResult:
+    verdict = output["verdict"]
+    return VerificationResult(
+        claim=claim,
+        verdict=verdict.label,
+        abstained=verdict.abstained,
+        confidence=verdict.confidence,
+        reason=verdict.reason,
+        triplets=output["decomposition"].triplets,
+        keywords=output["decomposition"].keywords,
+        evidence=output["evidence"],
+        trace=output["trace"],
+        stats=output["stats"],
+    )
+
+
+def _where(evidence) -> str:
+    if evidence.url:
+        return evidence.url
+    if evidence.line is not None:
+        return f"{evidence.page} #{evidence.line}"
+    return evidence.page or ""
+
+
+def print_panel(console: Console, result: VerificationResult) -> None:
+    colour = _COLOURS[result.verdict]
+    headline = Text.assemble((result.verdict.value, f"bold {colour}"), f"  confidence {result.confidence:.2f}")
+    if result.abstained:
+        headline.append("  ABSTAINED", style="bold magenta")
+    parts = [headline, Text(result.reason, style="dim")]
+
+    if result.triplets:
+        triplets = Table("subject", "relation", "object", title="triplets", title_justify="left", expand=True)
+        for t in result.triplets:
+            triplets.add_row(t.subject, t.relation, t.object)
+        parts.append(triplets)
+
+    parts.append(Text("evidence", style="bold"))
+    for rank, item in enumerate(result.evidence[:SHOWN_EVIDENCE], 1):
+        stance = item.stance.value if item.stance else "unscored"
+        memory = " · from memory" if item.from_memory else ""
+        line = Text.assemble(f"{rank}. ", (f"[{stance} {item.score or 0:.2f}]", _STANCE_STYLES.get(stance, "")),
+                             " ", (item.title, "bold"), f"  ({_where(item)} · {item.source}{memory})")
+        parts += [line, Text(f"   {item.text}")]
+    if not result.evidence:
+        parts.append(Text("   no evidence found", style="dim"))
+    s = result.stats
+    parts.append(Text(f"{s.tool_calls} tool call(s), {s.memory_hits} memory hit(s), {s.seconds:.2f}s", style="dim"))
+    console.print(Panel(Group(*parts), title=result.claim, title_align="left", border_style=colour))

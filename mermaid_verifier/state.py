@@ -1,0 +1,30 @@
+"""The graph's state and its narrow input / output schemas."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from mermaid_verifier.models import Decomposition, Evidence, Stats, TraceStep, Verdict
+
+
+class VerifyInput(TypedDict):
+    """What a caller (or a parent graph) passes in."""
+
+    claim: str
+
+
+class VerifyOutput(TypedDict):
+    """What a caller (or a parent graph) gets back."""
+
+    verdict: Verdict
+    evidence: list[Evidence]
+    trace: list[TraceStep]
+    decomposition: Decomposition
+    stats: Stats
+
+
+class VerifierState(VerifyInput, VerifyOutput, total=False):
+    """Everything the nodes share while one claim is verified."""
+
+    remembered: list[Evidence]
+    started_at: float

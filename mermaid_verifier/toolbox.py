@@ -1,0 +1,183 @@
+"""MCP client side: one session per tool server for a whole run, and tool calls as plain outcomes.
+
+A background *owner task* opens every session and keeps it open until :meth:`Toolbox.aclose`;
+anyio requires a transport to be closed by the task that opened it, and graph nodes run in tasks
+of their own, so no node opens or closes a session itself. Calls from any task share the sessions.
+
+A tool that fails (``isError``, a timeout) is an *outcome* the executor reads and acts on. A server
+that cannot be started, or whose connection breaks, raises :class:`ToolServerError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import AsyncContextManager, Callable
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+from pydantic import BaseModel
+
+from mermaid_verifier.errors import ToolServerError
+
+SessionConnector = Callable[[], AsyncContextManager[ClientSession]]
+
+
+class ToolOutcome(BaseModel):
+    """What one tool call returned, ready for the executor to read."""
+
+    server: str
+    tool: str
+    ok: bool
+    text: str
+    data: dict | None = None
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """A tool server and how to reach it (``connect`` yields an initialised ClientSession)."""
+
+    name: str
+    connect: SessionConnector = field(compare=False)
+
+
+def stdio_server(name: str, command: str, args: list[str], env: dict[str, str] | None = None) -> ServerSpec:
+    """A server started as a subprocess speaking MCP over stdio; its stderr is kept for errors."""
+
+    @contextlib.asynccontextmanager
+    async def connect():
+        # Stdio servers start with a stripped environment; pass ours (plus overrides) explicitly.
+        params = StdioServerParameters(command=command, args=args, env={**os.environ, **(env or {})})
+        with tempfile.TemporaryFile("w+") as errlog:
+            try:
+                async with stdio_client(params, errlog=errlog) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        await session.initialize()
+                        yield session
+            except BaseException as exc:
+                if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)):
+                    raise
+                errlog.seek(0)
+                raise ToolServerError(_server_failure(name, exc, errlog.read())) from exc
+
+    return ServerSpec(name, connect)
+
+
+def corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec:
+    """The bundled local-corpus server (``tools/local_corpus_server.py``) over these corpora."""
+    args = ["-m", "mermaid_verifier.tools.local_corpus_server", "--cache-dir", str(cache_dir)]
+    for path in corpora:
+        args += ["--corpus", str(path)]
+    return stdio_server("local-corpus", sys.executable, args)
+
+
+def _leaf_exceptions(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaf_exceptions(inner)]
+    return [exc]
+
+
+def _server_failure(name: str, exc: BaseException, stderr: str) -> str:
+    last_stderr_line = next((line for line in reversed(stderr.strip().splitlines()) if line.strip()), "")
+    leaves = ", ".join(f"{type(e).__name__}: {e}" for e in _leaf_exceptions(exc))
+    detail = last_stderr_line or leaves or type(exc).__name__
+    return f"tool server {name!r} failed: {detail}"
+
+
+def _outcome_text(result: types.CallToolResult) -> str:
+    parts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    return "\n".join(parts) if parts else json.dumps(result.structuredContent or {})
+
+
+class Toolbox:
+    """Holds the MCP sessions of one run; use as ``async with Toolbox([...]) as toolbox``."""
+
+    def __init__(self, servers: list[ServerSpec], call_timeout_s: float = 20.0):
+        names = [s.name for s in servers]
+        if len(set(names)) != len(names):
+            raise ToolServerError(f"tool server names must be unique, got {names}")
+        self.servers = servers
+        self.call_timeout_s = call_timeout_s
+        self._sessions: dict[str, ClientSession] = {}
+        self.tools: dict[str, dict[str, types.Tool]] = {}
+        self._owner: asyncio.Task | None = None
+        self._ready = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._startup_error: BaseException | None = None
+        self._start_lock = asyncio.Lock()
+
+    async def __aenter__(self) -> "Toolbox":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.aclose()
+
+    async def start(self) -> None:
+        """Start every server (once); raises :class:`ToolServerError` if one cannot start."""
+        async with self._start_lock:
+            if self._owner is None:
+                self._owner = asyncio.create_task(self._own_sessions(), name="mcp-session-owner")
+        await self._ready.wait()
+        if self._startup_error is not None:
+            raise self._startup_error
+
+    async def _own_sessions(self) -> None:
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                for spec in self.servers:
+                    session = await stack.enter_async_context(spec.connect())
+                    listed = await session.list_tools()
+                    self._sessions[spec.name] = session
+                    self.tools[spec.name] = {tool.name: tool for tool in listed.tools}
+                self._ready.set()
+                await self._closing.wait()
+        except ToolServerError as exc:
+            self._startup_error = exc
+        except Exception as exc:  # in-process connectors raise the SDK's own errors
+            self._startup_error = ToolServerError(_server_failure("?", exc, ""))
+        finally:
+            self._sessions.clear()
+            self._ready.set()
+
+    async def aclose(self) -> None:
+        if self._owner is None:
+            return
+        self._closing.set()
+        with contextlib.suppress(ToolServerError):  # a start-up failure was already raised by start()
+            await self._owner
+        self._owner = None
+
+    def has_tool(self, server: str, tool: str) -> bool:
+        return tool in self.tools.get(server, {})
+
+    async def call(self, server: str, tool: str, arguments: dict) -> ToolOutcome:
+        """Call one tool; tool-level failures come back as ``ok=False`` with a readable text."""
+        await self.start()
+        session = self._sessions.get(server)
+        if session is None or not self.has_tool(server, tool):
+            known = ", ".join(f"{s}.{t}" for s in self.tools for t in self.tools[s]) or "none"
+            return ToolOutcome(server=server, tool=tool, ok=False, text=f"no tool {server}.{tool}; available: {known}")
+        try:
+            result = await session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=self.call_timeout_s))
+        except McpError as exc:
+            # The SDK reports a read timeout (and protocol-level refusals) as McpError.
+            return ToolOutcome(server=server, tool=tool, ok=False, text=f"{tool} failed: {exc.error.message}")
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
+            raise ToolServerError(f"tool server {server!r} closed its connection during {tool}") from exc
+        return ToolOutcome(
+            server=server,
+            tool=tool,
+            ok=not result.isError,
+            text=_outcome_text(result),
+            data=result.structuredContent if not result.isError else None,
+        )

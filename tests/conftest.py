@@ -1,0 +1,86 @@
+"""Shared fixtures: fixture corpora, an in-process corpus server, a scripted stance model."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+from mcp.shared.memory import create_connected_server_and_client_session
+
+from mermaid_verifier.agents.decomposer import SpacyDecomposer
+from mermaid_verifier.config import Settings
+from mermaid_verifier.graph import Resources
+from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.toolbox import ServerSpec, Toolbox
+
+FIXTURES = Path(__file__).parent / "fixtures"
+WIKI_MINI = FIXTURES / "wiki_mini.jsonl"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+class ScriptedStance:
+    """A stance model whose answers a test writes: the first rule whose phrase the evidence text
+    contains decides; everything else is neutral. Counts the pairs it was asked about."""
+
+    def __init__(self, rules: dict[str, str]):
+        self.rules = rules  # phrase -> "supports" | "refutes"
+        self.pairs_scored = 0
+
+    def load(self) -> None:
+        pass
+
+    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
+        self.pairs_scored += len(evidence)
+        out = []
+        for _, text in evidence:
+            stance = next((s for phrase, s in self.rules.items() if phrase in text), "neutral")
+            probs = {"supports": 0.02, "refutes": 0.02, "neutral": 0.96}
+            if stance != "neutral":
+                probs = {"supports": 0.01, "refutes": 0.01, "neutral": 0.03} | {stance: 0.95}
+            out.append(probs)
+        return out
+
+    async def aprobabilities(self, claim, evidence):
+        return self.probabilities(claim, evidence)
+
+
+def in_process_corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec:
+    from mermaid_verifier.tools.local_corpus_server import create_server
+
+    server = create_server(corpora, cache_dir)
+    return ServerSpec("local-corpus", lambda: create_connected_server_and_client_session(server))
+
+
+@pytest.fixture(scope="session")
+def decomposer() -> SpacyDecomposer:
+    decomposer = SpacyDecomposer()
+    decomposer.warm_up()
+    return decomposer
+
+
+@pytest.fixture
+def make_resources(tmp_path, decomposer):
+    """Build Resources over an in-process corpus server; closes what it built."""
+    built: list[Resources] = []
+
+    def make(stance, *, corpora=(WIKI_MINI,), use_memory=True, memory_dir=None, max_steps=5) -> Resources:
+        settings = Settings.from_env({}, corpora=tuple(corpora), cache_dir=tmp_path / "cache",
+                                     use_memory=use_memory, max_steps=max_steps)
+        toolbox = Toolbox([in_process_corpus_server(list(corpora), tmp_path / "index")])
+        memory = EvidenceMemory(memory_dir or tmp_path / "memory") if use_memory else None
+        resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer)
+        built.append(resources)
+        return resources
+
+    yield make
+    for resources in built:
+        if resources.memory is not None:
+            resources.memory.close()
+
+
+def requires_shared_data(*parts: str) -> Path:
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.is_file():
+        pytest.skip(f"needs {path} (../shared/data beside the repo), which is absent")
+    return path

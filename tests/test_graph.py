@@ -1,0 +1,170 @@
+"""The verification graph end to end: real decomposer, real MCP corpus server, scripted stance model."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+
+from mermaid_verifier.agents.executor import OfflineExecutor
+from mermaid_verifier.config import Settings
+from mermaid_verifier.graph import build_graph, open_verifier
+from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.models import Decomposition, Label, Stance, Triplet
+from mermaid_verifier.toolbox import ToolOutcome
+
+from .conftest import WIKI_MINI, ScriptedStance
+
+KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
+KUBRICK_RULES = {"directed by Stanley Kubrick": "supports"}
+
+
+async def verify(resources, claim):
+    return await build_graph(resources).ainvoke({"claim": claim})
+
+
+async def test_supported_claim_stops_at_decisive_evidence(make_resources):
+    resources = make_resources(ScriptedStance(KUBRICK_RULES), use_memory=False)
+    try:
+        out = await verify(resources, KUBRICK)
+    finally:
+        await resources.aclose()
+    assert out["verdict"].label == Label.SUPPORTS
+    assert out["verdict"].confidence == pytest.approx(0.95)
+    assert not out["verdict"].abstained
+    best = out["evidence"][0]
+    assert best.title == "2001: A Space Odyssey (film)" and best.page == "2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-"
+    assert best.line == 0 and best.source == "local-corpus" and best.stance == Stance.SUPPORTS
+    assert out["stats"].tool_calls == 1 == len(out["trace"])
+    assert out["trace"][0].action == "local-corpus.search"
+    assert "stopping" in out["trace"][0].observation
+    assert Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey") in out["decomposition"].triplets
+
+
+async def test_refuted_claim(make_resources):
+    resources = make_resources(ScriptedStance({"located in the Himalayas": "refutes"}), use_memory=False)
+    try:
+        out = await verify(resources, "Mount Everest is located in the Andes.")
+    finally:
+        await resources.aclose()
+    assert out["verdict"].label == Label.REFUTES
+    assert out["evidence"][0].title == "Mount Everest"
+
+
+@pytest.mark.parametrize("max_steps", [2, 5])
+async def test_undecided_claim_uses_the_step_budget_and_is_not_enough_info(make_resources, max_steps):
+    resources = make_resources(ScriptedStance({}), use_memory=False, max_steps=max_steps)
+    try:
+        out = await verify(resources, "Stanley Kubrick was born in the Bronx in 1928.")
+    finally:
+        await resources.aclose()
+    assert out["verdict"].label == Label.NOT_ENOUGH_INFO
+    assert out["stats"].tool_calls == len(out["trace"]) == max_steps
+    assert [s.step for s in out["trace"]] == list(range(1, max_steps + 1))
+    assert {s.action for s in out["trace"]} <= {"local-corpus.search", "local-corpus.get_page"}
+
+
+async def test_memory_warm_start_makes_fewer_tool_calls(make_resources, tmp_path):
+    stance = ScriptedStance(KUBRICK_RULES)
+    first = make_resources(stance, memory_dir=tmp_path / "mem")
+    try:
+        cold = await verify(first, KUBRICK)
+    finally:
+        await first.aclose()
+    second = make_resources(stance, memory_dir=tmp_path / "mem")  # a new graph, the same memory on disk
+    try:
+        warm = await verify(second, KUBRICK)
+    finally:
+        await second.aclose()
+    assert cold["stats"].tool_calls == 1 and cold["stats"].memory_hits == 0
+    assert warm["stats"].tool_calls == 0 < cold["stats"].tool_calls
+    assert warm["stats"].memory_hits >= 1
+    assert warm["verdict"].label == Label.SUPPORTS
+    assert warm["evidence"][0].from_memory and warm["trace"][0].action == "memory.recall"
+
+
+async def test_memory_that_does_not_settle_the_claim_still_searches(make_resources, tmp_path):
+    memory = EvidenceMemory(tmp_path / "mem2")
+    first = make_resources(ScriptedStance(KUBRICK_RULES), memory_dir=tmp_path / "mem2")
+    try:
+        await verify(first, KUBRICK)
+    finally:
+        await first.aclose()
+    memory.close()
+    other = make_resources(ScriptedStance({"8,848 metres": "supports"}), memory_dir=tmp_path / "mem2")
+    try:
+        out = await verify(other, "Stanley Kubrick directed The Shining.")
+    finally:
+        await other.aclose()
+    assert out["stats"].memory_hits >= 1 and out["stats"].tool_calls >= 1
+    assert "not decisive" in out["trace"][0].observation
+
+
+class ParentState(TypedDict, total=False):
+    claim: str
+    verdict: object
+    evidence: list
+    trace: list
+    decomposition: object
+    stats: object
+    log: Annotated[list[str], operator.add]
+
+
+async def test_graph_runs_as_a_node_of_a_parent_graph(make_resources):
+    resources = make_resources(ScriptedStance(KUBRICK_RULES), use_memory=False)
+    verifier = build_graph(resources)
+
+    def report(state: ParentState) -> dict:
+        return {"log": [f"{state['claim']} -> {state['verdict'].label.value} ({len(state['evidence'])} items)"]}
+
+    parent = StateGraph(ParentState)
+    parent.add_node("verify", verifier)
+    parent.add_node("report", report)
+    parent.add_edge(START, "verify")
+    parent.add_edge("verify", "report")
+    parent.add_edge("report", END)
+    try:
+        direct = await verifier.ainvoke({"claim": KUBRICK})
+        out = await parent.compile().ainvoke({"claim": KUBRICK, "log": ["start"]})
+    finally:
+        await resources.aclose()
+    assert out["verdict"].label == Label.SUPPORTS
+    assert len(out["evidence"]) == len(direct["evidence"])  # nothing duplicated across the boundary
+    assert out["log"] == ["start", f"{KUBRICK} -> SUPPORTS ({len(direct['evidence'])} items)"]
+
+
+async def test_the_graph_over_a_real_stdio_server(tmp_path, decomposer):
+    settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path, use_memory=False)
+    async with open_verifier(settings, stance=ScriptedStance(KUBRICK_RULES), decomposer=decomposer) as verifier:
+        out = await verifier.ainvoke({"claim": KUBRICK})
+    assert out["verdict"].label == Label.SUPPORTS
+    assert out["evidence"][0].id.startswith("wiki_mini:2001-COLON-")
+
+
+class FailingFirstToolbox:
+    """Fails the first call the way a tool failure comes back (text), then answers from a script."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def call(self, server, tool, arguments):
+        self.calls.append((tool, arguments))
+        if len(self.calls) == 1:
+            return ToolOutcome(server=server, tool=tool, ok=False, text="search timed out after 10s")
+        passage = {"id": "x:1", "page": "Stanley_Kubrick", "line": 1, "title": "Stanley Kubrick",
+                   "text": "2001 was directed by Stanley Kubrick.", "corpus": "x", "score": 3.0}
+        return ToolOutcome(server=server, tool=tool, ok=True, text="{}", data={"passages": [passage]})
+
+
+async def test_a_tool_failure_is_an_observation_and_the_executor_moves_on():
+    toolbox = FailingFirstToolbox()
+    executor = OfflineExecutor(toolbox, ScriptedStance(KUBRICK_RULES), max_steps=5)
+    decomposition = Decomposition(triplets=[Triplet(subject="Stanley Kubrick", relation="directed", object="2001")],
+                                  keywords=["Stanley Kubrick", "2001"], entities=["Stanley Kubrick"])
+    result = await executor.run(KUBRICK, decomposition, remembered=[])
+    assert result.trace[0].observation == "error: search timed out after 10s"
+    assert result.trace[1].action == "local-corpus.get_page" and result.trace[1].new_evidence == 1
+    assert len(result.trace) == 2 and result.stats.tool_calls == 2
+    assert result.evidence[0].stance_probabilities["supports"] == pytest.approx(0.95)

@@ -1,0 +1,150 @@
+"""Build the (claim, evidence, label) pairs the stance model is trained on, and the FEVER split.
+
+Sources (all read from ../shared/data, never copied into the repo):
+* train/claim_evidence_pairs.jsonl  (CLIMATE-FEVER, FEVEROUS, SufficientFacts, Factcheck-Bench)
+* fever/paper_dev.jsonl, the *train* and *validation* parts of a page-disjoint split only:
+  gold sentences -> the claim's label; BM25-retrieved non-gold sentences -> NOT ENOUGH INFO
+* scifact/claims_train.jsonl with corpus/scifact_abstracts.jsonl: rationale sentences -> label,
+  other sentences of the cited abstracts -> NOT ENOUGH INFO
+
+No sentence from a page of the FEVER *test* part is used. Writes
+``training/splits/fever_paper_dev.json`` (claim ids only) and ``<work>/pairs_{train,validation}.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+from pathlib import Path
+
+import orjson
+
+from mermaid_verifier.datasets import page_disjoint_split, pages_of, read_labelled_claims
+from mermaid_verifier.models import Label
+from mermaid_verifier.tools.corpus_index import CorpusIndex, clean_fever_text, read_corpus
+
+REPO = Path(__file__).resolve().parents[1]
+SPLIT_FILE = REPO / "training" / "splits" / "fever_paper_dev.json"
+NEI = Label.NOT_ENOUGH_INFO.value
+RETRIEVED_NEI_PER_CLAIM = 2
+SCIFACT_LABELS = {"SUPPORT": "SUPPORTS", "CONTRADICT": "REFUTES"}
+
+
+def pair(claim: str, title: str, text: str, label: str, origin: str) -> dict:
+    return {"claim": claim, "title": title, "evidence": text, "label": label, "origin": origin}
+
+
+def fever_split(shared: Path, index: CorpusIndex) -> tuple[list, dict[str, str], dict[str, set[str]]]:
+    claims, bad = read_labelled_claims(shared / "fever" / "paper_dev.jsonl")
+    assert not bad, bad[:3]
+    anchors: dict[str, set[str]] = {}
+    for claim in claims:
+        if claim.gold_pages:
+            anchors[claim.id] = claim.gold_pages
+        else:  # NOT ENOUGH INFO has no gold page: anchor it to the page retrieval finds first
+            hits = index.search(claim.claim, k=1)
+            anchors[claim.id] = {hits[0][0].page} if hits else set()
+    return claims, page_disjoint_split(anchors), anchors
+
+
+def fever_pairs(claims, split, anchors, index: CorpusIndex, part: str) -> list[dict]:
+    test_pages = pages_of(split, anchors, "test")
+    by_key = {(p.page, p.line): p for p in index.passages}
+    pairs = []
+    for claim in claims:
+        if split[claim.id] != part:
+            continue
+        gold_keys = {key for evidence_set in claim.evidence_sets for key in evidence_set}
+        seen_sets = set()
+        for evidence_set in claim.evidence_sets:
+            key = tuple(sorted(evidence_set))
+            passages = [by_key.get(k) for k in key]
+            if key in seen_sets or None in passages or len(seen_sets) >= 2:
+                continue
+            seen_sets.add(key)
+            title = passages[0].title
+            text = " ".join(p.text for p in passages)
+            pairs.append(pair(claim.claim, title, text, claim.label.value, "fever"))
+        taken = 0
+        for passage, _ in index.search(claim.claim, k=8):
+            if taken >= (3 if claim.label.value == NEI else RETRIEVED_NEI_PER_CLAIM):
+                break
+            if (passage.page, passage.line) in gold_keys or passage.page in test_pages:
+                continue
+            if claim.label.value != NEI and passage.page in claim.gold_pages:
+                continue  # unannotated sentences of a gold page may still settle the claim
+            pairs.append(pair(claim.claim, passage.title, passage.text, NEI, "fever-retrieved"))
+            taken += 1
+    return pairs
+
+
+def shared_pairs(shared: Path) -> list[dict]:
+    pairs = []
+    with (shared / "train" / "claim_evidence_pairs.jsonl").open("rb") as handle:
+        for raw in handle:
+            r = orjson.loads(raw)
+            pairs.append(pair(r["claim"], r.get("title") or "", clean_fever_text(r["evidence"]), r["label"], r["origin"]))
+    return pairs
+
+
+def scifact_pairs(shared: Path, rng: random.Random) -> list[dict]:
+    abstracts = {}
+    for passage in read_corpus(shared / "corpus" / "scifact_abstracts.jsonl"):
+        abstracts.setdefault(passage.page, []).append(passage)
+    pairs = []
+    with (shared / "scifact" / "claims_train.jsonl").open("rb") as handle:
+        for raw in handle:
+            r = orjson.loads(raw)
+            rationale_docs = r.get("evidence") or {}
+            for doc_id in map(str, r.get("cited_doc_ids", [])):
+                sentences = abstracts.get(doc_id)
+                if not sentences:
+                    continue
+                used = set()
+                for annotation in rationale_docs.get(doc_id, []):
+                    idx = [i for i in annotation["sentences"] if i < len(sentences)]
+                    if idx:
+                        used.update(idx)
+                        text = " ".join(sentences[i].text for i in idx)
+                        pairs.append(pair(r["claim"], sentences[0].title, text, SCIFACT_LABELS[annotation["label"]], "scifact"))
+                others = [s for i, s in enumerate(sentences) if i not in used]
+                for s in rng.sample(others, min(1, len(others))):
+                    pairs.append(pair(r["claim"], s.title, s.text, NEI, "scifact-other"))
+    return pairs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    args.work.mkdir(parents=True, exist_ok=True)
+
+    index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
+    claims, split, anchors = fever_split(args.shared, index)
+    SPLIT_FILE.parent.mkdir(parents=True, exist_ok=True)
+    counts = collections.Counter((split[c.id], c.label.value) for c in claims)
+    SPLIT_FILE.write_text(json.dumps({
+        "source": "fever/paper_dev.jsonl",
+        "how": "mermaid_verifier.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
+        "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
+        "assignment": split,
+    }, indent=0, sort_keys=True))
+
+    train = shared_pairs(args.shared) + scifact_pairs(args.shared, rng) + fever_pairs(claims, split, anchors, index, "train")
+    validation = fever_pairs(claims, split, anchors, index, "validation")
+    for name, rows in (("train", train), ("validation", validation)):
+        rng.shuffle(rows)
+        with (args.work / f"pairs_{name}.jsonl").open("wb") as out:
+            for row in rows:
+                out.write(orjson.dumps(row) + b"\n")
+        print(name, len(rows), dict(collections.Counter(r["label"] for r in rows)))
+    print("split", dict(sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main()
