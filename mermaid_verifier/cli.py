@@ -91,7 +91,7 @@ def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], 
     except MermaidError as exc:
         if debug:
             raise
-        stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
+        stderr.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         stderr.print("interrupted")
@@ -100,7 +100,7 @@ def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], 
         if debug:
             raise
         stderr.print(f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)",
-                     highlight=False)
+                     highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
 
 

