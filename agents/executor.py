@@ -18,9 +18,10 @@ policy notes it and moves on to the next action.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
-from mermaid_verifier.models import Decomposition, Evidence, Stance, Stats, TraceStep
+from mermaid_verifier.models import Decomposition, Evidence, SourceKind, Stance, Stats, TraceStep
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.toolbox import Toolbox, ToolOutcome
 
@@ -82,13 +83,21 @@ def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[st
     return unique
 
 
-def evidence_from_outcome(outcome: ToolOutcome) -> list[Evidence]:
+# What kind of source each tool server is; unknown servers count as a local corpus.
+SOURCE_KINDS = {"local-corpus": SourceKind.LOCAL_CORPUS, "wikipedia": SourceKind.ENCYCLOPEDIA,
+                "arxiv": SourceKind.PREPRINT, "pubmed": SourceKind.PEER_REVIEWED}
+
+
+def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evidence]:
     """Turn a search / get_page result into evidence records."""
     passages = (outcome.data or {}).get("passages", []) if outcome.ok else []
     return [
         Evidence(
             id=p["id"],
             source=outcome.server,
+            source_kind=SOURCE_KINDS.get(outcome.server, SourceKind.LOCAL_CORPUS),
+            retrieved_at=retrieved_at,
+            published_at=p.get("published_at"),
             corpus=p.get("corpus"),
             title=p["title"],
             text=p["text"],
@@ -150,7 +159,7 @@ class OfflineExecutor:
             result.stats.tool_calls += 1
             name = f"{CORPUS_SERVER}.{action.tool}"
             result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
-            new_items = [e for e in evidence_from_outcome(outcome) if e.id not in seen_ids]
+            new_items = [e for e in evidence_from_outcome(outcome, time.time()) if e.id not in seen_ids]
             seen_ids.update(e.id for e in new_items)
             new_items = await self._score(claim, new_items)
             result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]

@@ -1,32 +1,48 @@
 """The offline judge: where a verdict is decided.
 
-Every evidence item carries the stance model's P(supports), P(refutes), P(does not settle) for the
-claim. The claim's support is the strongest supporting item, its refutation the strongest refuting
-item (down-weighted by ``refute_weight``, tuned because the model over-calls refutation). When
-neither reaches ``nei_threshold`` the claim is NOT ENOUGH INFO. The judge *abstains* — keeping the
-best label but saying it will not vouch for it — when its confidence is under ``abstain_below`` or
-when strong evidence points both ways.
+1. **Trust** (:func:`assess_trust`): every evidence item gets a reliability C from its source's
+   credibility, its age and the stance consensus of the other items (``mermaid_verifier.scoring``);
+   the terms are kept on the item (``evidence[i].trust``) so a reader sees why it was trusted.
+2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C. The claim's support is
+   its strongest supporting item, its refutation the strongest refuting item (times
+   ``refute_weight``, tuned because the stance model over-calls refutation). When neither reaches
+   ``nei_threshold`` the claim is NOT ENOUGH INFO — with a confidence scaled by how much of the
+   claim's topic the evidence covers: finding nothing at all about the claim's entities is not
+   evidence that the claim is unsupported.
+3. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
+   under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted
+   evidence points both ways.
 
-Thresholds live in ``data/judge_config.json`` (tuned by ``scripts/tune_judge.py`` on the FEVER
-validation part only).
+Thresholds live in ``data/judge_config.json`` (tuned on the FEVER validation part only).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from importlib import resources
 
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.models import Evidence, Label, Stance, Verdict
+from mermaid_verifier.memory import entities_mentioned, source_kind_of
+from mermaid_verifier.models import Evidence, Label, Stance, Trust, Verdict
+from mermaid_verifier.scoring import (
+    ReliabilityConfig,
+    ScoredItem,
+    consensus,
+    reliability,
+    source_credibility,
+    temporal_decay,
+)
 
 
 class JudgeConfig(BaseModel):
     nei_threshold: float = Field(0.30, ge=0, le=1)
     refute_weight: float = Field(0.80, gt=0, le=2)
     abstain_below: float = Field(0.50, ge=0, le=1)
-    conflict_level: float = Field(0.80, ge=0, le=1, description="both sides at least this strong = conflict")
+    conflict_level: float = Field(0.60, ge=0, le=1, description="both weighted sides at least this strong = conflict")
     stop_threshold: float = Field(0.90, ge=0, le=1, description="executor stops once an item is this decisive")
+    use_reliability: bool = True
 
     @classmethod
     def bundled(cls) -> "JudgeConfig":
@@ -37,39 +53,80 @@ class JudgeConfig(BaseModel):
         return cls.model_validate({k: v for k, v in values.items() if k in cls.model_fields})
 
 
-def annotate(evidence: list[Evidence]) -> list[Evidence]:
-    """Set each item's stance (argmax) and score (how strongly it bears on the claim), best first."""
+def _side(item: Evidence, stance: Stance) -> float:
+    return (item.stance_probabilities or {}).get(stance.value, 0.0)
+
+
+def _age_seconds(item: Evidence, now: float) -> float:
+    reference = item.published_at or item.retrieved_at
+    return max(now - reference, 0.0) if reference else 0.0
+
+
+def assess_trust(evidence: list[Evidence], config: ReliabilityConfig, now: float | None = None) -> list[Evidence]:
+    """Each item with its reliability terms filled in (``trust``)."""
+    now = time.time() if now is None else now
+    scored = [ScoredItem(source_kind_of(e), _age_seconds(e, now), _side(e, Stance.SUPPORTS), _side(e, Stance.REFUTES))
+              for e in evidence]
+    out = []
+    for index, (item, facts) in enumerate(zip(evidence, scored)):
+        trust = Trust(
+            source_credibility=source_credibility(facts.kind, config) if config.use_source else None,
+            recency=round(temporal_decay(facts.age_seconds, facts.kind, config), 4) if config.use_time else None,
+            consensus=round(consensus(scored, index), 4) if config.use_consensus else None,
+            reliability=round(reliability(scored, index, config), 4),
+        )
+        out.append(item.model_copy(update={"trust": trust}))
+    return out
+
+
+def _weight(item: Evidence, config: JudgeConfig) -> float:
+    return item.trust.reliability if (config.use_reliability and item.trust is not None) else 1.0
+
+
+def topic_coverage(evidence: list[Evidence], entities: list[str]) -> float:
+    """Share of the claim's entities that some evidence item is about (1.0 when it names none)."""
+    if not evidence:
+        return 0.0
+    if not entities:
+        return 1.0
+    covered = {e for item in evidence for e in entities_mentioned(item, entities)}
+    return len(covered) / len(set(entities))
+
+
+def annotate(evidence: list[Evidence], config: JudgeConfig) -> list[Evidence]:
+    """Set each item's stance (argmax) and score (its trusted weight for its side), best first."""
     annotated = []
     for item in evidence:
         probs = item.stance_probabilities or {}
-        support, refute = probs.get(Stance.SUPPORTS.value, 0.0), probs.get(Stance.REFUTES.value, 0.0)
-        stance = max(probs, key=probs.get) if probs else Stance.NEUTRAL.value
-        annotated.append(item.model_copy(update={"stance": Stance(stance), "score": round(max(support, refute), 4)}))
+        stance = Stance(max(probs, key=probs.get)) if probs else Stance.NEUTRAL
+        score = max(_side(item, Stance.SUPPORTS), _side(item, Stance.REFUTES)) * _weight(item, config)
+        annotated.append(item.model_copy(update={"stance": stance, "score": round(score, 4)}))
     return sorted(annotated, key=lambda e: e.score or 0.0, reverse=True)
 
 
-def decide(evidence: list[Evidence], config: JudgeConfig) -> Verdict:
-    """The verdict for a claim from its stance-scored evidence."""
-    support = max((e.stance_probabilities.get(Stance.SUPPORTS.value, 0.0) for e in evidence if e.stance_probabilities), default=0.0)
-    refute = max((e.stance_probabilities.get(Stance.REFUTES.value, 0.0) for e in evidence if e.stance_probabilities), default=0.0)
+def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None) -> Verdict:
+    """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
+    support = max((_side(e, Stance.SUPPORTS) * _weight(e, config) for e in evidence), default=0.0)
+    refute = max((_side(e, Stance.REFUTES) * _weight(e, config) for e in evidence), default=0.0)
     weighted_refute = config.refute_weight * refute
-    probabilities = {Label.SUPPORTS.value: round(support, 4), Label.REFUTES.value: round(refute, 4)}
+    best = max(support, weighted_refute)
+    coverage = topic_coverage(evidence, entities or [])
 
     if not evidence:
-        label, confidence, reason = Label.NOT_ENOUGH_INFO, 1.0, "no evidence was found"
-    elif max(support, weighted_refute) < config.nei_threshold:
-        label, confidence = Label.NOT_ENOUGH_INFO, 1.0 - max(support, weighted_refute)
-        reason = f"no item settles the claim (best support {support:.2f}, best refutation {refute:.2f})"
+        label, confidence, reason = Label.NOT_ENOUGH_INFO, 0.0, "no evidence was found"
+    elif best < config.nei_threshold:
+        label, confidence = Label.NOT_ENOUGH_INFO, (1.0 - best) * coverage
+        reason = (f"no item settles the claim (best trusted support {support:.2f}, refutation {refute:.2f}; "
+                  f"evidence covers {coverage:.0%} of the claim's entities)")
     elif support >= weighted_refute:
-        label, confidence, reason = Label.SUPPORTS, support, f"strongest supporting item at {support:.2f}"
+        label, confidence, reason = Label.SUPPORTS, support, f"strongest trusted supporting item at {support:.2f}"
     else:
-        label, confidence, reason = Label.REFUTES, refute, f"strongest refuting item at {refute:.2f}"
-    probabilities[Label.NOT_ENOUGH_INFO.value] = round(1.0 - max(support, weighted_refute), 4)
+        label, confidence, reason = Label.REFUTES, refute, f"strongest trusted refuting item at {refute:.2f}"
 
     conflict = support >= config.conflict_level and refute >= config.conflict_level
     abstained = conflict or confidence < config.abstain_below
     if conflict:
-        reason += f"; abstained: strong evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
+        reason += f"; abstained: strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
     elif abstained:
         reason += f"; abstained: confidence {confidence:.2f} is below {config.abstain_below:.2f}"
     return Verdict(
@@ -77,5 +134,6 @@ def decide(evidence: list[Evidence], config: JudgeConfig) -> Verdict:
         confidence=round(min(max(confidence, 0.0), 1.0), 4),
         abstained=abstained,
         reason=reason,
-        label_probabilities=probabilities,
+        label_probabilities={Label.SUPPORTS.value: round(support, 4), Label.REFUTES.value: round(refute, 4),
+                             Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4)},
     )

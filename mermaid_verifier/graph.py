@@ -13,19 +13,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import OfflineExecutor
-from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide
+from mermaid_verifier.agents.judge import JudgeConfig, annotate, assess_trust, decide
 from mermaid_verifier.config import Settings
 from mermaid_verifier.corpora import resolve_corpora
 from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.store import DiskCacheStore
 from mermaid_verifier.models import Stance
+from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
 from mermaid_verifier.toolbox import Toolbox, corpus_server
@@ -43,20 +46,28 @@ class Resources:
     stance: StanceModel
     judge_config: JudgeConfig
     memory: EvidenceMemory | None
+    owned_store: DiskCacheStore | None = None  # closed by aclose(); a store passed in is the caller's
+    reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, toolbox: Toolbox | None = None,
-               memory: EvidenceMemory | None = None, stance: StanceModel | None = None,
-               decomposer: SpacyDecomposer | None = None) -> "Resources":
-        """Resources from settings; pass any of them ready-made to override (tests, host apps)."""
+               store: BaseStore | None = None, memory: EvidenceMemory | None = None,
+               stance: StanceModel | None = None, decomposer: SpacyDecomposer | None = None) -> "Resources":
+        """Resources from settings; pass any of them ready-made to override (tests, host apps).
+
+        ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
+        evidence memory in; by default a :class:`DiskCacheStore` under the cache directory."""
         settings = settings or Settings.from_env()
         if toolbox is None:
             corpora = resolve_corpora(settings.corpora, settings.cache_dir)
             toolbox = Toolbox([corpus_server(corpora, settings.index_cache_dir)], settings.tool_timeout_s)
+        owned_store = None
         if memory is None and settings.use_memory:
-            memory = EvidenceMemory(settings.memory_dir)
+            if store is None:
+                store = owned_store = DiskCacheStore(settings.memory_dir)
+            memory = EvidenceMemory(store)
         return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   JudgeConfig.bundled(), memory)
+                   JudgeConfig.bundled(), memory, owned_store)
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""
@@ -68,8 +79,8 @@ class Resources:
 
     async def aclose(self) -> None:
         await self.toolbox.aclose()
-        if self.memory is not None:
-            self.memory.close()
+        if self.owned_store is not None:
+            self.owned_store.close()
 
 
 def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
@@ -90,20 +101,23 @@ def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
     async def recall(state: VerifierState) -> dict:
         if resources.memory is None:
             return {"remembered": []}
-        return {"remembered": await resources.memory.arecall(_memory_keys(state))}
+        recalled = await resources.memory.recall(_memory_keys(state), state["claim"])
+        return {"remembered": recalled.items}
 
     async def execute(state: VerifierState) -> dict:
         result = await executor.run(state["claim"], state["decomposition"], state.get("remembered", []))
         return {"evidence": result.evidence, "trace": result.trace, "stats": result.stats}
 
     async def judge(state: VerifierState) -> dict:
-        return {"verdict": decide(state["evidence"], resources.judge_config), "evidence": annotate(state["evidence"])}
+        trusted = assess_trust(state["evidence"], resources.reliability_config)
+        verdict = decide(trusted, resources.judge_config, state["decomposition"].entities)
+        return {"verdict": verdict, "evidence": annotate(trusted, resources.judge_config)}
 
     async def remember(state: VerifierState) -> dict:
         if resources.memory is not None:
             worth_keeping = [e for e in state["evidence"] if not e.from_memory and (e.score or 0) >= REMEMBER_MIN_SCORE
                              and e.stance != Stance.NEUTRAL]
-            await resources.memory.aremember(_memory_keys(state), worth_keeping)
+            await resources.memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
         stats = state["stats"].model_copy(update={"seconds": round(time.perf_counter() - state["started_at"], 3)})
         return {"stats": stats}
 

@@ -1,101 +1,269 @@
-"""Evidence memory keyed by entity, on diskcache, stored as JSON (never pickled).
+"""Evidence memory keyed by entity, behind LangGraph's ``BaseStore`` (diskcache by default).
 
-Each key is a normalised entity name (``entity:stanley kubrick``); its value is a JSON record
-``{"schema": 1, "entity": ..., "items": {evidence_id: item}}``. An item is an evidence record
-(without the claim-specific stance fields) plus ``stored_at`` and ``times_recalled``.
-Writes go through ``Cache.transact`` so concurrent processes do not lose updates.
+Layout in the store (namespace labels may not contain ".", so entity namespaces use a digest):
+
+* ``("mermaid", "items")``              key = evidence id  → :class:`MemoryRecord` as JSON
+* ``("mermaid", "entity", <digest>)``   key = evidence id  → ``{"entity": name}`` (the entity index)
+* ``("mermaid", "aliases")``            key = alias        → ``{"entities": [canonical, …]}``
+* ``("mermaid", "stats")``              key = "veracity"   → running count / sum / sum of squares
+
+Entities are normalised (case, underscores, FEVER escapes, a leading article); a page title, its
+FEVER page id and the title without its disambiguator ("Soul Food (film)" → "soul food") are aliases
+that resolve to the canonical key(s). Values are plain JSON with a schema version; with the default
+:class:`~mermaid_verifier.store.DiskCacheStore` nothing is ever pickled.
+
+Recall: candidates by entity key, ranked by word overlap with the claim, kept only when their
+veracity v ≥ τ = μ_v − γ·σ_v over the store. Remember: new evidence gets an initial veracity from
+source reputation, stance confidence and consistency with the other items gathered for the claim
+(remembered ones included); evidence seen again counts as a passed re-check.
 """
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
+import math
 import re
 import time
-from pathlib import Path
+from typing import Literal
 
-import diskcache
+from langgraph.store.base import BaseStore, GetOp, PutOp
+from pydantic import BaseModel, Field
 
-from mermaid_verifier.models import Evidence
+from mermaid_verifier.models import Evidence, Stance
+from mermaid_verifier.scoring import (
+    ReliabilityConfig,
+    ScoredItem,
+    SourceKind,
+    VeracityConfig,
+    consensus,
+    initial_veracity,
+    recall_threshold,
+    uncertainty,
+    updated_veracity,
+)
 
 SCHEMA_VERSION = 1
-KEY_PREFIX = "entity:"
-MAX_ITEMS_PER_ENTITY = 50
-_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
-_CLAIM_SPECIFIC_FIELDS = {"stance", "stance_probabilities", "score", "from_memory", "retrieval_score"}
+ITEMS = ("mermaid", "items")
+ALIASES = ("mermaid", "aliases")
+STATS = ("mermaid", "stats")
+HISTORY_LENGTH = 10
+RECALL_CANDIDATES = 200
+_FEVER_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-COLON-": ":"}
+_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)\s*$")
+_WORD = re.compile(r"\w+")
+_STOP = frozenset("a an the of in on at to for by with and or is was are were be been it its as from".split())
 
 
 def normalise_entity(name: str) -> str:
-    """One key per entity: case-folded, underscores and extra spaces folded, leading article dropped."""
+    """One key per entity: FEVER escapes undone, case and spaces folded, a leading article dropped."""
+    for escaped, plain in _FEVER_ESCAPES.items():
+        name = name.replace(escaped, plain)
     name = re.sub(r"[\s_]+", " ", name).strip().casefold()
-    return _LEADING_ARTICLE.sub("", name)
+    return re.sub(r"^(the|a|an)\s+", "", name)
+
+
+def aliases_of(title: str, page: str | None) -> set[str]:
+    """Keys under which a page is also known: its title, page id, and title without disambiguator."""
+    names = {normalise_entity(title), normalise_entity(_DISAMBIGUATOR.sub("", title))}
+    if page:
+        names.add(normalise_entity(page))
+    return {n for n in names if n}
+
+
+def entity_namespace(entity: str) -> tuple[str, ...]:
+    return ("mermaid", "entity", hashlib.sha1(entity.encode()).hexdigest()[:20])
+
+
+def source_kind_of(evidence: Evidence) -> SourceKind:
+    return evidence.source_kind or SourceKind.LOCAL_CORPUS
+
+
+class CheckRecord(BaseModel):
+    at: float
+    kind: Literal["write", "seen-again", "revalidate", "review", "import"]
+    observed: float = Field(ge=0, le=1, description="v̂: what the check said about the item")
+    veracity: float = Field(ge=0, le=1, description="v after the check")
+    note: str = ""
+
+
+class MemoryRecord(BaseModel):
+    """One remembered evidence item with its trust bookkeeping."""
+
+    schema_version: int = SCHEMA_VERSION
+    id: str
+    text: str
+    title: str
+    source: str
+    source_kind: SourceKind = SourceKind.LOCAL_CORPUS
+    corpus: str | None = None
+    page: str | None = None
+    line: int | None = None
+    url: str | None = None
+    entities: list[str]
+    retrieved_at: float
+    published_at: float | None = None
+    veracity: float = Field(ge=0, le=1)
+    uncertainty: float = Field(ge=0, le=1)
+    access_count: int = 0
+    last_access: float | None = None
+    history: list[CheckRecord] = Field(default_factory=list)
+
+    def to_evidence(self) -> Evidence:
+        return Evidence(id=self.id, source=self.source, source_kind=self.source_kind, corpus=self.corpus,
+                        title=self.title, text=self.text, page=self.page, line=self.line, url=self.url,
+                        from_memory=True, retrieved_at=self.retrieved_at, published_at=self.published_at,
+                        veracity=self.veracity)
+
+    def checked(self, kind: str, observed: float, config: VeracityConfig, at: float, note: str = "") -> "MemoryRecord":
+        """This record after a check that observed v̂ = ``observed``: v ← α·v + (1−α)·v̂."""
+        veracity = updated_veracity(self.veracity, observed, config)
+        history = (self.history + [CheckRecord(at=at, kind=kind, observed=observed, veracity=veracity, note=note)])
+        return self.model_copy(update={"veracity": veracity, "history": history[-HISTORY_LENGTH:]})
+
+
+class RecallResult(BaseModel):
+    items: list[Evidence]
+    candidates: int
+    threshold: float
+    rejected_low_veracity: int
+
+
+def _overlap(claim_words: set[str], text: str) -> float:
+    words = {w for w in _WORD.findall(text.casefold()) if w not in _STOP}
+    return len(claim_words & words) / (len(claim_words) or 1)
 
 
 def entities_mentioned(evidence: Evidence, entities: list[str]) -> list[str]:
-    """The claim entities this evidence item is about: named in its title or its text."""
-    haystack = f"{evidence.title} {evidence.text}".casefold().replace("_", " ")
+    """The claim entities this item is about: named in its title or its text."""
+    haystack = normalise_entity(f"{evidence.title} {evidence.text}")
     return [e for e in entities if normalise_entity(e) and normalise_entity(e) in haystack]
 
 
 class EvidenceMemory:
-    """Entity-keyed evidence store shared by every claim of a run (and across runs)."""
+    """Entity-keyed evidence with veracity, on any LangGraph ``BaseStore``."""
 
-    def __init__(self, directory: Path):
-        self.directory = Path(directory)
-        # JSONDisk: values are JSON text; nothing read back from the store is ever unpickled.
-        self._cache = diskcache.Cache(str(self.directory), disk=diskcache.JSONDisk, timeout=5)
+    def __init__(self, store: BaseStore, *, veracity: VeracityConfig | None = None,
+                 reliability: ReliabilityConfig | None = None, clock=time.time):
+        self.store = store
+        self.veracity_config = veracity or VeracityConfig()
+        self.reliability_config = reliability or ReliabilityConfig()
+        self.clock = clock
 
-    def close(self) -> None:
-        self._cache.close()
+    # ------------------------------------------------------------------ reading
 
-    def __enter__(self) -> "EvidenceMemory":
-        return self
+    async def _canonical_keys(self, entities: list[str]) -> list[str]:
+        names = list(dict.fromkeys(normalise_entity(e) for e in entities if normalise_entity(e)))
+        found = await self.store.abatch([GetOp(ALIASES, name) for name in names])
+        keys = set(names)
+        for alias in found:
+            if alias is not None:
+                keys.update(alias.value["entities"])
+        return sorted(keys)
 
-    def __exit__(self, *exc_info) -> None:
-        self.close()
+    async def _item_ids(self, keys: list[str]) -> list[str]:
+        ids: dict[str, None] = {}
+        for key in keys:
+            for hit in await self.store.asearch(entity_namespace(key), limit=RECALL_CANDIDATES):
+                ids.setdefault(hit.key, None)
+        return list(ids)
 
-    def _record(self, key: str) -> dict:
-        record = self._cache.get(key)
-        if not record or record.get("schema") != SCHEMA_VERSION:
-            return {"schema": SCHEMA_VERSION, "entity": key[len(KEY_PREFIX):], "items": {}}
-        return record
+    async def records(self, ids: list[str]) -> list[MemoryRecord]:
+        items = await self.store.abatch([GetOp(ITEMS, i) for i in ids])
+        return [MemoryRecord.model_validate(item.value) for item in items if item is not None]
 
-    def recall(self, entities: list[str], limit: int = 20) -> list[Evidence]:
-        """Stored evidence for these entities, most recently stored first, each item once."""
-        found: dict[str, dict] = {}
-        for entity in entities:
-            key = KEY_PREFIX + normalise_entity(entity)
-            if not normalise_entity(entity) or key not in self._cache:
-                continue
-            for item_id, item in self._record(key)["items"].items():
-                found.setdefault(item_id, item)
-        ranked = sorted(found.values(), key=lambda item: item["stored_at"], reverse=True)[:limit]
-        return [Evidence.model_validate({**item["evidence"], "from_memory": True}) for item in ranked]
+    async def threshold(self) -> float:
+        """τ = μ_v − γ·σ_v over every stored item."""
+        stats = await self.store.aget(STATS, "veracity")
+        if stats is None or stats.value["count"] < self.veracity_config.min_store_for_threshold:
+            return 0.0
+        count, total, squares = stats.value["count"], stats.value["sum"], stats.value["sum_squares"]
+        mean = total / count
+        sigma = math.sqrt(max(squares / count - mean * mean, 0.0))
+        return min(max(mean - self.veracity_config.gamma * sigma, 0.0), 1.0)
 
-    def remember(self, entities: list[str], evidence: list[Evidence]) -> int:
-        """Store each item under the claim entities it mentions and its own title; returns writes."""
-        writes = 0
-        now = time.time()
+    async def recall(self, entities: list[str], claim: str = "", limit: int = 20) -> RecallResult:
+        """Stored evidence about these entities that is trusted enough (v ≥ τ), best match first."""
+        records = await self.records(await self._item_ids(await self._canonical_keys(entities)))
+        tau = await self.threshold()
+        trusted = [r for r in records if r.veracity >= tau]
+        claim_words = {w for w in _WORD.findall(claim.casefold()) if w not in _STOP}
+        trusted.sort(key=lambda r: (_overlap(claim_words, f"{r.title} {r.text}"), r.retrieved_at), reverse=True)
+        chosen = trusted[:limit]
+        now = self.clock()
+        if chosen:
+            await self.store.abatch([PutOp(ITEMS, r.id, r.model_copy(update={
+                "access_count": r.access_count + 1, "last_access": now}).model_dump(mode="json")) for r in chosen])
+        return RecallResult(items=[r.to_evidence() for r in chosen], candidates=len(records), threshold=tau,
+                            rejected_low_veracity=len(records) - len(trusted))
+
+    # ------------------------------------------------------------------ writing
+
+    async def _add_to_stats(self, removed: list[float], added: list[float]) -> None:
+        stats = await self.store.aget(STATS, "veracity")
+        value = stats.value if stats else {"count": 0, "sum": 0.0, "sum_squares": 0.0}
+        value = {
+            "count": value["count"] - len(removed) + len(added),
+            "sum": value["sum"] - sum(removed) + sum(added),
+            "sum_squares": value["sum_squares"] - sum(v * v for v in removed) + sum(v * v for v in added),
+        }
+        await self.store.aput(STATS, "veracity", value)
+
+    async def _link(self, record: MemoryRecord, keys: set[str], aliases: set[str]) -> None:
+        ops = [PutOp(entity_namespace(key), record.id, {"entity": key}) for key in sorted(keys)]
+        existing = await self.store.abatch([GetOp(ALIASES, alias) for alias in sorted(aliases)])
+        for alias, found in zip(sorted(aliases), existing):
+            targets = set(found.value["entities"]) if found else set()
+            targets.add(normalise_entity(record.title))
+            ops.append(PutOp(ALIASES, alias, {"entities": sorted(targets)}))
+        await self.store.abatch(ops)
+
+    def _initial_record(self, item: Evidence, entities: list[str], consistency: float, now: float) -> MemoryRecord:
+        probs = item.stance_probabilities or {}
+        stance_confidence = max(probs.get(Stance.SUPPORTS.value, 0.0), probs.get(Stance.REFUTES.value, 0.0))
+        reputation = self.reliability_config.source_priors[source_kind_of(item)]
+        veracity = initial_veracity(reputation, stance_confidence, consistency, self.veracity_config)
+        return MemoryRecord(
+            id=item.id, text=item.text, title=item.title, source=item.source, source_kind=source_kind_of(item),
+            corpus=item.corpus, page=item.page, line=item.line, url=item.url, entities=entities,
+            retrieved_at=item.retrieved_at or now, published_at=item.published_at, veracity=veracity,
+            uncertainty=uncertainty(list(probs.values())) if probs else 1.0,
+            history=[CheckRecord(at=now, kind="write", observed=veracity, veracity=veracity,
+                                 note=f"reputation {reputation:.2f}, stance {stance_confidence:.2f}, consistency {consistency:.2f}")],
+        )
+
+    async def remember(self, claim_entities: list[str], evidence: list[Evidence], gathered: list[Evidence] | None = None) -> int:
+        """Store ``evidence`` under the claim entities it mentions and its own title.
+
+        ``gathered`` is every item the claim was judged on (remembered ones included); an item's
+        consistency is its stance consensus among them. Returns the number of items written."""
+        gathered = gathered if gathered is not None else evidence
+        scored = [ScoredItem(source_kind_of(e), 0.0, (e.stance_probabilities or {}).get("supports", 0.0),
+                             (e.stance_probabilities or {}).get("refutes", 0.0)) for e in gathered]
+        position = {e.id: i for i, e in enumerate(gathered)}
+        now = self.clock()
+        existing = {r.id: r for r in await self.records([e.id for e in evidence])}
+        removed, added = [], []
         for item in evidence:
-            keys = {normalise_entity(e) for e in entities_mentioned(item, entities)} | {normalise_entity(item.title)}
-            stored = item.model_dump(mode="json", exclude=_CLAIM_SPECIFIC_FIELDS)
-            for entity in sorted(k for k in keys if k):
-                key = KEY_PREFIX + entity
-                with self._cache.transact():
-                    record = self._record(key)
-                    record["items"][item.id] = {"evidence": stored, "stored_at": now}
-                    if len(record["items"]) > MAX_ITEMS_PER_ENTITY:
-                        oldest = sorted(record["items"], key=lambda i: record["items"][i]["stored_at"])
-                        for item_id in oldest[: len(record["items"]) - MAX_ITEMS_PER_ENTITY]:
-                            del record["items"][item_id]
-                    self._cache.set(key, record)
-                writes += 1
-        return writes
+            mentioned = entities_mentioned(item, claim_entities)
+            keys = {normalise_entity(e) for e in mentioned} | {normalise_entity(item.title)}
+            keys.discard("")
+            old = existing.get(item.id)
+            if old is not None:  # retrieved again from its source: a passed check
+                record = old.checked("seen-again", 1.0, self.veracity_config, now).model_copy(
+                    update={"retrieved_at": now, "entities": sorted(set(old.entities) | keys)})
+                removed.append(old.veracity)
+            else:
+                consistency = consensus(scored, position[item.id]) if item.id in position else 0.5
+                record = self._initial_record(item, sorted(keys), consistency, now)
+            added.append(record.veracity)
+            await self.store.aput(ITEMS, record.id, record.model_dump(mode="json"))
+            await self._link(record, keys, aliases_of(item.title, item.page))
+        if evidence:
+            await self._add_to_stats(removed, added)
+        return len(evidence)
 
-    def entity_count(self) -> int:
-        return sum(1 for key in self._cache.iterkeys() if str(key).startswith(KEY_PREFIX))
-
-    async def arecall(self, entities: list[str], limit: int = 20) -> list[Evidence]:
-        return await asyncio.to_thread(self.recall, entities, limit)
-
-    async def aremember(self, entities: list[str], evidence: list[Evidence]) -> int:
-        return await asyncio.to_thread(self.remember, entities, evidence)
+    async def replace(self, record: MemoryRecord) -> None:
+        """Write back a record whose veracity changed (revalidation, review)."""
+        old = await self.store.aget(ITEMS, record.id)
+        await self.store.aput(ITEMS, record.id, record.model_dump(mode="json"))
+        await self._add_to_stats([old.value["veracity"]] if old else [], [record.veracity])

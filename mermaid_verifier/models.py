@@ -22,6 +22,26 @@ class Stance(str, Enum):
     NEUTRAL = "neutral"  # related or not, it does not settle the claim
 
 
+class SourceKind(str, Enum):
+    """What kind of source an evidence item comes from; sets its credibility prior."""
+
+    ENCYCLOPEDIA = "encyclopedia"
+    PEER_REVIEWED = "peer_reviewed"
+    PREPRINT = "preprint"
+    LOCAL_CORPUS = "local_corpus"
+    USER_SUPPLIED = "user_supplied"
+    MODEL_INFERENCE = "model_inference"
+
+
+class Trust(BaseModel):
+    """Why the judge trusted an item as much as it did: the reliability terms and their result."""
+
+    source_credibility: float | None = None
+    recency: float | None = None
+    consensus: float | None = None
+    reliability: float
+
+
 class Triplet(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -50,10 +70,15 @@ class Evidence(BaseModel):
     line: int | None = None
     url: str | None = None
     retrieval_score: float | None = Field(default=None, description="The search engine's own score")
+    source_kind: SourceKind | None = None
+    retrieved_at: float | None = Field(default=None, description="Unix time the source returned it")
+    published_at: float | None = Field(default=None, description="Unix time the source says it was published")
     from_memory: bool = False
+    veracity: float | None = Field(default=None, description="Memory's belief that the item is true, 0-1")
     stance: Stance | None = None
     stance_probabilities: dict[str, float] | None = None
     score: float | None = Field(default=None, description="How strongly this item bears on the verdict, 0-1")
+    trust: Trust | None = None
 
 
 class TraceStep(BaseModel):

@@ -22,18 +22,10 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field, replace
-from enum import Enum
+
+from mermaid_verifier.models import SourceKind
 
 SECONDS_PER_DAY = 86_400.0
-
-
-class SourceKind(str, Enum):
-    ENCYCLOPEDIA = "encyclopedia"
-    PEER_REVIEWED = "peer_reviewed"
-    PREPRINT = "preprint"
-    LOCAL_CORPUS = "local_corpus"
-    USER_SUPPLIED = "user_supplied"
-    MODEL_INFERENCE = "model_inference"
 
 
 DEFAULT_SOURCE_PRIORS = {

@@ -12,6 +12,7 @@ from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.config import Settings
 from mermaid_verifier.graph import Resources
 from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.store import DiskCacheStore
 from mermaid_verifier.toolbox import ServerSpec, Toolbox
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -68,15 +69,16 @@ def make_resources(tmp_path, decomposer):
         settings = Settings.from_env({}, corpora=tuple(corpora), cache_dir=tmp_path / "cache",
                                      use_memory=use_memory, max_steps=max_steps)
         toolbox = Toolbox([in_process_corpus_server(list(corpora), tmp_path / "index")])
-        memory = EvidenceMemory(memory_dir or tmp_path / "memory") if use_memory else None
+        store = DiskCacheStore(memory_dir or tmp_path / "memory") if use_memory else None
+        memory = EvidenceMemory(store) if store is not None else None
         resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer)
-        built.append(resources)
+        built.append(store)
         return resources
 
     yield make
-    for resources in built:
-        if resources.memory is not None:
-            resources.memory.close()
+    for store in built:
+        if store is not None:
+            store.close()
 
 
 def requires_shared_data(*parts: str) -> Path:

@@ -1,59 +1,71 @@
-"""The judge's decision rule on hand-made stance probabilities."""
+"""The judge: reliability of each item, weighing, NOT ENOUGH INFO, abstention (hand-computed values)."""
 
 import pytest
 
-from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide
-from mermaid_verifier.models import Evidence, Label, Stance
+from mermaid_verifier.agents.judge import JudgeConfig, annotate, assess_trust, decide, topic_coverage
+from mermaid_verifier.models import Evidence, Label, SourceKind, Stance
+from mermaid_verifier.scoring import SECONDS_PER_DAY, ReliabilityConfig
 
-CONFIG = JudgeConfig(nei_threshold=0.30, refute_weight=0.80, abstain_below=0.50, conflict_level=0.80)
+CONFIG = JudgeConfig(nei_threshold=0.30, refute_weight=0.80, abstain_below=0.50, conflict_level=0.60)
+RAW = CONFIG.model_copy(update={"use_reliability": False})
+NOW = 1_800_000_000.0
 
 
-def item(i, supports, refutes):
-    return Evidence(id=f"e{i}", source="test", title=f"T{i}", text="…",
+def item(i, supports, refutes, kind=SourceKind.LOCAL_CORPUS, age_days=0.0, text="…"):
+    return Evidence(id=f"e{i}", source="test", source_kind=kind, title=f"T{i}", text=text,
+                    retrieved_at=NOW - age_days * SECONDS_PER_DAY,
                     stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes})
 
 
-def test_strong_support_wins():
-    verdict = decide([item(1, 0.95, 0.01), item(2, 0.05, 0.20)], CONFIG)
-    assert verdict.label == Label.SUPPORTS
-    assert verdict.confidence == pytest.approx(0.95)
-    assert not verdict.abstained
+def trusted(*items):
+    return assess_trust(list(items), ReliabilityConfig(), now=NOW)
 
 
-def test_refutation_is_weighted_before_comparison():
-    # 0.8 * 0.70 = 0.56 < 0.60 support, so SUPPORTS although raw refutation is higher
-    assert decide([item(1, 0.60, 0.0), item(2, 0.0, 0.70)], CONFIG).label == Label.SUPPORTS
-    # 0.8 * 0.90 = 0.72 > 0.60
-    verdict = decide([item(1, 0.60, 0.0), item(2, 0.0, 0.90)], CONFIG)
+def test_raw_rule_strong_support_wins():
+    verdict = decide([item(1, 0.95, 0.01), item(2, 0.05, 0.20)], RAW, ["T1"])
+    assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(0.95) and not verdict.abstained
+
+
+def test_raw_rule_weights_refutation_before_comparison():
+    assert decide([item(1, 0.60, 0.0), item(2, 0.0, 0.70)], RAW).label == Label.SUPPORTS  # 0.8*0.70 = 0.56 < 0.60
+    verdict = decide([item(1, 0.60, 0.0), item(2, 0.0, 0.90)], RAW)  # 0.8*0.90 = 0.72 > 0.60
     assert verdict.label == Label.REFUTES and verdict.confidence == pytest.approx(0.90)
 
 
-def test_weak_evidence_is_not_enough_info():
-    verdict = decide([item(1, 0.20, 0.10)], CONFIG)
-    assert verdict.label == Label.NOT_ENOUGH_INFO
-    assert verdict.confidence == pytest.approx(0.80)
-    assert not verdict.abstained
+def test_reliability_scales_each_side():
+    # one fresh local-corpus item, no neighbours: C = 0.45*0.70 + 0.40*1 + 0.15*0.5 = 0.79
+    evidence = trusted(item(1, 0.90, 0.0))
+    assert evidence[0].trust.reliability == pytest.approx(0.79)
+    verdict = decide(evidence, CONFIG, ["T1"])
+    assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(0.90 * 0.79, abs=1e-4)
 
 
-def test_no_evidence_is_not_enough_info():
-    verdict = decide([], CONFIG)
-    assert verdict.label == Label.NOT_ENOUGH_INFO and verdict.reason == "no evidence was found"
+def test_not_enough_info_confidence_scales_with_topic_coverage():
+    weak = [item(1, 0.20, 0.10, text="Ada Lovelace wrote notes.")]
+    covered = decide(weak, RAW, ["Ada Lovelace"])
+    assert covered.label == Label.NOT_ENOUGH_INFO and covered.confidence == pytest.approx(0.80) and not covered.abstained
+    half = decide(weak, RAW, ["Ada Lovelace", "Charles Babbage"])
+    assert half.confidence == pytest.approx(0.40) and half.abstained  # 0.80 * 1/2 < 0.50
+    assert topic_coverage([], ["x"]) == 0.0 and topic_coverage(weak, []) == 1.0
+
+
+def test_no_evidence_abstains_with_not_enough_info():
+    verdict = decide([], CONFIG, ["Somebody"])
+    assert verdict.label == Label.NOT_ENOUGH_INFO and verdict.abstained and verdict.confidence == 0.0
 
 
 def test_low_confidence_abstains_but_keeps_best_label():
-    verdict = decide([item(1, 0.40, 0.0)], CONFIG)
-    assert verdict.label == Label.SUPPORTS
-    assert verdict.abstained
-    assert "below 0.50" in verdict.reason
+    verdict = decide([item(1, 0.40, 0.0)], RAW)
+    assert verdict.label == Label.SUPPORTS and verdict.abstained and "below 0.50" in verdict.reason
 
 
 def test_strong_conflict_abstains():
-    verdict = decide([item(1, 0.92, 0.0), item(2, 0.0, 0.85)], CONFIG)
+    verdict = decide([item(1, 0.92, 0.0), item(2, 0.0, 0.85)], RAW)
     assert verdict.abstained and "conflicts" in verdict.reason
 
 
-def test_annotate_sets_stance_and_orders_by_score():
-    ranked = annotate([item(1, 0.1, 0.2), item(2, 0.05, 0.9), item(3, 0.7, 0.1)])
+def test_annotate_sets_stance_and_orders_by_trusted_score():
+    ranked = annotate([item(1, 0.1, 0.2), item(2, 0.05, 0.9), item(3, 0.7, 0.1)], RAW)
     assert [e.id for e in ranked] == ["e2", "e3", "e1"]
     assert [e.stance for e in ranked] == [Stance.REFUTES, Stance.SUPPORTS, Stance.NEUTRAL]
     assert ranked[0].score == pytest.approx(0.9)

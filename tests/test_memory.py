@@ -1,43 +1,97 @@
-"""Evidence memory: entity keys, JSON storage, recall of what was remembered."""
+"""Evidence memory behind BaseStore: one suite run on the default DiskCacheStore and on InMemoryStore."""
 
-import json
-import sqlite3
-import zlib
+import pytest
+from langgraph.store.memory import InMemoryStore
 
-from mermaid_verifier.memory import EvidenceMemory, normalise_entity
-from mermaid_verifier.models import Evidence, Stance
+from mermaid_verifier.memory import ITEMS, EvidenceMemory, aliases_of, normalise_entity
+from mermaid_verifier.models import Evidence, SourceKind
+from mermaid_verifier.store import DiskCacheStore
 
-
-def evidence(i, title, text):
-    return Evidence(id=f"c:{i}", source="local-corpus", title=title, text=text, page=title.replace(" ", "_"), line=i,
-                    stance=Stance.SUPPORTS, stance_probabilities={"supports": 0.9, "refutes": 0.0, "neutral": 0.1}, score=0.9)
+NOW = 1_800_000_000.0
 
 
-def test_normalise_entity_folds_case_underscores_and_articles():
+@pytest.fixture(params=["diskcache", "in-memory"])
+def store(request, tmp_path):
+    if request.param == "in-memory":
+        yield InMemoryStore()
+        return
+    store = DiskCacheStore(tmp_path / "store")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def memory(store):
+    return EvidenceMemory(store, clock=lambda: NOW)
+
+
+def evidence(i, title, text, page=None, supports=0.9, refutes=0.0, kind=SourceKind.LOCAL_CORPUS):
+    return Evidence(id=f"c:{i}", source="local-corpus", source_kind=kind, title=title, text=text,
+                    page=page or title.replace(" ", "_"), line=i,
+                    stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes})
+
+
+def test_normalise_entity_and_aliases():
     assert normalise_entity("The_Beatles") == "beatles"
-    assert normalise_entity("  Stanley   Kubrick ") == "stanley kubrick"
+    assert normalise_entity("Soul_Food_-LRB-film-RRB-") == "soul food (film)"
+    assert aliases_of("Soul Food (film)", "Soul_Food_-LRB-film-RRB-") == {"soul food (film)", "soul food"}
 
 
-def test_recall_returns_what_was_remembered_without_claim_specific_fields(tmp_path):
-    with EvidenceMemory(tmp_path) as memory:
-        item = evidence(0, "2001: A Space Odyssey (film)", "It was directed by Stanley Kubrick.")
-        memory.remember(["Stanley Kubrick", "Steven Spielberg"], [item])
-        recalled = memory.recall(["stanley kubrick"])
-    assert [e.id for e in recalled] == ["c:0"]
-    assert recalled[0].from_memory
-    # the stance belonged to the old claim; a new claim must be scored afresh
-    assert recalled[0].stance is None and recalled[0].stance_probabilities is None
-    with EvidenceMemory(tmp_path) as memory:  # persisted on disk
-        assert memory.recall(["2001: A Space Odyssey (film)"])[0].text == "It was directed by Stanley Kubrick."
-        assert memory.recall(["Steven Spielberg"]) == []  # not mentioned by the item
+async def test_remember_then_recall_by_entity_title_and_alias(memory):
+    item = evidence(0, "2001: A Space Odyssey (film)", "It was directed by Stanley Kubrick.")
+    assert await memory.remember(["Stanley Kubrick", "Steven Spielberg"], [item]) == 1
+    for key in ["stanley kubrick", "2001: A Space Odyssey (film)", "2001: A Space Odyssey", "2001:_A_Space_Odyssey_(film)"]:
+        recalled = (await memory.recall([key])).items
+        assert [e.id for e in recalled] == ["c:0"], key
+    only = (await memory.recall(["Stanley Kubrick"])).items[0]
+    assert only.from_memory and only.stance is None and only.stance_probabilities is None  # claim-specific: rescored later
+    assert only.veracity == pytest.approx(0.70)
+    assert (await memory.recall(["Steven Spielberg"])).items == []  # the item does not mention him
 
 
-def test_values_are_stored_as_json_not_pickle(tmp_path):
-    with EvidenceMemory(tmp_path) as memory:
-        memory.remember(["Ada Lovelace"], [evidence(1, "Ada Lovelace", "Ada Lovelace was a mathematician.")])
-    rows = sqlite3.connect(tmp_path / "cache.db").execute("SELECT key, value FROM Cache").fetchall()
-    assert rows
-    for key, value in rows:
-        record = json.loads(zlib.decompress(value))  # JSONDisk: zlib-compressed JSON text
-        assert record["schema"] == 1
-        assert record["items"]["c:1"]["evidence"]["title"] == "Ada Lovelace"
+async def test_initial_veracity_and_seen_again_update(memory):
+    item = evidence(1, "Ada Lovelace", "Ada Lovelace was a mathematician.")
+    await memory.remember(["Ada Lovelace"], [item])
+    [record] = await memory.records(["c:1"])
+    # reputation 0.70 (local corpus), stance confidence 0.90, consistency 0.5 (no other item):
+    # 0.4*0.70 + 0.3*0.90 + 0.3*0.5 = 0.70
+    assert record.veracity == pytest.approx(0.70) and record.schema_version == 1
+    assert record.retrieved_at == NOW and record.entities == ["ada lovelace"]
+    assert 0 <= record.uncertainty <= 1
+    await memory.remember(["Ada Lovelace"], [item])
+    [again] = await memory.records(["c:1"])
+    assert again.veracity == pytest.approx(0.7 * 0.70 + 0.3 * 1.0)  # v <- a*v + (1-a)*v_hat, v_hat = 1
+    assert [c.kind for c in again.history] == ["write", "seen-again"]
+
+
+async def test_consistency_comes_from_the_other_gathered_items(memory):
+    agreeing = evidence(2, "Mount Everest", "Mount Everest is in Nepal.", supports=0.9)
+    contradicting = evidence(3, "Mount Everest", "Mount Everest is in Peru.", supports=0.0, refutes=0.9)
+    await memory.remember(["Mount Everest"], [contradicting], gathered=[agreeing, contradicting])
+    [record] = await memory.records(["c:3"])
+    # consistency 0.0 (its only opinionated neighbour disagrees): 0.4*0.70 + 0.3*0.90 + 0.3*0.0 = 0.55
+    assert record.veracity == pytest.approx(0.55)
+
+
+async def test_recall_keeps_only_items_above_tau(memory):
+    items = [evidence(10 + i, f"Page {i}", f"Topic X fact {i}.") for i in range(6)]
+    await memory.remember(["Topic X"], items)
+    records = await memory.records([e.id for e in items])
+    for record, v in zip(records, [0.9, 0.9, 0.9, 0.9, 0.9, 0.1]):
+        await memory.replace(record.model_copy(update={"veracity": v}))
+    # mean 0.7667, population sigma 0.2981 -> tau = 0.4685
+    assert await memory.threshold() == pytest.approx(0.4685, abs=1e-4)
+    result = await memory.recall(["Topic X"], claim="Topic X fact")
+    assert result.candidates == 6 and result.rejected_low_veracity == 1
+    assert "c:15" not in {e.id for e in result.items}
+
+
+async def test_recall_counts_accesses_and_ranks_by_overlap_with_the_claim(memory, store):
+    await memory.remember(["Mount Everest"], [
+        evidence(20, "Mount Everest", "Mount Everest is in the Himalayas."),
+        evidence(21, "Mount Everest", "Its peak is 8,848 metres above sea level."),
+    ])
+    result = await memory.recall(["Mount Everest"], claim="How high is the peak above sea level?")
+    assert [e.id for e in result.items] == ["c:21", "c:20"]
+    assert store.get(ITEMS, "c:21").value["access_count"] == 1
+    assert store.get(ITEMS, "c:21").value["last_access"] == NOW
