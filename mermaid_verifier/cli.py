@@ -10,7 +10,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Iterable, Optional
+from typing import Annotated, Callable, Iterable, Optional
 
 import typer
 from rich.console import Console
@@ -73,21 +73,15 @@ async def verify_claims(claims: list[str], settings, as_json: bool) -> None:
             status.stop()
 
 
-def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
-                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool) -> None:
-    debug = debug or os.environ.get("MERMAID_DEBUG", "").lower() in {"1", "true", "yes", "on"}
-    try:
-        from mermaid_verifier.config import Settings
+def _debug_requested(flag: bool) -> bool:
+    return flag or os.environ.get("MERMAID_DEBUG", "").lower() in {"1", "true", "yes", "on"}
 
-        settings = Settings.from_env(
-            corpora=tuple(corpus) if corpus else None,
-            use_memory=False if no_memory else None,
-            cache_dir=cache_dir,
-            max_steps=max_steps,
-            debug=debug or None,
-        )
-        claim_list = read_claims(claims, sys.stdin if "-" in claims else [])
-        asyncio.run(verify_claims(claim_list, settings, as_json))
+
+def guarded(debug: bool, action: Callable[[], None]) -> None:
+    """Run a command body; turn every failure into one line on stderr and an exit code."""
+    debug = _debug_requested(debug)
+    try:
+        action()
     except MermaidError as exc:
         if debug:
             raise
@@ -104,6 +98,24 @@ def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], 
         raise typer.Exit(1) from None
 
 
+def settings_from_options(**options):
+    from mermaid_verifier.config import Settings
+
+    corpus = options.pop("corpus", None)
+    return Settings.from_env(corpora=tuple(corpus) if corpus else None, **options)
+
+
+def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
+                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool) -> None:
+    def body() -> None:
+        settings = settings_from_options(corpus=corpus, use_memory=False if no_memory else None, cache_dir=cache_dir,
+                                         max_steps=max_steps, debug=_debug_requested(debug) or None)
+        claim_list = read_claims(claims, sys.stdin if "-" in claims else [])
+        asyncio.run(verify_claims(claim_list, settings, as_json))
+
+    guarded(debug, body)
+
+
 @app.command("verify")
 def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOpt = None, no_memory: NoMemoryOpt = False,
                    cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None, debug: DebugOpt = False) -> None:
@@ -114,6 +126,11 @@ def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOp
 @app.callback()
 def _root() -> None:
     """mermaid-verifier: verify claims against evidence."""
+
+
+from mermaid_verifier.cli_memory import memory_app  # noqa: E402  (registers the `memory` commands)
+
+app.add_typer(memory_app, name="memory")
 
 
 def main() -> None:

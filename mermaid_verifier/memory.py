@@ -267,3 +267,48 @@ class EvidenceMemory:
         old = await self.store.aget(ITEMS, record.id)
         await self.store.aput(ITEMS, record.id, record.model_dump(mode="json"))
         await self._add_to_stats([old.value["veracity"]] if old else [], [record.veracity])
+
+    # ------------------------------------------------------------------ upkeep and inspection
+
+    async def all_records(self, page_size: int = 1000) -> list[MemoryRecord]:
+        records, offset = [], 0
+        while True:
+            page = await self.store.asearch(ITEMS, limit=page_size, offset=offset)
+            records += [MemoryRecord.model_validate(item.value) for item in page]
+            if len(page) < page_size:
+                return records
+            offset += page_size
+
+    async def show(self, entity: str) -> list[MemoryRecord]:
+        """Every record stored under ``entity`` (or an alias of it), whatever its veracity."""
+        return await self.records(await self._item_ids(await self._canonical_keys([entity])))
+
+    async def summary(self) -> dict:
+        records = await self.all_records()
+        veracities = [r.veracity for r in records]
+        return {
+            "items": len(records),
+            "entities": len({e for r in records for e in r.entities}),
+            "mean_veracity": round(sum(veracities) / len(veracities), 4) if veracities else None,
+            "recall_threshold": round(await self.threshold(), 4),
+            "by_source": {s: sum(r.source == s for r in records) for s in sorted({r.source for r in records})},
+            "never_recalled": sum(r.access_count == 0 for r in records),
+        }
+
+    async def import_records(self, records: list[MemoryRecord]) -> int:
+        """Add exported records (replacing any with the same id), re-linking entities and aliases."""
+        existing = {r.id: r.veracity for r in await self.records([r.id for r in records])}
+        for record in records:
+            await self.store.aput(ITEMS, record.id, record.model_dump(mode="json"))
+            await self._link(record, set(record.entities) | {normalise_entity(record.title)}, aliases_of(record.title, record.page))
+        await self._add_to_stats(list(existing.values()), [r.veracity for r in records])
+        return len(records)
+
+    async def clear(self) -> int:
+        """Delete everything this memory stored; returns the number of items removed."""
+        removed = 0
+        for namespace in await self.store.alist_namespaces(prefix=("mermaid",), limit=1_000_000):
+            while keys := [item.key for item in await self.store.asearch(namespace, limit=1000)]:
+                await self.store.abatch([PutOp(namespace, key, None) for key in keys])
+                removed += len(keys) if namespace == ITEMS else 0
+        return removed

@@ -1,0 +1,150 @@
+"""``mermaid-verifier memory …``: inspect, move and maintain the evidence memory."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Annotated, AsyncIterator, Optional
+
+import typer
+from rich.table import Table
+
+from mermaid_verifier.cli import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stdout
+from mermaid_verifier.errors import UsageError
+
+memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+@contextlib.asynccontextmanager
+async def opened_memory(cache_dir: Optional[Path], **veracity_overrides) -> AsyncIterator:
+    from mermaid_verifier.memory import EvidenceMemory
+    from mermaid_verifier.scoring import VeracityConfig
+    from mermaid_verifier.store import DiskCacheStore
+
+    settings = settings_from_options(cache_dir=cache_dir)
+    store = DiskCacheStore(settings.memory_dir)
+    overrides = {k: v for k, v in veracity_overrides.items() if v is not None}
+    try:
+        yield EvidenceMemory(store, veracity=VeracityConfig(**overrides)), settings
+    finally:
+        store.close()
+
+
+@memory_app.command("stats")
+def stats_command(cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+    """How many items, entities and sources the memory holds, and its recall threshold τ."""
+
+    async def body():
+        async with opened_memory(cache_dir) as (memory, _):
+            print(json.dumps(await memory.summary(), indent=2))
+
+    guarded(debug, lambda: asyncio.run(body()))
+
+
+@memory_app.command("show")
+def show_command(entity: str, as_json: JsonOpt = False, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+    """Every item stored under an entity (or one of its aliases), with its veracity and history."""
+
+    async def body():
+        async with opened_memory(cache_dir) as (memory, _):
+            records = await memory.show(entity)
+        if as_json:
+            for record in records:
+                print(record.model_dump_json())
+            return
+        table = Table("id", "veracity", "checks", "recalled", "title", "text", title=f"memory for {entity!r}")
+        for r in records:
+            table.add_row(r.id, f"{r.veracity:.2f}", str(len(r.history)), str(r.access_count), r.title, r.text)
+        stdout.print(table if records else f"nothing stored for {entity!r}")
+
+    guarded(debug, lambda: asyncio.run(body()))
+
+
+@memory_app.command("export")
+def export_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+    """Write every item as one JSON line (the format `memory import` reads)."""
+
+    async def body():
+        async with opened_memory(cache_dir) as (memory, _):
+            records = await memory.all_records()
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("".join(r.model_dump_json() + "\n" for r in records))
+        tmp.replace(path)
+        print(f"exported {len(records)} items to {path}")
+
+    guarded(debug, lambda: asyncio.run(body()))
+
+
+@memory_app.command("import")
+def import_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+    """Add items from a JSONL export (items with the same id are replaced)."""
+    from pydantic import ValidationError
+
+    from mermaid_verifier.memory import MemoryRecord
+
+    async def body():
+        if not path.is_file():
+            raise UsageError(f"no such file: {path}")
+        records = []
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if line.strip():
+                try:
+                    records.append(MemoryRecord.model_validate_json(line))
+                except ValidationError as exc:
+                    raise UsageError(f"{path}:{number}: not a memory record ({exc.error_count()} problems)") from exc
+        async with opened_memory(cache_dir) as (memory, _):
+            print(f"imported {await memory.import_records(records)} items from {path}")
+
+    guarded(debug, lambda: asyncio.run(body()))
+
+
+@memory_app.command("clear")
+def clear_command(yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+                  cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+    """Delete everything in the evidence memory."""
+
+    async def body():
+        async with opened_memory(cache_dir) as (memory, settings):
+            if not yes and not typer.confirm(f"delete the evidence memory in {settings.memory_dir}?"):
+                raise typer.Exit(1)
+            print(f"removed {await memory.clear()} items")
+
+    guarded(debug, lambda: asyncio.run(body()))
+
+
+@memory_app.command("revalidate")
+def revalidate_command(
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="How many items to re-check (highest priority first).")] = 20,
+    alpha: Annotated[Optional[float], typer.Option(min=0, max=1, help="Weight of the old veracity (default 0.7).")] = None,
+    lambda_age: Annotated[Optional[float], typer.Option("--lambda-age", help="Priority weight of age in days (default 1.0).")] = None,
+    lambda_access: Annotated[Optional[float], typer.Option("--lambda-access", help="Priority weight of access count (default 0.5).")] = None,
+    corpus: CorpusOpt = None, as_json: JsonOpt = False, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Re-check the K most urgent items against their sources and update their veracity."""
+
+    async def body():
+        from mermaid_verifier.corpora import resolve_corpora
+        from mermaid_verifier.revalidate import revalidate
+        from mermaid_verifier.stance import StanceModel
+        from mermaid_verifier.toolbox import Toolbox, corpus_server
+
+        settings = settings_from_options(corpus=corpus, cache_dir=cache_dir)
+        toolbox = Toolbox([corpus_server(resolve_corpora(settings.corpora, settings.cache_dir), settings.index_cache_dir)],
+                          settings.tool_timeout_s)
+        async with opened_memory(cache_dir, alpha=alpha, lambda_age=lambda_age, lambda_access=lambda_access) as (memory, _):
+            async with toolbox:
+                report = await revalidate(memory, toolbox, StanceModel(settings.stance_model_dir), top_k)
+        if as_json:
+            for row in report:
+                print(row.model_dump_json())
+            return
+        table = Table("id", "priority", "before", "v̂", "after", "note", title=f"re-checked {len(report)} items")
+        for row in report:
+            fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
+            table.add_row(row.id, f"{row.priority:.2f}", fmt(row.before), fmt(row.observed), fmt(row.after), row.note)
+        stdout.print(table)
+
+    guarded(debug, lambda: asyncio.run(body()))

@@ -1,0 +1,80 @@
+"""`mermaid-verifier memory …` commands on a real on-disk memory."""
+
+import asyncio
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from mermaid_verifier.cli import app
+from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.models import Evidence
+from mermaid_verifier.store import DiskCacheStore
+
+from .conftest import WIKI_MINI
+
+runner = CliRunner()
+STILL_THERE = Evidence(id="wiki_mini:Mount_Everest:1", source="local-corpus", title="Mount Everest", page="Mount_Everest",
+                       line=1, text="Its peak is 8,848 metres above sea level.",
+                       stance_probabilities={"supports": 0.9, "refutes": 0.0, "neutral": 0.1})
+GONE = Evidence(id="wiki_mini:Atlantis:0", source="local-corpus", title="Atlantis", page="Atlantis", line=0,
+                text="Atlantis sank in a single day.", stance_probabilities={"supports": 0.9, "refutes": 0.0, "neutral": 0.1})
+
+
+def seed(cache_dir, items, now=1_000_000.0):
+    store = DiskCacheStore(cache_dir / "evidence-memory")
+    try:
+        asyncio.run(EvidenceMemory(store, clock=lambda: now).remember(["Mount Everest", "Atlantis"], items))
+    finally:
+        store.close()
+
+
+def invoke(*args):
+    result = runner.invoke(app, ["memory", *map(str, args)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_stats_show_export_import_clear(tmp_path):
+    seed(tmp_path / "a", [STILL_THERE, GONE])
+    stats = json.loads(invoke("stats", "--cache-dir", tmp_path / "a"))
+    assert stats["items"] == 2 and stats["by_source"] == {"local-corpus": 2}
+    shown = [json.loads(line) for line in invoke("show", "Mount Everest", "--json", "--cache-dir", tmp_path / "a").splitlines()]
+    assert [r["id"] for r in shown] == [STILL_THERE.id]
+
+    exported = tmp_path / "memory.jsonl"
+    assert "exported 2 items" in invoke("export", exported, "--cache-dir", tmp_path / "a")
+    assert "imported 2 items" in invoke("import", exported, "--cache-dir", tmp_path / "b")
+    assert json.loads(invoke("stats", "--cache-dir", tmp_path / "b"))["items"] == 2
+    moved = json.loads(invoke("show", "Atlantis", "--json", "--cache-dir", tmp_path / "b"))
+    assert moved["text"] == GONE.text
+
+    assert "removed 2 items" in invoke("clear", "--yes", "--cache-dir", tmp_path / "b")
+    assert json.loads(invoke("stats", "--cache-dir", tmp_path / "b"))["items"] == 0
+
+
+def test_import_rejects_a_bad_line_with_its_number(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"}\n')
+    result = runner.invoke(app, ["memory", "import", str(bad), "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "bad.jsonl:1: not a memory record" in result.output
+
+
+def test_revalidate_checks_items_against_their_source(tmp_path):
+    seed(tmp_path, [STILL_THERE, GONE])
+    output = invoke("revalidate", "--top-k", 5, "--corpus", WIKI_MINI, "--json", "--cache-dir", tmp_path)
+    rows = {row["id"]: row for row in map(json.loads, output.splitlines())}
+    v0 = rows[STILL_THERE.id]["before"]
+    assert rows[STILL_THERE.id]["observed"] == 1.0
+    assert rows[STILL_THERE.id]["after"] == pytest.approx(0.7 * v0 + 0.3 * 1.0)
+    assert rows[GONE.id]["observed"] == 0.0 and rows[GONE.id]["after"] == pytest.approx(0.7 * rows[GONE.id]["before"])
+    assert "gone" in rows[GONE.id]["note"]
+    history = json.loads(invoke("show", "Atlantis", "--json", "--cache-dir", tmp_path))["history"]
+    assert [h["kind"] for h in history] == ["write", "revalidate"]
+
+
+def test_revalidate_top_k_takes_the_oldest_first(tmp_path):
+    seed(tmp_path, [GONE], now=1_000_000.0)
+    seed(tmp_path, [STILL_THERE], now=2_000_000_000.0)  # far newer
+    output = invoke("revalidate", "--top-k", 1, "--corpus", WIKI_MINI, "--json", "--cache-dir", tmp_path)
+    assert [json.loads(line)["id"] for line in output.splitlines()] == [GONE.id]
