@@ -133,6 +133,7 @@ def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | 
         label=label,
         confidence=round(min(max(confidence, 0.0), 1.0), 4),
         abstained=abstained,
+        conflict=conflict,
         reason=reason,
         label_probabilities={Label.SUPPORTS.value: round(support, 4), Label.REFUTES.value: round(refute, 4),
                              Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4)},

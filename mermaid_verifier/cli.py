@@ -130,7 +130,10 @@ def _root() -> None:
 
 from mermaid_verifier.cli_memory import memory_app  # noqa: E402  (registers the `memory` commands)
 
+from mermaid_verifier.cli_calibrate import calibrate_command  # noqa: E402
+
 app.add_typer(memory_app, name="memory")
+app.command("calibrate")(calibrate_command)
 
 
 def main() -> None:

@@ -45,6 +45,7 @@ class Settings:
     tool_timeout_s: float = field(default=20.0, metadata={"env": "TOOL_TIMEOUT", "parse": float})
     debug: bool = field(default=False, metadata={"env": "DEBUG", "parse": _truthy})
     stance_model_dir: Path | None = field(default=None, metadata={"env": "STANCE_MODEL", "parse": Path})
+    calibration_file: Path | None = field(default=None, metadata={"env": "CALIBRATION", "parse": Path})
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 20:
@@ -75,6 +76,11 @@ class Settings:
     @property
     def memory_dir(self) -> Path:
         return self.cache_dir / "evidence-memory"
+
+    @property
+    def calibration_path(self) -> Path:
+        """Where `calibrate` saves the abstention threshold and `verify` reads it."""
+        return self.calibration_file or self.cache_dir / "calibration.json"
 
     @property
     def index_cache_dir(self) -> Path:

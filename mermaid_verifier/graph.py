@@ -23,6 +23,7 @@ from langgraph.store.base import BaseStore
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, annotate, assess_trust, decide
+from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.config import Settings
 from mermaid_verifier.corpora import resolve_corpora
 from mermaid_verifier.memory import EvidenceMemory
@@ -67,7 +68,7 @@ class Resources:
                 store = owned_store = DiskCacheStore(settings.memory_dir)
             memory = EvidenceMemory(store)
         return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   JudgeConfig.bundled(), memory, owned_store)
+                   judge_config_for(settings), memory, owned_store)
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""
@@ -81,6 +82,15 @@ class Resources:
         await self.toolbox.aclose()
         if self.owned_store is not None:
             self.owned_store.close()
+
+
+def judge_config_for(settings: Settings) -> JudgeConfig:
+    """The bundled judge thresholds, with the abstention threshold from `calibrate` when one was fitted."""
+    config = JudgeConfig.bundled()
+    calibration = calibration_module.load(settings.calibration_path)
+    if calibration is not None:
+        config = config.model_copy(update={"abstain_below": calibration.abstain_below})
+    return config
 
 
 def build_graph(resources: Resources | None = None) -> CompiledStateGraph:

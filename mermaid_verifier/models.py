@@ -105,6 +105,7 @@ class Verdict(BaseModel):
     label: Label
     confidence: float = Field(ge=0.0, le=1.0)
     abstained: bool
+    conflict: bool = Field(default=False, description="strong trusted evidence points both ways")
     reason: str
     label_probabilities: dict[str, float] = Field(default_factory=dict)
 
@@ -115,6 +116,7 @@ class VerificationResult(BaseModel):
     claim: str
     verdict: Label
     abstained: bool
+    conflict: bool = False
     confidence: float
     reason: str
     triplets: list[Triplet]

@@ -20,6 +20,7 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
         claim=claim,
         verdict=verdict.label,
         abstained=verdict.abstained,
+        conflict=verdict.conflict,
         confidence=verdict.confidence,
         reason=verdict.reason,
         triplets=output["decomposition"].triplets,

@@ -25,32 +25,26 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.datasets import load_split_ids, read_labelled_claims, select
 from mermaid_verifier.graph import open_verifier
 from mermaid_verifier.metrics import label_metrics
-from mermaid_verifier.output import result_from_output
+from mermaid_verifier.batch import verify_labelled
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 
 
 async def evaluate(claims, settings: Settings, concurrency: int, results_path: Path) -> list[dict]:
-    rows: list[dict] = []
-    semaphore = asyncio.Semaphore(concurrency)
     with results_path.open("w") as out, Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                                  TimeRemainingColumn(), transient=False) as progress:
         task = progress.add_task("verifying", total=len(claims))
+        done: list[dict] = []
+
+        def record(row: dict) -> None:
+            out.write(json.dumps(row) + "\n")
+            done.append(row)
+            correct = sum(r["gold"] == r["verdict"] for r in done)
+            progress.update(task, advance=1, description=f"verifying (accuracy so far {correct / len(done):.3f})")
+
         async with open_verifier(settings) as verifier:
-
-            async def one(claim):
-                async with semaphore:
-                    output = await verifier.ainvoke({"claim": claim.claim})
-                result = result_from_output(claim.claim, output)
-                row = {"id": claim.id, "gold": claim.label.value, **json.loads(result.model_dump_json())}
-                out.write(json.dumps(row) + "\n")
-                rows.append(row)
-                correct = sum(r["gold"] == r["verdict"] for r in rows)
-                progress.update(task, advance=1, description=f"verifying (accuracy so far {correct / len(rows):.3f})")
-
-            await asyncio.gather(*(one(c) for c in claims))
-    return rows
+            return await verify_labelled(verifier, claims, concurrency, record)
 
 
 def summarise(rows: list[dict], wall_seconds: float) -> dict:

@@ -1,0 +1,118 @@
+"""Fit the abstention threshold to a risk budget, and risk–coverage curves.
+
+Answering only claims whose confidence is at least t trades coverage for risk (the error rate among
+answered claims). ``fit_threshold`` picks the smallest t — the most coverage — whose risk stays within
+``max_risk`` *with margin*: the Wilson upper bound of the risk at confidence level ``1 − delta`` must be
+≤ ``max_risk``, so that a threshold fitted on a few hundred claims still holds on new ones.
+Claims the judge abstains on for conflicting evidence stay unanswered whatever t is.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from mermaid_verifier.errors import ConfigError
+
+_Z = {0.5: 0.0, 0.2: 0.8416, 0.1: 1.2816, 0.05: 1.6449, 0.01: 2.3263}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    confidence: float
+    correct: bool
+    forced_abstention: bool = False  # e.g. conflicting evidence: never answered
+
+
+class Calibration(BaseModel):
+    abstain_below: float
+    max_risk: float
+    delta: float
+    coverage: float
+    risk: float
+    risk_upper_bound: float
+    claims: int
+    fitted_on: str
+    fitted_at: str
+
+
+def wilson_upper(errors: int, n: int, delta: float) -> float:
+    """One-sided Wilson score upper bound on an error rate (``errors`` out of ``n``)."""
+    if n == 0:
+        return 1.0
+    if delta not in _Z:
+        raise ConfigError(f"delta must be one of {sorted(_Z)}, got {delta}")
+    z = _Z[delta]
+    p = errors / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return min((centre + spread) / (1 + z * z / n), 1.0)
+
+
+def risk_coverage(outcomes: list[Outcome]) -> list[tuple[float, float, float]]:
+    """(threshold, coverage, risk) at every distinct confidence, from answering all to answering one."""
+    answerable = sorted((o for o in outcomes if not o.forced_abstention), key=lambda o: o.confidence, reverse=True)
+    curve, errors = [], 0
+    for answered, outcome in enumerate(answerable, 1):
+        errors += not outcome.correct
+        next_confidence = answerable[answered].confidence if answered < len(answerable) else None
+        if next_confidence != outcome.confidence:
+            curve.append((outcome.confidence, answered / len(outcomes), errors / answered))
+    return curve
+
+
+def area_under_risk_coverage(outcomes: list[Outcome]) -> float:
+    """Mean risk over the coverage levels (lower is better)."""
+    curve = risk_coverage(outcomes)
+    return sum(risk for _, _, risk in curve) / len(curve) if curve else 0.0
+
+
+def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) -> tuple[float, float, float, float]:
+    """(threshold, coverage, risk, risk upper bound) with the most coverage whose bound ≤ ``max_risk``.
+
+    If no threshold qualifies, the threshold is above every confidence: nothing is answered."""
+    if not 0 < max_risk < 1:
+        raise ConfigError(f"max risk must be between 0 and 1, got {max_risk}")
+    answerable = sorted((o for o in outcomes if not o.forced_abstention), key=lambda o: o.confidence, reverse=True)
+    best = (1.0 + 1e-9, 0.0, 0.0, 0.0)
+    errors = 0
+    for answered, outcome in enumerate(answerable, 1):
+        errors += not outcome.correct
+        if answered < len(answerable) and answerable[answered].confidence == outcome.confidence:
+            continue  # a threshold cannot split equal confidences
+        bound = wilson_upper(errors, answered, delta)
+        if bound <= max_risk:
+            best = (outcome.confidence, answered / len(outcomes), errors / answered, bound)
+    return best
+
+
+def fit(outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str) -> Calibration:
+    threshold, coverage, risk, bound = fit_threshold(outcomes, max_risk, delta)
+    return Calibration(abstain_below=round(threshold, 6), max_risk=max_risk, delta=delta, coverage=round(coverage, 4),
+                       risk=round(risk, 4), risk_upper_bound=round(bound, 4), claims=len(outcomes), fitted_on=fitted_on,
+                       fitted_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+
+
+def calibration_path(cache_dir: Path) -> Path:
+    return cache_dir / "calibration.json"
+
+
+def save(calibration: Calibration, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(calibration.model_dump_json(indent=2) + "\n")
+    tmp.replace(path)
+
+
+def load(path: Path) -> Calibration | None:
+    if not path.is_file():
+        return None
+    try:
+        return Calibration.model_validate(json.loads(path.read_text()))
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"calibration file {path} is unreadable ({exc}); run `mermaid-verifier calibrate` again") from exc

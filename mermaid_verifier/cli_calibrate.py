@@ -1,0 +1,69 @@
+"""``mermaid-verifier calibrate``: fit the abstention threshold to a risk budget and save it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mermaid_verifier.cli import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr
+from mermaid_verifier.errors import UsageError
+
+
+def outcomes_from_rows(rows: list[dict]):
+    from mermaid_verifier.calibration import Outcome
+
+    return [Outcome(confidence=r["confidence"], correct=r["verdict"] == r["gold"], forced_abstention=r.get("conflict", False))
+            for r in rows]
+
+
+def calibrate_command(
+    claims: Annotated[Optional[Path], typer.Argument(help="Labelled claims (FEVER-style jsonl: id, claim, label).", show_default=False)] = None,
+    max_risk: Annotated[float, typer.Option("--max-risk", help="Largest acceptable error rate among answered claims.")] = 0.10,
+    delta: Annotated[float, typer.Option(help="The bound holds with probability 1 − delta (0.01, 0.05, 0.1, 0.2 or 0.5).")] = 0.1,
+    from_results: Annotated[Optional[Path], typer.Option("--from-results", help="Reuse a results.jsonl (rows with gold, verdict, confidence) instead of verifying.")] = None,
+    limit: Annotated[int, typer.Option(help="Use only the first N claims (0 = all).")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1)] = 2,
+    corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
+) -> None:
+    """Fit the confidence threshold below which `verify` abstains, to at most MAX_RISK errors among answered claims."""
+
+    def body() -> None:
+        from mermaid_verifier import calibration
+        from mermaid_verifier.batch import verify_labelled
+        from mermaid_verifier.datasets import read_labelled_claims
+        from mermaid_verifier.graph import open_verifier
+
+        settings = settings_from_options(corpus=corpus, cache_dir=cache_dir, use_memory=False)
+        if from_results is not None:
+            if not from_results.is_file():
+                raise UsageError(f"no such results file: {from_results}")
+            rows = [json.loads(line) for line in from_results.read_text().splitlines() if line.strip()]
+            source = str(from_results)
+        elif claims is not None:
+            if not claims.is_file():
+                raise UsageError(f"no such claims file: {claims}")
+            labelled, bad = read_labelled_claims(claims)
+            for line in bad:
+                stderr.print(f"skipped {claims}:{line.line_number}: {line.reason}", highlight=False, soft_wrap=True)
+            labelled = labelled[:limit] if limit else labelled
+            if not labelled:
+                raise UsageError(f"no labelled claims in {claims}")
+
+            async def run() -> list[dict]:
+                async with open_verifier(settings) as verifier:
+                    return await verify_labelled(verifier, labelled, concurrency)
+
+            rows, source = asyncio.run(run()), str(claims)
+        else:
+            raise UsageError("give a claims file or --from-results")
+        fitted = calibration.fit(outcomes_from_rows(rows[:limit] if limit else rows), max_risk, delta, source)
+        calibration.save(fitted, settings.calibration_path)
+        print(fitted.model_dump_json(indent=2))
+        stderr.print(f"saved to {settings.calibration_path}; `verify` now abstains below confidence {fitted.abstain_below:.3f}",
+                     highlight=False, soft_wrap=True)
+
+    guarded(debug, body)
