@@ -54,8 +54,10 @@ def _is_named(text: str, decomposition: Decomposition) -> bool:
     return bool(bare) and (bare in decomposition.entities or bare[:1].isupper() or bare[:1].isdigit())
 
 
-def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[str], search_k: int) -> list[PlannedAction]:
-    """The ordered tool calls for this claim, duplicates removed; the caller keeps the first N."""
+def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[str], search_k: int,
+                 deeper: bool = False) -> list[PlannedAction]:
+    """The ordered tool calls for this claim, duplicates removed; the caller keeps the first N.
+    ``deeper`` appends wider searches for a second round (asked for by a reviewer)."""
     triplets = decomposition.triplets[:2]
     subject = triplets[0].subject if triplets else (decomposition.entities[0] if decomposition.entities else "")
     plan = [PlannedAction("Search the whole claim first.", "search", {"query": claim, "k": search_k})]
@@ -74,6 +76,12 @@ def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[st
     for triplet in triplets:
         plan.append(PlannedAction(f"Search the object {triplet.object!r} on its own.", "search",
                                   {"query": triplet.object, "k": search_k}))
+    if deeper:
+        plan.append(PlannedAction("Search the whole claim again, further down the ranking.", "search",
+                                  {"query": claim, "k": min(search_k * 4, 50)}))
+        for triplet in triplets:
+            plan.append(PlannedAction(f"Search the subject {triplet.subject!r} on its own.", "search",
+                                      {"query": triplet.subject, "k": min(search_k * 2, 50)}))
     unique, seen = [], set()
     for action in plan:
         key = (action.tool, tuple(sorted((k, str(v).casefold()) for k, v in action.arguments.items())))
@@ -140,21 +148,38 @@ class OfflineExecutor:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
 
-    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence]) -> ExecutionResult:
+    async def _start(self, claim: str, decomposition: Decomposition, remembered: list[Evidence]) -> tuple[ExecutionResult, bool]:
+        """The result before any search: remembered evidence, scored; and whether it is decisive."""
         result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
         result.stats.memory_hits = len(remembered)
-        if remembered:
-            decisive = _is_decisive(result.evidence, self.stop_threshold)
-            result.trace.append(TraceStep(
-                step=0, thought="Check what the evidence memory already holds about the claim's entities.",
-                action="memory.recall", action_input={"entities": decomposition.entities},
-                observation=f"{len(remembered)} remembered item(s)" + ("; decisive, no search needed" if decisive else "; not decisive"),
-                new_evidence=len(remembered)))
+        if not remembered:
+            return result, False
+        decisive = _is_decisive(result.evidence, self.stop_threshold)
+        result.trace.append(TraceStep(
+            step=0, thought="Check what the evidence memory already holds about the claim's entities.",
+            action="memory.recall", action_input={"entities": decomposition.entities},
+            observation=f"{len(remembered)} remembered item(s)" + ("; decisive, no search needed" if decisive else "; not decisive"),
+            new_evidence=len(remembered)))
+        return result, decisive
+
+    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
+                  previous: ExecutionResult | None = None) -> ExecutionResult:
+        """Search until decisive evidence or ``max_steps`` tool calls. With ``previous`` (a reviewer
+        asked for more), continue its trace with a fresh budget and the actions it has not taken."""
+        if previous is None:
+            result, decisive = await self._start(claim, decomposition, remembered)
             if decisive:
                 return result
+        else:
+            result = ExecutionResult(evidence=list(previous.evidence), trace=list(previous.trace),
+                                     stats=previous.stats.model_copy(deep=True))
+        taken = {(step.action, repr(sorted(step.action_input.items()))) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
         memory_titles = {e.title.casefold() for e in remembered}
-        for number, action in enumerate(plan_actions(claim, decomposition, memory_titles, self.search_k)[: self.max_steps], 1):
+        plan = [a for a in plan_actions(claim, decomposition, memory_titles, self.search_k, deeper=previous is not None)
+                if (f"{CORPUS_SERVER}.{a.tool}", repr(sorted(a.arguments.items()))) not in taken]
+        first_step = max((step.step for step in result.trace), default=0) + 1
+        for number, action in enumerate(plan[: self.max_steps], first_step):
             outcome = await self.toolbox.call(CORPUS_SERVER, action.tool, action.arguments)
             result.stats.tool_calls += 1
             name = f"{CORPUS_SERVER}.{action.tool}"

@@ -7,6 +7,7 @@ an exit code (2 usage, 1 runtime). ``--debug`` or ``MERMAID_DEBUG=1`` shows the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ NoMemoryOpt = Annotated[bool, typer.Option("--no-memory", help="Neither read nor
 CacheDirOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where the memory and index caches live (env MERMAID_CACHE_DIR).", show_default=False)]
 MaxStepsOpt = Annotated[Optional[int], typer.Option("--max-steps", help="Executor step budget (env MERMAID_MAX_STEPS, default 5).", show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks (env MERMAID_DEBUG=1).")]
+ReviewOpt = Annotated[bool, typer.Option("--review", help="Ask a person about uncertain verdicts (queued for `mermaid-verifier review` when no one is at the terminal).")]
 
 
 def read_claims(arguments: Iterable[str], stdin: Iterable[str]) -> list[str]:
@@ -47,30 +49,37 @@ def read_claims(arguments: Iterable[str], stdin: Iterable[str]) -> list[str]:
     return claims
 
 
-async def verify_claims(claims: list[str], settings, as_json: bool) -> None:
+async def verify_claims(claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False) -> None:
+    from mermaid_verifier.cli_review import print_result, review_tools, reviewer_is_present, run_with_review
     from mermaid_verifier.graph import open_verifier
-    from mermaid_verifier.output import print_panel, result_from_output
+    from mermaid_verifier.output import result_from_output
 
-    status = stderr.status("starting tool servers and models …") if stderr.is_terminal else None
+    emit = print_result(stdout, as_json)
+    interactive = review and reviewer_is_present() and not stdin_used  # claims on stdin leave no one to ask
+    status = stderr.status("starting tool servers and models …") if stderr.is_terminal and not review else None
     if status:
         status.start()
-    try:
-        async with open_verifier(settings) as verifier:
-            for number, claim in enumerate(claims, 1):
-                if status:
-                    status.update(f"verifying claim {number}/{len(claims)} …")
-                result = result_from_output(claim, await verifier.ainvoke({"claim": claim}))
-                if status:
-                    status.stop()
-                if as_json:
-                    print(result.model_dump_json(), flush=True)
-                else:
-                    print_panel(stdout, result)
-                if status and number < len(claims):
-                    status.start()
-    finally:
-        if status:
-            status.stop()
+    async with contextlib.AsyncExitStack() as stack:
+        saver = queue = None
+        if review:
+            saver, queue = await stack.enter_async_context(review_tools(settings))
+        verifier = await stack.enter_async_context(open_verifier(settings, review=review, checkpointer=saver))
+        for number, claim in enumerate(claims, 1):
+            if status:
+                status.update(f"verifying claim {number}/{len(claims)} …")
+            if review:
+                output, queued = await run_with_review(verifier, claim, queue, stderr, interactive)
+                if queued:
+                    stderr.print(f"queued for review: {claim!r} (run `mermaid-verifier review`)", highlight=False, soft_wrap=True)
+            else:
+                output = await verifier.ainvoke({"claim": claim})
+            if status:
+                status.stop()
+            emit(result_from_output(claim, output))
+            if status and number < len(claims):
+                status.start()
+    if status:
+        status.stop()
 
 
 def _debug_requested(flag: bool) -> bool:
@@ -106,21 +115,22 @@ def settings_from_options(**options):
 
 
 def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
-                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool) -> None:
+                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool, review: bool = False) -> None:
     def body() -> None:
         settings = settings_from_options(corpus=corpus, use_memory=False if no_memory else None, cache_dir=cache_dir,
                                          max_steps=max_steps, debug=_debug_requested(debug) or None)
         claim_list = read_claims(claims, sys.stdin if "-" in claims else [])
-        asyncio.run(verify_claims(claim_list, settings, as_json))
+        asyncio.run(verify_claims(claim_list, settings, as_json, review, stdin_used="-" in claims))
 
     guarded(debug, body)
 
 
 @app.command("verify")
 def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOpt = None, no_memory: NoMemoryOpt = False,
-                   cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None, debug: DebugOpt = False) -> None:
+                   cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None, review: ReviewOpt = False,
+                   debug: DebugOpt = False) -> None:
     """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
-    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug)
+    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review)
 
 
 @app.callback()
@@ -131,6 +141,17 @@ def _root() -> None:
 from mermaid_verifier.cli_memory import memory_app  # noqa: E402  (registers the `memory` commands)
 
 from mermaid_verifier.cli_calibrate import calibrate_command  # noqa: E402
+
+
+@app.command("review")
+def review_command(as_json: JsonOpt = False, corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None,
+                   debug: DebugOpt = False) -> None:
+    """Work through the claims waiting for review, resuming each paused verification."""
+    from mermaid_verifier.cli_review import print_result, review_command_body
+
+    guarded(debug, lambda: review_command_body(settings_from_options(corpus=corpus, cache_dir=cache_dir), stderr,
+                                               print_result(stdout, as_json)))
+
 
 app.add_typer(memory_app, name="memory")
 app.command("calibrate")(calibrate_command)

@@ -18,15 +18,17 @@ from typing import AsyncIterator
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, interrupt
 from langgraph.store.base import BaseStore
 
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
-from mermaid_verifier.agents.executor import OfflineExecutor
+from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, annotate, assess_trust, decide
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.config import Settings
 from mermaid_verifier.corpora import resolve_corpora
 from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.store import DiskCacheStore
 from mermaid_verifier.models import Stance
 from mermaid_verifier.scoring import ReliabilityConfig
@@ -93,9 +95,13 @@ def judge_config_for(settings: Settings) -> JudgeConfig:
     return config
 
 
-def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
+def build_graph(resources: Resources | None = None, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:
     """The compiled verification graph. Without ``resources``, settings come from the environment
-    and the tool servers start on first use."""
+    and the tool servers start on first use.
+
+    With ``review=True`` an abstained verdict pauses the graph (LangGraph ``interrupt``) with a
+    :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
+    Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
     resources = resources or Resources.create()
     executor = OfflineExecutor(
         resources.toolbox,
@@ -106,7 +112,7 @@ def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
     )
 
     async def decompose(state: VerifierState) -> dict:
-        return {"decomposition": await resources.decomposer.adecompose(state["claim"]), "started_at": time.perf_counter()}
+        return {"decomposition": await resources.decomposer.adecompose(state["claim"]), "started_at": time.time()}
 
     async def recall(state: VerifierState) -> dict:
         if resources.memory is None:
@@ -115,7 +121,10 @@ def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
         return {"remembered": recalled.items}
 
     async def execute(state: VerifierState) -> dict:
-        result = await executor.run(state["claim"], state["decomposition"], state.get("remembered", []))
+        previous = None
+        if state.get("trace"):  # a reviewer asked for more search: continue where the last round stopped
+            previous = ExecutionResult(evidence=state["evidence"], trace=state["trace"], stats=state["stats"])
+        result = await executor.run(state["claim"], state["decomposition"], state.get("remembered", []), previous=previous)
         return {"evidence": result.evidence, "trace": result.trace, "stats": result.stats}
 
     async def judge(state: VerifierState) -> dict:
@@ -123,12 +132,23 @@ def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
         verdict = decide(trusted, resources.judge_config, state["decomposition"].entities)
         return {"verdict": verdict, "evidence": annotate(trusted, resources.judge_config)}
 
+    async def ask_reviewer(state: VerifierState) -> Command:
+        verdict = state["verdict"]
+        if not verdict.abstained:
+            return Command(goto="remember")
+        request = ReviewRequest(claim=state["claim"], verdict=verdict, evidence=state["evidence"][:5],
+                                searches_so_far=len(state["trace"]))
+        decision = ReviewDecision.model_validate(interrupt(request.model_dump(mode="json")))
+        if decision.action == "search_more":
+            return Command(goto="execute")
+        return Command(goto="remember", update={"verdict": apply_review(verdict, decision)})
+
     async def remember(state: VerifierState) -> dict:
         if resources.memory is not None:
             worth_keeping = [e for e in state["evidence"] if not e.from_memory and (e.score or 0) >= REMEMBER_MIN_SCORE
                              and e.stance != Stance.NEUTRAL]
             await resources.memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
-        stats = state["stats"].model_copy(update={"seconds": round(time.perf_counter() - state["started_at"], 3)})
+        stats = state["stats"].model_copy(update={"seconds": round(time.time() - state["started_at"], 3)})
         return {"stats": stats}
 
     graph = StateGraph(VerifierState, input_schema=VerifyInput, output_schema=VerifyOutput)
@@ -138,9 +158,13 @@ def build_graph(resources: Resources | None = None) -> CompiledStateGraph:
     graph.add_edge("decompose", "recall")
     graph.add_edge("recall", "execute")
     graph.add_edge("execute", "judge")
-    graph.add_edge("judge", "remember")
+    if review:
+        graph.add_node("review", ask_reviewer, destinations=("execute", "remember"))
+        graph.add_edge("judge", "review")
+    else:
+        graph.add_edge("judge", "remember")
     graph.add_edge("remember", END)
-    return graph.compile(name="mermaid-verifier")
+    return graph.compile(name="mermaid-verifier", checkpointer=checkpointer)
 
 
 def _memory_keys(state: VerifierState) -> list[str]:
@@ -150,12 +174,13 @@ def _memory_keys(state: VerifierState) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def open_verifier(settings: Settings | None = None, **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
+async def open_verifier(settings: Settings | None = None, *, review: bool = False, checkpointer=None,
+                        **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
     """The compiled graph with its resources started now and closed when the block ends."""
     resources = Resources.create(settings, **resource_overrides)
     try:
         await resources.warm_up()
-        yield build_graph(resources)
+        yield build_graph(resources, review=review, checkpointer=checkpointer)
     finally:
         await resources.aclose()
 

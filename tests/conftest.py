@@ -24,8 +24,9 @@ class ScriptedStance:
     """A stance model whose answers a test writes: the first rule whose phrase the evidence text
     contains decides; everything else is neutral. Counts the pairs it was asked about."""
 
-    def __init__(self, rules: dict[str, str]):
+    def __init__(self, rules: dict[str, str], only_for_claims_with: str = ""):
         self.rules = rules  # phrase -> "supports" | "refutes"
+        self.only_for_claims_with = only_for_claims_with  # the rules apply to claims containing this
         self.pairs_scored = 0
 
     def load(self) -> None:
@@ -34,8 +35,9 @@ class ScriptedStance:
     def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
         self.pairs_scored += len(evidence)
         out = []
+        rules = self.rules if self.only_for_claims_with in claim else {}
         for _, text in evidence:
-            stance = next((s for phrase, s in self.rules.items() if phrase in text), "neutral")
+            stance = next((s for phrase, s in rules.items() if phrase in text), "neutral")
             probs = {"supports": 0.02, "refutes": 0.02, "neutral": 0.96}
             if stance != "neutral":
                 probs = {"supports": 0.01, "refutes": 0.01, "neutral": 0.03} | {stance: 0.95}

@@ -1,0 +1,125 @@
+"""Human review from the command line: `verify --review` and `mermaid-verifier review`.
+
+An abstained verdict pauses the graph; its checkpoint is kept in ``<cache>/checkpoints.sqlite``.
+With a person at the terminal the pause is answered at once; otherwise (a batch, a pipe) the claim
+goes to the review queue and `mermaid-verifier review` works through it later, resuming each paused
+graph from its checkpoint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import uuid
+from typing import AsyncIterator, Callable
+
+import typer
+from langgraph.types import Command
+from rich.console import Console
+
+from mermaid_verifier.models import Label
+from mermaid_verifier.output import print_panel, result_from_output
+from mermaid_verifier.review import ReviewDecision, ReviewRequest, done, enqueue, pending
+
+_LABELS = {"s": Label.SUPPORTS, "r": Label.REFUTES, "n": Label.NOT_ENOUGH_INFO}
+
+
+def reviewer_is_present() -> bool:
+    """A person can answer: standard input and error are terminals."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def ask_reviewer(console: Console, request: ReviewRequest) -> ReviewDecision | None:
+    """Show the uncertain verdict and ask what to do; ``None`` means stop reviewing."""
+    console.print(f"[bold magenta]review needed:[/] {request.claim}", highlight=False)
+    console.print(f"judge: {request.verdict.label.value} at {request.verdict.confidence:.2f} — {request.verdict.reason}",
+                  highlight=False)
+    for rank, item in enumerate(request.evidence, 1):
+        stance = item.stance.value if item.stance else "unscored"
+        console.print(f"  {rank}. [{stance} {item.score or 0:.2f}] {item.title}: {item.text}", highlight=False)
+    choice = typer.prompt("[a]ccept, [o]verride, [s]earch more, [q]uit", default="a").strip().lower()[:1]
+    if choice == "q":
+        return None
+    if choice == "o":
+        label = typer.prompt("label: [s]upports, [r]efutes, [n]ot enough info").strip().lower()[:1]
+        if label not in _LABELS:
+            raise typer.BadParameter(f"unknown label {label!r}")
+        return ReviewDecision(action="override", label=_LABELS[label], note=typer.prompt("note", default=""))
+    if choice == "s":
+        return ReviewDecision(action="search_more")
+    return ReviewDecision(action="accept")
+
+
+@contextlib.asynccontextmanager
+async def review_tools(settings) -> AsyncIterator[tuple[object, object]]:
+    """The checkpointer that keeps paused graphs, and the store that holds the review queue."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from mermaid_verifier.store import DiskCacheStore
+
+    settings.cache_dir.mkdir(parents=True, exist_ok=True)
+    queue = DiskCacheStore(settings.cache_dir / "review-queue")
+    try:
+        async with AsyncSqliteSaver.from_conn_string(str(settings.cache_dir / "checkpoints.sqlite")) as saver:
+            yield saver, queue
+    finally:
+        queue.close()
+
+
+async def run_with_review(verifier, claim: str, queue, console: Console, interactive: bool,
+                          thread_id: str | None = None, resume: dict | None = None) -> tuple[dict, bool]:
+    """Run (or resume) one claim, answering pauses while a reviewer is present.
+
+    Returns the graph output and whether the claim was left in the review queue."""
+    thread_id = thread_id or str(uuid.uuid4())
+    config = {"configurable": {"thread_id": thread_id}}
+    output = await verifier.ainvoke(Command(resume=resume) if resume else {"claim": claim}, config)
+    while "__interrupt__" in output:
+        request = ReviewRequest.model_validate(output["__interrupt__"][0].value)
+        decision = ask_reviewer(console, request) if interactive else None
+        if decision is None:
+            await enqueue(queue, thread_id, claim)
+            return output, True
+        output = await verifier.ainvoke(Command(resume=decision.model_dump(mode="json")), config)
+    await done(queue, thread_id)
+    return output, False
+
+
+def review_command_body(settings, console: Console, emit: Callable) -> None:
+    import asyncio
+
+    from mermaid_verifier.graph import open_verifier
+
+    async def body() -> None:
+        async with review_tools(settings) as (saver, queue):
+            waiting = await pending(queue)
+            if not waiting:
+                console.print("the review queue is empty")
+                return
+            async with open_verifier(settings, review=True, checkpointer=saver) as verifier:
+                for number, queued in enumerate(waiting, 1):
+                    config = {"configurable": {"thread_id": queued.thread_id}}
+                    state = await verifier.aget_state(config)
+                    interrupts = [i for task in state.tasks for i in task.interrupts]
+                    if not interrupts:  # finished elsewhere, or its checkpoint is gone
+                        await done(queue, queued.thread_id)
+                        continue
+                    console.print(f"[dim]{number}/{len(waiting)}[/]")
+                    decision = ask_reviewer(console, ReviewRequest.model_validate(interrupts[0].value))
+                    if decision is None:
+                        return
+                    output, left = await run_with_review(verifier, queued.claim, queue, console, True,
+                                                         queued.thread_id, decision.model_dump(mode="json"))
+                    if not left:
+                        emit(result_from_output(queued.claim, output))
+
+    asyncio.run(body())
+
+
+def print_result(console: Console, as_json: bool):
+    def emit(result) -> None:
+        if as_json:
+            print(result.model_dump_json(), flush=True)
+        else:
+            print_panel(console, result)
+    return emit

@@ -1,0 +1,53 @@
+"""`verify --review` and `mermaid-verifier review`: answer at once, or queue and resume later."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from mermaid_verifier import cli_review
+from mermaid_verifier.calibration import Calibration, save
+from mermaid_verifier.cli import app
+
+from .conftest import WIKI_MINI
+
+CLAIM = "Stanley Kubrick directed 2001: A Space Odyssey."
+
+
+@pytest.fixture
+def always_uncertain(tmp_path, monkeypatch):
+    """A calibration that abstains on everything, so every claim needs review."""
+    save(Calibration(abstain_below=1.01, max_risk=0.0001, delta=0.1, coverage=0, risk=0, risk_upper_bound=0, claims=1,
+                     fitted_on="test", fitted_at="now"), tmp_path / "calibration.json")
+    return tmp_path
+
+
+def run(args, cache, input=None):
+    result = CliRunner().invoke(app, [*args, "--cache-dir", str(cache)], input=input)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def json_lines(output):
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def test_without_a_reviewer_the_claim_is_queued_then_reviewed_later(always_uncertain, monkeypatch):
+    monkeypatch.setattr(cli_review, "reviewer_is_present", lambda: False)
+    first = run(["verify", "--review", "--json", "--no-memory", "--corpus", str(WIKI_MINI), CLAIM], always_uncertain)
+    [paused] = json_lines(first.stdout)
+    assert paused["abstained"] is True and "queued for review" in first.output
+
+    later = run(["review", "--json", "--corpus", str(WIKI_MINI)], always_uncertain, input="o\nr\nchecked the film\n")
+    [reviewed] = json_lines(later.stdout)
+    assert reviewed["verdict"] == "REFUTES" and reviewed["abstained"] is False
+    assert "by a reviewer (checked the film)" in reviewed["reason"]
+    assert "the review queue is empty" in run(["review", "--corpus", str(WIKI_MINI)], always_uncertain).output
+
+
+def test_with_a_reviewer_present_the_answer_is_asked_at_once(always_uncertain, monkeypatch):
+    monkeypatch.setattr(cli_review, "reviewer_is_present", lambda: True)
+    result = run(["verify", "--review", "--json", "--no-memory", "--corpus", str(WIKI_MINI), CLAIM], always_uncertain, input="a\n")
+    [answered] = json_lines(result.stdout)
+    assert answered["abstained"] is False and "accepted by a reviewer" in answered["reason"]
+    assert "review needed" in result.output
