@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from mermaid_verifier.models import Decomposition, Evidence, SourceKind, Stance, Stats, TraceStep
+from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.toolbox import Toolbox, ToolOutcome
 
@@ -137,12 +139,23 @@ def _is_decisive(items: list[Evidence], threshold: float) -> bool:
 
 
 class OfflineExecutor:
-    def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5, stop_threshold: float = 0.9):
+    def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5,
+                 stop_threshold: float = 0.9, memory_trust: float = 0.6, reliability: ReliabilityConfig | None = None,
+                 clock: Callable[[], float] = time.time):
         self.toolbox = toolbox
         self.stance = stance
         self.max_steps = max_steps
         self.search_k = search_k
         self.stop_threshold = stop_threshold
+        self.memory_trust = memory_trust
+        self.reliability = reliability or ReliabilityConfig()
+        self.clock = clock
+
+    def _memory_settles(self, remembered: list[Evidence]) -> bool:
+        """Remembered evidence ends the search only when decisive *and* still reliable (fresh, credible,
+        not contradicted): stale or planted items must not stop the executor from looking."""
+        trusted = assess_trust(remembered, self.reliability, self.clock())
+        return any(e.trust.reliability >= self.memory_trust for e in trusted if _is_decisive([e], self.stop_threshold))
 
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
@@ -154,11 +167,12 @@ class OfflineExecutor:
         result.stats.memory_hits = len(remembered)
         if not remembered:
             return result, False
-        decisive = _is_decisive(result.evidence, self.stop_threshold)
+        decisive = self._memory_settles(result.evidence)
         result.trace.append(TraceStep(
             step=0, thought="Check what the evidence memory already holds about the claim's entities.",
             action="memory.recall", action_input={"entities": decomposition.entities},
-            observation=f"{len(remembered)} remembered item(s)" + ("; decisive, no search needed" if decisive else "; not decisive"),
+            observation=f"{len(remembered)} remembered item(s)" + ("; decisive and reliable, no search needed" if decisive
+                                                                    else "; not decisive or not reliable enough"),
             new_evidence=len(remembered)))
         return result, decisive
 
@@ -184,7 +198,7 @@ class OfflineExecutor:
             result.stats.tool_calls += 1
             name = f"{CORPUS_SERVER}.{action.tool}"
             result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
-            new_items = [e for e in evidence_from_outcome(outcome, time.time()) if e.id not in seen_ids]
+            new_items = [e for e in evidence_from_outcome(outcome, self.clock()) if e.id not in seen_ids]
             seen_ids.update(e.id for e in new_items)
             new_items = await self._score(claim, new_items)
             result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]

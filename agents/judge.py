@@ -1,6 +1,6 @@
 """The offline judge: where a verdict is decided.
 
-1. **Trust** (:func:`assess_trust`): every evidence item gets a reliability C from its source's
+1. **Trust** (``scoring.assess_trust``, run just before): every evidence item gets a reliability C from its source's
    credibility, its age and the stance consensus of the other items (``mermaid_verifier.scoring``);
    the terms are kept on the item (``evidence[i].trust``) so a reader sees why it was trusted.
 2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C. The claim's support is
@@ -19,21 +19,13 @@ Thresholds live in ``data/judge_config.json`` (tuned on the FEVER validation par
 from __future__ import annotations
 
 import json
-import time
 from importlib import resources
 
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.memory import entities_mentioned, source_kind_of
-from mermaid_verifier.models import Evidence, Label, Stance, Trust, Verdict
-from mermaid_verifier.scoring import (
-    ReliabilityConfig,
-    ScoredItem,
-    consensus,
-    reliability,
-    source_credibility,
-    temporal_decay,
-)
+from mermaid_verifier.memory import entities_mentioned
+from mermaid_verifier.models import Evidence, Label, Stance, Verdict
+from mermaid_verifier.scoring import side_probability as _side
 
 
 class JudgeConfig(BaseModel):
@@ -42,6 +34,7 @@ class JudgeConfig(BaseModel):
     abstain_below: float = Field(0.50, ge=0, le=1)
     conflict_level: float = Field(0.60, ge=0, le=1, description="both weighted sides at least this strong = conflict")
     stop_threshold: float = Field(0.90, ge=0, le=1, description="executor stops once an item is this decisive")
+    memory_trust: float = Field(0.60, ge=0, le=1, description="a remembered item may end the search only at this reliability")
     use_reliability: bool = True
 
     @classmethod
@@ -51,32 +44,6 @@ class JudgeConfig(BaseModel):
             return cls()
         values = json.loads(path.read_text())
         return cls.model_validate({k: v for k, v in values.items() if k in cls.model_fields})
-
-
-def _side(item: Evidence, stance: Stance) -> float:
-    return (item.stance_probabilities or {}).get(stance.value, 0.0)
-
-
-def _age_seconds(item: Evidence, now: float) -> float:
-    reference = item.published_at or item.retrieved_at
-    return max(now - reference, 0.0) if reference else 0.0
-
-
-def assess_trust(evidence: list[Evidence], config: ReliabilityConfig, now: float | None = None) -> list[Evidence]:
-    """Each item with its reliability terms filled in (``trust``)."""
-    now = time.time() if now is None else now
-    scored = [ScoredItem(source_kind_of(e), _age_seconds(e, now), _side(e, Stance.SUPPORTS), _side(e, Stance.REFUTES))
-              for e in evidence]
-    out = []
-    for index, (item, facts) in enumerate(zip(evidence, scored)):
-        trust = Trust(
-            source_credibility=source_credibility(facts.kind, config) if config.use_source else None,
-            recency=round(temporal_decay(facts.age_seconds, facts.kind, config), 4) if config.use_time else None,
-            consensus=round(consensus(scored, index), 4) if config.use_consensus else None,
-            reliability=round(reliability(scored, index, config), 4),
-        )
-        out.append(item.model_copy(update={"trust": trust}))
-    return out
 
 
 def _weight(item: Evidence, config: JudgeConfig) -> float:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -23,7 +23,7 @@ from langgraph.store.base import BaseStore
 
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
-from mermaid_verifier.agents.judge import JudgeConfig, annotate, assess_trust, decide
+from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.config import Settings
 from mermaid_verifier.corpora import resolve_corpora
@@ -31,7 +31,7 @@ from mermaid_verifier.memory import EvidenceMemory
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.store import DiskCacheStore
 from mermaid_verifier.models import Stance
-from mermaid_verifier.scoring import ReliabilityConfig
+from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
 from mermaid_verifier.toolbox import Toolbox, corpus_server
@@ -51,6 +51,7 @@ class Resources:
     memory: EvidenceMemory | None
     owned_store: DiskCacheStore | None = None  # closed by aclose(); a store passed in is the caller's
     reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
+    clock: Callable[[], float] = time.time  # "now" for ages and decay; tests move it
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, toolbox: Toolbox | None = None,
@@ -109,6 +110,9 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         max_steps=resources.settings.max_steps,
         search_k=resources.settings.search_k,
         stop_threshold=resources.judge_config.stop_threshold,
+        memory_trust=resources.judge_config.memory_trust,
+        reliability=resources.reliability_config,
+        clock=resources.clock,
     )
 
     async def decompose(state: VerifierState) -> dict:
@@ -128,7 +132,7 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         return {"evidence": result.evidence, "trace": result.trace, "stats": result.stats}
 
     async def judge(state: VerifierState) -> dict:
-        trusted = assess_trust(state["evidence"], resources.reliability_config)
+        trusted = assess_trust(state["evidence"], resources.reliability_config, resources.clock())
         verdict = decide(trusted, resources.judge_config, state["decomposition"].entities)
         return {"verdict": verdict, "evidence": annotate(trusted, resources.judge_config)}
 

@@ -23,7 +23,7 @@ import math
 import statistics
 from dataclasses import dataclass, field, replace
 
-from mermaid_verifier.models import SourceKind
+from mermaid_verifier.models import Evidence, SourceKind, Stance, Trust
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -167,3 +167,34 @@ def uncertainty(probabilities: list[float]) -> float:
     if len(probabilities) < 2:
         return 0.0
     return -sum(p * math.log(p) for p in present) / math.log(len(probabilities))
+
+
+# ----------------------------------------------------------------------------- evidence items
+
+
+def side_probability(item: Evidence, stance: Stance) -> float:
+    """P(stance) for an evidence item towards the claim it was scored for (0 when unscored)."""
+    return (item.stance_probabilities or {}).get(stance.value, 0.0)
+
+
+def age_seconds(item: Evidence, now: float) -> float:
+    """Age from publication time when the source gave one, else from retrieval time."""
+    reference = item.published_at or item.retrieved_at
+    return max(now - reference, 0.0) if reference else 0.0
+
+
+def assess_trust(evidence: list[Evidence], config: ReliabilityConfig, now: float) -> list[Evidence]:
+    """Each item with its reliability terms filled in (``trust``), among the items gathered for a claim."""
+    scored = [ScoredItem(item.source_kind or SourceKind.LOCAL_CORPUS, age_seconds(item, now),
+                         side_probability(item, Stance.SUPPORTS), side_probability(item, Stance.REFUTES))
+              for item in evidence]
+    out = []
+    for index, (item, facts) in enumerate(zip(evidence, scored)):
+        trust = Trust(
+            source_credibility=source_credibility(facts.kind, config) if config.use_source else None,
+            recency=round(temporal_decay(facts.age_seconds, facts.kind, config), 4) if config.use_time else None,
+            consensus=round(consensus(scored, index), 4) if config.use_consensus else None,
+            reliability=round(reliability(scored, index, config), 4),
+        )
+        out.append(item.model_copy(update={"trust": trust}))
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 
 import pytest
@@ -67,13 +68,15 @@ def make_resources(tmp_path, decomposer):
     """Build Resources over an in-process corpus server; closes what it built."""
     built: list[Resources] = []
 
-    def make(stance, *, corpora=(WIKI_MINI,), use_memory=True, memory_dir=None, max_steps=5) -> Resources:
+    def make(stance, *, corpora=(WIKI_MINI,), use_memory=True, memory_dir=None, max_steps=5, clock=None) -> Resources:
         settings = Settings.from_env({}, corpora=tuple(corpora), cache_dir=tmp_path / "cache",
                                      use_memory=use_memory, max_steps=max_steps)
         toolbox = Toolbox([in_process_corpus_server(list(corpora), tmp_path / "index")])
         store = DiskCacheStore(memory_dir or tmp_path / "memory") if use_memory else None
-        memory = EvidenceMemory(store) if store is not None else None
+        memory = EvidenceMemory(store, clock=clock or time.time) if store is not None else None
         resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer)
+        if clock is not None:
+            resources.clock = clock
         built.append(store)
         return resources
 
