@@ -295,13 +295,26 @@ class EvidenceMemory:
             "never_recalled": sum(r.access_count == 0 for r in records),
         }
 
-    async def import_records(self, records: list[MemoryRecord]) -> int:
-        """Add exported records (replacing any with the same id), re-linking entities and aliases."""
-        existing = {r.id: r.veracity for r in await self.records([r.id for r in records])}
-        for record in records:
-            await self.store.aput(ITEMS, record.id, record.model_dump(mode="json"))
-            await self._link(record, set(record.entities) | {normalise_entity(record.title)}, aliases_of(record.title, record.page))
-        await self._add_to_stats(list(existing.values()), [r.veracity for r in records])
+    async def import_records(self, records: list[MemoryRecord], chunk: int = 1000) -> int:
+        """Add exported records (replacing any with the same id), re-linking entities and aliases;
+        written in batches of ``chunk`` records."""
+        for start in range(0, len(records), chunk):
+            part = records[start:start + chunk]
+            replaced = await self.records([r.id for r in part])
+            ops: list[PutOp] = []
+            alias_targets: dict[str, set[str]] = {}
+            for record in part:
+                ops.append(PutOp(ITEMS, record.id, record.model_dump(mode="json")))
+                for key in sorted(set(record.entities) | {normalise_entity(record.title)}):
+                    ops.append(PutOp(entity_namespace(key), record.id, {"entity": key}))
+                for alias in aliases_of(record.title, record.page):
+                    alias_targets.setdefault(alias, set()).add(normalise_entity(record.title))
+            aliases = sorted(alias_targets)
+            for alias, found in zip(aliases, await self.store.abatch([GetOp(ALIASES, a) for a in aliases])):
+                merged = alias_targets[alias] | set(found.value["entities"] if found else [])
+                ops.append(PutOp(ALIASES, alias, {"entities": sorted(merged)}))
+            await self.store.abatch(ops)
+            await self._add_to_stats([r.veracity for r in replaced], [r.veracity for r in part])
         return len(records)
 
     async def clear(self) -> int:

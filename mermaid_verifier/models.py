@@ -121,6 +121,7 @@ class VerificationResult(BaseModel):
     reason: str
     triplets: list[Triplet]
     keywords: list[str]
+    entities: list[str] = Field(default_factory=list)
     evidence: list[Evidence]
     trace: list[TraceStep]
     stats: Stats

@@ -25,6 +25,7 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
         reason=verdict.reason,
         triplets=output["decomposition"].triplets,
         keywords=output["decomposition"].keywords,
+        entities=output["decomposition"].entities,
         evidence=output["evidence"],
         trace=output["trace"],
         stats=output["stats"],
