@@ -46,6 +46,7 @@ class Settings:
     debug: bool = field(default=False, metadata={"env": "DEBUG", "parse": _truthy})
     stance_model_dir: Path | None = field(default=None, metadata={"env": "STANCE_MODEL", "parse": Path})
     calibration_file: Path | None = field(default=None, metadata={"env": "CALIBRATION", "parse": Path})
+    reliability_file: Path | None = field(default=None, metadata={"env": "RELIABILITY", "parse": Path})
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 20:

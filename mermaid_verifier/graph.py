@@ -70,8 +70,11 @@ class Resources:
             if store is None:
                 store = owned_store = DiskCacheStore(settings.memory_dir)
             memory = EvidenceMemory(store)
+        reliability = ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
+        if memory is not None:
+            memory.reliability_config = reliability
         return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   judge_config_for(settings), memory, owned_store)
+                   judge_config_for(settings), memory, owned_store, reliability)
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""

@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field, replace
+import json
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 
+from mermaid_verifier.errors import ConfigError
 from mermaid_verifier.models import Evidence, SourceKind, Stance, Trust
 
 SECONDS_PER_DAY = 86_400.0
@@ -50,6 +53,23 @@ class ReliabilityConfig:
     use_source: bool = True
     use_time: bool = True
     use_consensus: bool = True
+
+    @classmethod
+    def from_file(cls, path: Path) -> "ReliabilityConfig":
+        """Read a JSON file with any of the fields, e.g. ``{"w_time": 0.2, "half_life_days":
+        {"encyclopedia": 365}, "source_priors": {"preprint": 0.5}, "use_consensus": false}``."""
+        try:
+            values = json.loads(Path(path).read_text())
+            defaults = cls()
+            for name in ("source_priors", "half_life_days"):
+                if name in values:
+                    values[name] = {**getattr(defaults, name), **{SourceKind(k): float(v) for k, v in values[name].items()}}
+            unknown = set(values) - {f.name for f in fields(cls)}
+            if unknown:
+                raise ValueError(f"unknown fields {sorted(unknown)}")
+            return cls(**values)
+        except (OSError, ValueError, TypeError) as exc:
+            raise ConfigError(f"reliability configuration {path}: {exc}") from exc
 
     def without(self, term: str) -> "ReliabilityConfig":
         """The same configuration with one term (``source``, ``time``, ``consensus``) ablated."""

@@ -87,3 +87,16 @@ def test_recall_threshold_is_mean_minus_gamma_sigma():
 def test_uncertainty_is_normalised_entropy():
     assert uncertainty([1.0, 0.0, 0.0]) == 0.0
     assert uncertainty([1 / 3] * 3) == pytest.approx(1.0)
+
+
+def test_reliability_configuration_from_a_file(tmp_path):
+    from mermaid_verifier.errors import ConfigError
+
+    path = tmp_path / "reliability.json"
+    path.write_text('{"w_time": 0.2, "half_life_days": {"encyclopedia": 365}, "use_consensus": false}')
+    config = ReliabilityConfig.from_file(path)
+    assert config.w_time == 0.2 and not config.use_consensus
+    assert config.half_life_days[SourceKind.ENCYCLOPEDIA] == 365 and config.half_life_days[SourceKind.PREPRINT] == 30
+    path.write_text('{"w_tiem": 0.2}')
+    with pytest.raises(ConfigError, match="unknown fields"):
+        ReliabilityConfig.from_file(path)
