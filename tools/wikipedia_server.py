@@ -1,0 +1,495 @@
+"""``wikipedia``: an MCP stdio server that reads the live English Wikipedia (MediaWiki API).
+
+Three tools, all returning structured results:
+
+* ``search_titles(query, k)``                    -> page titles matching a query (and a spelling suggestion)
+* ``page_summary(title)``                        -> the page's introduction as one evidence passage
+* ``page_sentences(title, max_sentences, ...)``  -> the page split into sentences, one passage each,
+  numbered like FEVER lines (0, 1, 2, ...)
+
+A disambiguation page is a normal result listing the pages the title may mean; a missing page is a
+normal result with similar titles to try. A network or API failure is a ``ToolError`` of one line.
+
+How the ``wikipedia`` package (1.4.0) is made safe to use here
+    It calls ``requests.get(API_URL, params=...)`` with no timeout, does not look at the HTTP
+    status, speaks plain ``http://`` and memoises ``search``/``summary`` in-process for ever.
+    Rather than re-implement its page logic (redirects, disambiguation detection and option
+    parsing, missing pages), this module replaces the one name it reaches the network through:
+    ``wikipedia.wikipedia.requests`` becomes a shim whose ``get`` sends the request through the
+    calling server's :class:`~mermaid_verifier.tools.source_common.SourceSession` -- https URL,
+    timeout, rate limit, retries, status check, JSON check. The patch touches only that module
+    attribute (the real ``requests`` module is untouched), is idempotent, and picks the session
+    from a thread-local set around each call, so several servers in one process keep their own
+    settings; code that uses the package outside a call gets a default session, still with a
+    timeout. Memoisation is bypassed (``wikipedia.search.fn``; ``summary()`` is not used):
+    answers are cached on disk by :class:`ResponseCache` instead, for 7 days.
+
+Run it as::
+
+    mermaid-verifier-wikipedia-server [--lang en] [--cache-dir DIR] [--timeout 8] [--log-level INFO]
+    python -m mermaid_verifier.tools.wikipedia_server
+
+stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
+"""
+
+import logging
+import re
+import threading
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Annotated
+from urllib.parse import quote
+
+import wikipedia
+import wikipedia.wikipedia as wikipedia_module
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+from mermaid_verifier.tools.source_common import (
+    DEFAULT_CALL_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+    USER_AGENT,
+    EvidencePassage,
+    RateLimiter,
+    ResponseCache,
+    RetryPolicy,
+    SourceAPIError,
+    SourceSession,
+    argument_parser,
+    cache_from_args,
+    cached_call,
+    check_common_args,
+    collapse,
+    configure_logging,
+    parse_json_object,
+    run_source_call,
+    run_stdio,
+)
+
+logger = logging.getLogger("mermaid_verifier.tools.wikipedia_server")  # also under -m
+
+SERVER_NAME = "wikipedia"
+PROG = "mermaid-verifier-wikipedia-server"
+LABEL = "Wikipedia"
+CORPUS = "wikipedia"
+API_URL_FORMAT = "https://{lang}.wikipedia.org/w/api.php"
+MAX_K = 20
+MAX_SENTENCES = 200
+MAX_QUERY_CHARS = 300  # MediaWiki's limit for srsearch
+MAX_TITLE_CHARS = 255
+MAX_OPTIONS = 40
+SUGGESTION_LIMIT = 5
+DEFAULT_MIN_INTERVAL_S = 0.1  # at most 10 requests/s: polite for an API without a hard limit
+# MediaWiki titles cannot contain these
+_INVALID_TITLE_CHARS = re.compile(r"[#<>\[\]|{}\x00-\x1f\x7f]")
+
+INSTRUCTIONS = (
+    "Reads the live English Wikipedia. Use `search_titles` to find page titles for a topic, then "
+    "`page_summary` for a page's introduction or `page_sentences` for its text sentence by sentence "
+    "(each sentence is an evidence passage with a line number). A title that is ambiguous returns "
+    "the pages it may mean; pick one and call again."
+)
+
+
+# ----------------------------------------------------------------------------- result models
+
+
+class TitleSearchResult(BaseModel):
+    query: str = Field(description="The query as searched.")
+    titles: list[str] = Field(description="Matching page titles, best first; empty when nothing matched.")
+    suggestion: str | None = Field(default=None, description="Wikipedia's spelling suggestion for the query, if any.")
+    message: str | None = Field(default=None, description="Advice when nothing matched.")
+
+
+class WikiPageResult(BaseModel):
+    title: str = Field(description="The title as asked for.")
+    found: bool = Field(description="True when the title is an article (not missing, not a disambiguation page).")
+    resolved_title: str | None = Field(default=None, description="The article's title after redirects.")
+    url: str | None = Field(default=None, description="The article's web address.")
+    passages: list[EvidencePassage] = Field(description="Evidence passages, in page order; empty if not found.")
+    total_passages: int = Field(description="How many passages the page has in all.")
+    truncated: bool = Field(description="True when more passages follow the ones returned.")
+    disambiguation: bool = Field(default=False, description="True when the title is a disambiguation page.")
+    options: list[str] = Field(default_factory=list, description="Pages a disambiguation title may mean.")
+    suggestions: list[str] = Field(default_factory=list, description="Similar titles when the title is missing.")
+    message: str | None = Field(default=None, description="What to do next, when there is something to say.")
+
+
+# ----------------------------------------------------------------------------- pure helpers
+
+_HEADING = re.compile(r"^(=+)\s*(.*?)\s*\1$")
+STOP_SECTIONS = frozenset({
+    "see also", "references", "external links", "notes", "further reading", "bibliography", "sources",
+    "citations", "footnotes", "notes and references", "works cited",
+})
+_ABBREVIATIONS = frozenset({
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "vs", "etc", "approx", "no", "nos",
+    "vol", "fig", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "gov", "sen", "rep",
+    "rev", "hon", "ca", "cf", "al", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
+    "oct", "nov", "dec",
+})
+_BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
+_OPENERS = "\"'“‘([¿¡"
+
+
+def _is_abbreviation(token: str) -> bool:
+    word = token.lstrip(_OPENERS).casefold()
+    if len(word) == 1 and word.isalpha():
+        return True  # an initial: "J. R. R. Tolkien"
+    if re.fullmatch(r"(?:[a-z]\.)+[a-z]", word):
+        return True  # "U.S", "e.g", "i.e"
+    return word in _ABBREVIATIONS
+
+
+def _split_paragraph(paragraph: str) -> list[str]:
+    sentences, start = [], 0
+    for match in _BOUNDARY.finditer(paragraph):
+        following = paragraph[match.end():match.end() + 1]
+        if not following or not (following.isupper() or following.isdigit() or following in _OPENERS):
+            continue
+        if paragraph[match.start()] == ".":
+            before = paragraph[start:match.start()].split()
+            if before and _is_abbreviation(before[-1]):
+                continue
+        sentences.append(paragraph[start:match.end()].strip())
+        start = match.end()
+    tail = paragraph[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def split_sentences(text: str) -> list[str]:
+    """Plain page text (MediaWiki ``explaintext``) as sentences: headings dropped, and nothing from
+    'See also' / 'References' / 'External links' and similar back matter on."""
+    sentences: list[str] = []
+    for raw in text.splitlines():
+        paragraph = collapse(raw)
+        if not paragraph:
+            continue
+        heading = _HEADING.match(paragraph)
+        if heading:
+            if heading.group(2).casefold() in STOP_SECTIONS:
+                break
+            continue
+        sentences.extend(_split_paragraph(paragraph))
+    return sentences
+
+
+def page_key(title: str) -> str:
+    """Wikipedia's page name for a title, as in its URLs: 'Stanley Kubrick' -> 'Stanley_Kubrick'."""
+    return title.replace(" ", "_")
+
+
+def page_url(title: str, lang: str = "en") -> str:
+    return f"https://{lang}.wikipedia.org/wiki/{quote(page_key(title), safe='_(),:!$*;@~')}"
+
+
+def check_title(title: str) -> str:
+    title = collapse(title.replace("_", " "))
+    if not title:
+        raise ToolError("the title is empty: pass a page title, e.g. one from search_titles")
+    bad = _INVALID_TITLE_CHARS.search(title)
+    if bad:
+        raise ToolError(f"{title!r} is not a valid Wikipedia title: it contains {bad.group()!r}")
+    if len(title) > MAX_TITLE_CHARS:
+        raise ToolError(f"the title is too long ({len(title)} characters; Wikipedia allows {MAX_TITLE_CHARS})")
+    return title
+
+
+def _dedupe(items, limit: int) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        item = collapse(item)
+        if item and item not in out:
+            out.append(item)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def search_titles_result(query: str, record: dict) -> TitleSearchResult:
+    titles, suggestion = record["titles"], record.get("suggestion")
+    message = None
+    if not titles:
+        message = f"No Wikipedia page matched {query!r}."
+        message += (f" Wikipedia suggests searching for {suggestion!r}." if suggestion
+                    else " Try fewer or different keywords, or another spelling.")
+    return TitleSearchResult(query=query, titles=titles, suggestion=suggestion, message=message)
+
+
+def _not_an_article(title: str, record: dict, tool: str) -> WikiPageResult | None:
+    if record["kind"] == "disambiguation":
+        options = record["options"]
+        listed = "; ".join(repr(o) for o in options[:10]) + ("; ..." if len(options) > 10 else "")
+        message = (f"{record['title']!r} is a disambiguation page: it may refer to {listed}. "
+                   f"Call {tool} again with one of the options.") if options else (
+            f"{record['title']!r} is a disambiguation page. Use search_titles to find the page you mean.")
+        return WikiPageResult(title=title, found=False, resolved_title=record["title"], url=record.get("url"),
+                              passages=[], total_passages=0, truncated=False, disambiguation=True,
+                              options=options, message=message)
+    if record["kind"] == "missing":
+        suggestions = record["suggestions"]
+        if suggestions:
+            listed = "; ".join(repr(t) for t in suggestions)
+            message = f"No Wikipedia page titled {title!r}. Similar titles: {listed}. Call {tool} with one of them."
+        else:
+            message = (f"No Wikipedia page titled {title!r} and no similar titles. "
+                       "Use search_titles to find the right page.")
+        return WikiPageResult(title=title, found=False, passages=[], total_passages=0, truncated=False,
+                              suggestions=suggestions, message=message)
+    return None
+
+
+def summary_result(title: str, record: dict) -> WikiPageResult:
+    other = _not_an_article(title, record, "page_summary")
+    if other is not None:
+        return other
+    resolved, url = record["title"], record["url"]
+    text = collapse(record["text"])
+    passages = []
+    if text:
+        passages.append(EvidencePassage(id=f"{CORPUS}:{page_key(resolved)}", page=page_key(resolved), line=None,
+                                        title=resolved, text=text, corpus=CORPUS, url=url))
+    message = None if text else f"{resolved!r} has no introduction; try page_sentences."
+    return WikiPageResult(title=title, found=True, resolved_title=resolved, url=url, passages=passages,
+                          total_passages=len(passages), truncated=False, message=message)
+
+
+def sentences_result(title: str, record: dict, max_sentences: int, start_line: int = 0) -> WikiPageResult:
+    other = _not_an_article(title, record, "page_sentences")
+    if other is not None:
+        return other
+    resolved, url = record["title"], record["url"]
+    sentences = split_sentences(record["text"])
+    shown = sentences[start_line:start_line + max_sentences]
+    passages = [
+        EvidencePassage(id=f"{CORPUS}:{page_key(resolved)}:{line}", page=page_key(resolved), line=line,
+                        title=resolved, text=text, corpus=CORPUS, url=url)
+        for line, text in enumerate(shown, start=start_line)
+    ]
+    end = start_line + len(shown)
+    truncated = end < len(sentences)
+    message = None
+    if not sentences:
+        message = f"{resolved!r} has no text."
+    elif not shown:
+        message = f"{resolved!r} has {len(sentences)} sentences; start_line {start_line} is past the end."
+    elif truncated or start_line:
+        message = f"Showing sentences {start_line}-{end - 1} of {len(sentences)}"
+        message += (f"; call again with start_line={end} to read on." if truncated else ".")
+    return WikiPageResult(title=title, found=True, resolved_title=resolved, url=url, passages=passages,
+                          total_passages=len(sentences), truncated=truncated, message=message)
+
+
+def validate_mediawiki(body: bytes) -> dict:
+    """A MediaWiki API answer must be a JSON object without an ``error`` member."""
+    data = parse_json_object(body)
+    error = data.get("error")
+    if isinstance(error, dict):
+        code, info = error.get("code", "error"), error.get("info", "")
+        raise SourceAPIError(collapse(f"{code}: {info}"))
+    return data
+
+
+# ----------------------------------------------------------------------------- the HTTP route
+
+
+class _Active(threading.local):
+    client: "WikipediaClient | None" = None
+
+
+_ACTIVE = _Active()
+_FALLBACK: "WikipediaClient | None" = None
+_FALLBACK_LOCK = threading.Lock()
+
+
+class _RequestsShim:
+    """Stands in for the ``requests`` module inside ``wikipedia.wikipedia``, which calls only
+    ``requests.get(API_URL, params=..., headers=...)``: the request goes through the session of the
+    client active in this thread (or a default one), with our URL, timeout, retries and checks."""
+
+    def get(self, url, params=None, headers=None, **_ignored):
+        client = _ACTIVE.client or _fallback_client()
+        return client.session.get(client.api_url, params=params)
+
+
+def _fallback_client() -> "WikipediaClient":
+    global _FALLBACK
+    with _FALLBACK_LOCK:
+        if _FALLBACK is None:
+            _FALLBACK = WikipediaClient(cache=None)
+        return _FALLBACK
+
+
+def install_requests_shim() -> None:
+    """Route the ``wikipedia`` package's HTTP through :class:`_RequestsShim` (idempotent)."""
+    if not isinstance(wikipedia_module.requests, _RequestsShim):
+        wikipedia_module.requests = _RequestsShim()
+    # the package parses disambiguation pages with BeautifulSoup(html) and no parser named
+    warnings.filterwarnings("ignore", message="No parser was explicitly specified", module=r"wikipedia\b")
+
+
+class WikipediaClient:
+    """Blocking Wikipedia look-ups through the ``wikipedia`` package, cached; JSON-able answers."""
+
+    def __init__(self, *, lang: str = "en", cache: ResponseCache | None, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 retry: RetryPolicy | None = None, min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+                 user_agent: str = USER_AGENT):
+        install_requests_shim()
+        self.lang = lang
+        self.api_url = API_URL_FORMAT.format(lang=lang)
+        self.cache = cache
+        self.source = f"wikipedia-{lang}"
+        self.session = SourceSession(LABEL, timeout_s=timeout_s, retry=retry, limiter=RateLimiter(min_interval_s),
+                                     validate=validate_mediawiki, user_agent=user_agent)
+
+    @contextmanager
+    def _active(self) -> Iterator[None]:
+        previous = _ACTIVE.client
+        _ACTIVE.client = self
+        try:
+            yield
+        finally:
+            _ACTIVE.client = previous
+
+    def search_titles(self, query: str, k: int) -> dict:
+        def fetch():
+            with self._active():
+                titles, suggestion = wikipedia.search.fn(query, results=k, suggestion=True)
+            return {"titles": _dedupe(titles, k), "suggestion": suggestion or None}
+
+        return cached_call(self.cache, self.source, "search", {"query": query.casefold(), "k": k}, fetch)
+
+    def summary(self, title: str) -> dict:
+        return cached_call(self.cache, self.source, "summary", {"title": title}, lambda: self._page(title, "summary"))
+
+    def content(self, title: str) -> dict:
+        return cached_call(self.cache, self.source, "content", {"title": title}, lambda: self._page(title, "content"))
+
+    def _page(self, title: str, part: str) -> dict:
+        with self._active():
+            try:
+                page = wikipedia.page(title, auto_suggest=False, redirect=True)
+            except wikipedia.DisambiguationError as exc:
+                return {"kind": "disambiguation", "title": exc.title, "url": page_url(exc.title, self.lang),
+                        "options": _dedupe(exc.options, MAX_OPTIONS)}
+            except wikipedia.PageError:
+                titles, _ = wikipedia.search.fn(title, results=SUGGESTION_LIMIT, suggestion=True)
+                return {"kind": "missing", "title": title, "suggestions": _dedupe(titles, SUGGESTION_LIMIT)}
+            text = page.summary if part == "summary" else page.content
+        return {"kind": "page", "title": page.title, "url": page.url or page_url(page.title, self.lang),
+                "text": text or ""}
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+def create_server(
+    cache: ResponseCache | None,
+    *,
+    lang: str = "en",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    retry: RetryPolicy | None = None,
+    min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+) -> FastMCP:
+    """A FastMCP server named ``wikipedia``. ``timeout_s`` bounds each HTTP request,
+    ``call_timeout_s`` each tool call (retries included); ``cache`` None disables caching."""
+    client = WikipediaClient(lang=lang, cache=cache, timeout_s=timeout_s, retry=retry, min_interval_s=min_interval_s)
+    host = f"{lang}.wikipedia.org"
+
+    @asynccontextmanager
+    async def lifespan(_: FastMCP) -> AsyncIterator[WikipediaClient]:
+        try:
+            yield client
+        finally:
+            if cache is not None:
+                cache.close()
+
+    server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
+
+    async def run(what: str, func, *args):
+        return await run_source_call(what, LABEL, func, *args, call_timeout_s=call_timeout_s,
+                                     timeout_s=timeout_s, host=host, log=logger)
+
+    Title = Annotated[
+        str,
+        Field(description="Page title, e.g. 'Stanley Kubrick' or 'Mercury (planet)' (as search_titles "
+              "returns it; underscores work too).", max_length=MAX_TITLE_CHARS * 2),
+    ]
+
+    @server.tool()
+    async def search_titles(
+        query: Annotated[
+            str,
+            Field(description="What to look for, e.g. 'Kubrick 2001 Space Odyssey'. Names and distinctive "
+                  "nouns work best.", max_length=MAX_QUERY_CHARS),
+        ],
+        k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many titles to return (1-{MAX_K}).")] = 5,
+    ) -> TitleSearchResult:
+        """Search Wikipedia for page titles (full-text search, best match first).
+
+        Returns titles only; read a page with page_summary or page_sentences. An empty list with a
+        message means nothing matched (the message carries Wikipedia's spelling suggestion, if any).
+        """
+        query = collapse(query)
+        if not query:
+            raise ToolError("the query is empty: pass a few keywords, e.g. the names the claim mentions")
+        record = await run("search_titles", client.search_titles, query, k)
+        return search_titles_result(query, record)
+
+    @server.tool()
+    async def page_summary(title: Title) -> WikiPageResult:
+        """Read a Wikipedia page's introduction (its lead section) as one evidence passage.
+
+        Redirects are followed. If the title is a disambiguation page, found is false and options
+        lists the pages it may mean; if there is no such page, suggestions lists similar titles.
+        """
+        title = check_title(title)
+        record = await run("page_summary", client.summary, title)
+        return summary_result(title, record)
+
+    @server.tool()
+    async def page_sentences(
+        title: Title,
+        max_sentences: Annotated[
+            int, Field(ge=1, le=MAX_SENTENCES, description=f"Return at most this many sentences (1-{MAX_SENTENCES}).")
+        ] = 20,
+        start_line: Annotated[
+            int, Field(ge=0, description="First sentence (line number) to return; use it to read on.")
+        ] = 0,
+    ) -> WikiPageResult:
+        """Read a Wikipedia page sentence by sentence: each sentence is a passage with its line number.
+
+        Section headings and back matter (See also, References, External links) are left out.
+        truncated is true when more sentences follow: call again with start_line to read on.
+        Disambiguation pages and missing pages are handled as in page_summary.
+        """
+        title = check_title(title)
+        record = await run("page_sentences", client.content, title)
+        return sentences_result(title, record, max_sentences, start_line)
+
+    return server
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argument_parser(PROG, "MCP stdio server 'wikipedia': search and read the live Wikipedia.")
+    parser.add_argument("--lang", default="en", help="Wikipedia language edition, e.g. 'en', 'de' (default en).")
+    args = parser.parse_args(argv)
+    check_common_args(parser, args)
+    if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", args.lang):
+        parser.error(f"--lang {args.lang!r} is not a Wikipedia language code")
+    configure_logging(args.log_level)
+    server = create_server(cache_from_args(args), lang=args.lang, timeout_s=args.timeout,
+                           call_timeout_s=args.call_timeout)
+    run_stdio(server)
+
+
+if __name__ == "__main__":
+    main()
