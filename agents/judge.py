@@ -105,3 +105,16 @@ def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | 
         label_probabilities={Label.SUPPORTS.value: round(support, 4), Label.REFUTES.value: round(refute, 4),
                              Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4)},
     )
+
+
+class OfflineJudge:
+    """:func:`decide` behind the call shape every judge shares (the LLM judge has the same method)."""
+
+    backend = "offline"
+
+    def __init__(self, config: JudgeConfig):
+        self.config = config
+
+    async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
+        """The verdict from trust-assessed evidence (``scoring.assess_trust`` runs first)."""
+        return decide(evidence, self.config, entities)

@@ -33,6 +33,19 @@ def _truthy(value: str) -> bool:
     raise ValueError(f"expected a boolean, got {value!r}")
 
 
+def _optional_str(value: str) -> str | None:
+    return value.strip() or None
+
+
+def _optional_float(value: str) -> float | None:
+    return None if value.strip().lower() in {"", "none"} else float(value)
+
+
+BACKENDS = ("offline", "llm", "cascade")
+STRUCTURED_METHODS = ("json_schema", "function_calling")
+LLM_ROLES = ("decomposer", "executor", "judge")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a verification run can be configured with."""
@@ -47,6 +60,21 @@ class Settings:
     stance_model_dir: Path | None = field(default=None, metadata={"env": "STANCE_MODEL", "parse": Path})
     calibration_file: Path | None = field(default=None, metadata={"env": "CALIBRATION", "parse": Path})
     reliability_file: Path | None = field(default=None, metadata={"env": "RELIABILITY", "parse": Path})
+    # --- LLM backend (agents/llm*.py). ``backend=None`` means: "llm" when an endpoint is configured, else "offline".
+    backend: str | None = field(default=None, metadata={"env": "BACKEND", "parse": lambda v: v.strip().lower() or None})
+    openai_base_url: str | None = field(default=None, metadata={"env_name": "OPENAI_BASE_URL", "parse": _optional_str})
+    openai_api_key: str | None = field(default=None, repr=False,
+                                       metadata={"env_name": "OPENAI_API_KEY", "parse": _optional_str})
+    llm_model: str = field(default="gpt-4o-mini", metadata={"env": "LLM_MODEL", "parse": str.strip})
+    decomposer_model: str | None = field(default=None, metadata={"env": "DECOMPOSER_MODEL", "parse": _optional_str})
+    executor_model: str | None = field(default=None, metadata={"env": "EXECUTOR_MODEL", "parse": _optional_str})
+    judge_model: str | None = field(default=None, metadata={"env": "JUDGE_MODEL", "parse": _optional_str})
+    price_in: float | None = field(default=None, metadata={"env": "PRICE_IN", "parse": _optional_float})  # USD / 1M input tokens
+    price_out: float | None = field(default=None, metadata={"env": "PRICE_OUT", "parse": _optional_float})  # USD / 1M output tokens
+    prompts_dir: Path | None = field(default=None, metadata={"env": "PROMPTS_DIR", "parse": Path})
+    structured_method: str = field(default="json_schema", metadata={"env": "STRUCTURED_METHOD", "parse": lambda v: v.strip().lower()})
+    llm_temperature: float | None = field(default=0.0, metadata={"env": "LLM_TEMPERATURE", "parse": _optional_float})
+    llm_timeout_s: float = field(default=120.0, metadata={"env": "LLM_TIMEOUT", "parse": float})
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 20:
@@ -55,6 +83,20 @@ class Settings:
             raise ConfigError(f"search_k must be between 1 and 50, got {self.search_k}")
         if self.tool_timeout_s <= 0:
             raise ConfigError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
+        if self.backend is not None and self.backend not in BACKENDS:
+            raise ConfigError(f"MERMAID_BACKEND must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend in ("llm", "cascade") and not self.has_llm_endpoint:
+            raise ConfigError(f"MERMAID_BACKEND={self.backend} needs an LLM endpoint: set OPENAI_BASE_URL "
+                              "(e.g. a local server) and/or OPENAI_API_KEY")
+        if self.structured_method not in STRUCTURED_METHODS:
+            raise ConfigError(f"MERMAID_STRUCTURED_METHOD must be one of {', '.join(STRUCTURED_METHODS)}, "
+                              f"got {self.structured_method!r}")
+        if any(p is not None and p < 0 for p in (self.price_in, self.price_out)):
+            raise ConfigError("MERMAID_PRICE_IN / MERMAID_PRICE_OUT must not be negative")
+        if self.llm_timeout_s <= 0:
+            raise ConfigError(f"llm_timeout_s must be positive, got {self.llm_timeout_s}")
+        if self.prompts_dir is not None and not Path(self.prompts_dir).is_dir():
+            raise ConfigError(f"MERMAID_PROMPTS_DIR {self.prompts_dir} is not a directory")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Settings":
@@ -62,7 +104,7 @@ class Settings:
         environ = os.environ if environ is None else environ
         values = {}
         for f in fields(cls):
-            name = ENV_PREFIX + f.metadata["env"]
+            name = f.metadata.get("env_name") or ENV_PREFIX + f.metadata["env"]
             if name in environ:
                 try:
                     values[f.name] = f.metadata["parse"](environ[name])
@@ -73,6 +115,23 @@ class Settings:
 
     def with_(self, **changes) -> "Settings":
         return replace(self, **changes)
+
+    @property
+    def has_llm_endpoint(self) -> bool:
+        """An OpenAI-compatible endpoint is configured (a base URL, an API key, or both)."""
+        return bool(self.openai_base_url or self.openai_api_key)
+
+    @property
+    def effective_backend(self) -> str:
+        """``backend`` as set (``MERMAID_BACKEND``), else "offline": an ``OPENAI_API_KEY`` set for some
+        other tool must not quietly turn on paid LLM calls."""
+        return self.backend or "offline"
+
+    def model_for(self, role: str) -> str:
+        """The chat model name for one agent ("decomposer", "executor", "judge"); ``llm_model`` by default."""
+        if role not in LLM_ROLES:
+            raise ValueError(f"unknown LLM role {role!r}")
+        return getattr(self, f"{role}_model") or self.llm_model
 
     @property
     def memory_dir(self) -> Path:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -23,14 +23,15 @@ from langgraph.store.base import BaseStore
 
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
-from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide
+from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, annotate
+from mermaid_verifier.agents.llm import LLMOutputError, Pricing, add_usage, as_model_factory, chat_model_factory, usage_scope
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.config import Settings
 from mermaid_verifier.corpora import resolve_corpora
 from mermaid_verifier.memory import EvidenceMemory
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.store import DiskCacheStore
-from mermaid_verifier.models import Stance
+from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
@@ -45,23 +46,36 @@ class Resources:
 
     settings: Settings
     toolbox: Toolbox
-    decomposer: SpacyDecomposer
+    decomposer: Any  # SpacyDecomposer, LLMDecomposer or anything with warm_up() and adecompose(claim)
     stance: StanceModel
     judge_config: JudgeConfig
     memory: EvidenceMemory | None
     owned_store: DiskCacheStore | None = None  # closed by aclose(); a store passed in is the caller's
     reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
     clock: Callable[[], float] = time.time  # "now" for ages and decay; tests move it
+    backend: str = "offline"  # "offline" | "llm" | "cascade" (settings.effective_backend)
+    chat_models: Callable[[str], Any] | None = None  # role ("decomposer", "executor", "judge") -> chat model
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, toolbox: Toolbox | None = None,
                store: BaseStore | None = None, memory: EvidenceMemory | None = None,
-               stance: StanceModel | None = None, decomposer: SpacyDecomposer | None = None) -> "Resources":
+               stance: StanceModel | None = None, decomposer: Any = None, chat_model: Any = None) -> "Resources":
         """Resources from settings; pass any of them ready-made to override (tests, host apps).
 
         ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
-        evidence memory in; by default a :class:`DiskCacheStore` under the cache directory."""
+        evidence memory in; by default a :class:`DiskCacheStore` under the cache directory.
+        ``chat_model`` (one chat model, a ``{role: model}`` mapping or a ``role -> model`` callable)
+        replaces the ChatOpenAI models the LLM and cascade backends build from the settings."""
         settings = settings or Settings.from_env()
+        backend = settings.effective_backend
+        chat_models = None
+        if backend != "offline":
+            chat_models = as_model_factory(chat_model) if chat_model is not None else chat_model_factory(settings)
+            if decomposer is None and backend == "llm":
+                from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
+
+                decomposer = LLMDecomposer(chat_models("decomposer"), method=settings.structured_method,
+                                           prompts_dir=settings.prompts_dir)
         if toolbox is None:
             corpora = resolve_corpora(settings.corpora, settings.cache_dir)
             toolbox = Toolbox([corpus_server(corpora, settings.index_cache_dir)], settings.tool_timeout_s)
@@ -74,7 +88,7 @@ class Resources:
         if memory is not None:
             memory.reliability_config = reliability
         return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   judge_config_for(settings), memory, owned_store, reliability)
+                   judge_config_for(settings), memory, owned_store, reliability, backend=backend, chat_models=chat_models)
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""
@@ -107,7 +121,9 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
     :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
     Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
     resources = resources or Resources.create()
-    executor = OfflineExecutor(
+    settings = resources.settings
+    pricing = Pricing.from_settings(settings)
+    offline_executor = OfflineExecutor(
         resources.toolbox,
         resources.stance,
         max_steps=resources.settings.max_steps,
@@ -117,9 +133,39 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         reliability=resources.reliability_config,
         clock=resources.clock,
     )
+    executor, judges = offline_executor, {"offline": OfflineJudge(resources.judge_config)}
+    if resources.backend != "offline":
+        from mermaid_verifier.agents.llm_executor import CascadeExecutor, LLMExecutor
+        from mermaid_verifier.agents.llm_judge import LLMJudge
 
-    async def decompose(state: VerifierState) -> dict:
-        return {"decomposition": await resources.decomposer.adecompose(state["claim"]), "started_at": time.time()}
+        models = resources.chat_models or chat_model_factory(settings)
+        executor = LLMExecutor(models("executor"), resources.toolbox, resources.stance, max_steps=settings.max_steps,
+                               search_k=settings.search_k, stop_threshold=resources.judge_config.stop_threshold,
+                               memory_trust=resources.judge_config.memory_trust, reliability=resources.reliability_config,
+                               clock=resources.clock, prompts_dir=settings.prompts_dir, pricing=pricing)
+        judges["llm"] = LLMJudge(models("judge"), resources.judge_config, method=settings.structured_method,
+                                 prompts_dir=settings.prompts_dir)
+        if resources.backend == "cascade":
+            executor = CascadeExecutor(offline_executor, executor, resources.judge_config,
+                                       resources.reliability_config, resources.clock)
+    after_failed_decomposition = "review" if review else "remember"
+
+    async def decompose(state: VerifierState) -> Command:
+        started_at = time.time()
+        with usage_scope() as usage:
+            try:
+                decomposition = await resources.decomposer.adecompose(state["claim"])
+            except LLMOutputError as exc:  # the LLM decomposer failed twice: abstain and say why
+                reason = f"abstained: the claim could not be decomposed ({exc})"
+                stats = add_usage(Stats(backend="llm"), usage, pricing)
+                verdict = Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True, reason=reason)
+                step = TraceStep(step=0, thought="Split the claim into facts to check.", action="decompose",
+                                 action_input={"claim": state["claim"]}, observation=str(exc))
+                return Command(goto=after_failed_decomposition, update={
+                    "decomposition": Decomposition(), "verdict": verdict, "evidence": [], "trace": [step],
+                    "stats": stats, "started_at": started_at})
+        stats = add_usage(Stats(), usage, pricing)
+        return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
 
     async def recall(state: VerifierState) -> dict:
         if resources.memory is None:
@@ -129,15 +175,22 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
 
     async def execute(state: VerifierState) -> dict:
         previous = None
-        if state.get("trace"):  # a reviewer asked for more search: continue where the last round stopped
+        if state.get("search_more"):  # a reviewer asked for more search: continue where the last round stopped
             previous = ExecutionResult(evidence=state["evidence"], trace=state["trace"], stats=state["stats"])
         result = await executor.run(state["claim"], state["decomposition"], state.get("remembered", []), previous=previous)
-        return {"evidence": result.evidence, "trace": result.trace, "stats": result.stats}
+        stats = result.stats
+        if previous is None and state.get("stats") is not None:  # count the decomposer's LLM calls too
+            stats = add_usage(stats, state["stats"], pricing)
+        return {"evidence": result.evidence, "trace": result.trace, "stats": stats, "search_more": False}
 
     async def judge(state: VerifierState) -> dict:
         trusted = assess_trust(state["evidence"], resources.reliability_config, resources.clock())
-        verdict = decide(trusted, resources.judge_config, state["decomposition"].entities)
-        return {"verdict": verdict, "evidence": annotate(trusted, resources.judge_config)}
+        stats = state["stats"]
+        with usage_scope() as usage:
+            verdict = await judges.get(stats.backend, judges["offline"]).judge(
+                state["claim"], trusted, state["decomposition"].entities)
+        return {"verdict": verdict, "evidence": annotate(trusted, resources.judge_config),
+                "stats": add_usage(stats, usage, pricing)}
 
     async def ask_reviewer(state: VerifierState) -> Command:
         verdict = state["verdict"]
@@ -147,7 +200,7 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
                                 searches_so_far=len(state["trace"]))
         decision = ReviewDecision.model_validate(interrupt(request.model_dump(mode="json")))
         if decision.action == "search_more":
-            return Command(goto="execute")
+            return Command(goto="execute", update={"search_more": True})
         return Command(goto="remember", update={"verdict": apply_review(verdict, decision)})
 
     async def remember(state: VerifierState) -> dict:
@@ -159,10 +212,10 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         return {"stats": stats}
 
     graph = StateGraph(VerifierState, input_schema=VerifyInput, output_schema=VerifyOutput)
-    for name, node in [("decompose", decompose), ("recall", recall), ("execute", execute), ("judge", judge), ("remember", remember)]:
+    graph.add_node("decompose", decompose, destinations=("recall", after_failed_decomposition))
+    for name, node in [("recall", recall), ("execute", execute), ("judge", judge), ("remember", remember)]:
         graph.add_node(name, node)
     graph.add_edge(START, "decompose")
-    graph.add_edge("decompose", "recall")
     graph.add_edge("recall", "execute")
     graph.add_edge("execute", "judge")
     if review:

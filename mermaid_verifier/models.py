@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Label(str, Enum):
@@ -48,6 +48,9 @@ class Triplet(BaseModel):
     subject: str
     relation: str
     object: str
+    attribution: str | None = Field(default=None, exclude_if=lambda value: value is None,  # output unchanged when unset
+                                    description="Who the claim says asserts this ('according to X'); None when the "
+                                    "claim states it itself (the offline decomposer never sets it)")
 
 
 class Decomposition(BaseModel):
@@ -97,6 +100,12 @@ class Stats(BaseModel):
     tool_calls_by_tool: dict[str, int] = Field(default_factory=dict)
     memory_hits: int = 0
     seconds: float = 0.0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = Field(default=None, description="Estimated from MERMAID_PRICE_IN/OUT; None when unpriced")
+    backend: Literal["offline", "llm"] = Field(default="offline", description="The path that gathered the evidence "
+                                              "and decided: in cascade mode 'llm' when the offline verdict abstained")
 
 
 class Verdict(BaseModel):
@@ -108,6 +117,7 @@ class Verdict(BaseModel):
     conflict: bool = Field(default=False, description="strong trusted evidence points both ways")
     reason: str
     label_probabilities: dict[str, float] = Field(default_factory=dict)
+    cited: list[str] = Field(default_factory=list, description="Evidence ids the (LLM) judge based its verdict on")
 
 
 class VerificationResult(BaseModel):
@@ -126,3 +136,14 @@ class VerificationResult(BaseModel):
     trace: list[TraceStep]
     stats: Stats
     backend: Literal["offline", "llm"] = "offline"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _backend_from_stats(cls, values):
+        """Without an explicit ``backend``, the path that decided as recorded in ``stats.backend``."""
+        if isinstance(values, dict) and "backend" not in values:
+            stats = values.get("stats")
+            backend = stats.backend if isinstance(stats, Stats) else stats.get("backend") if isinstance(stats, dict) else None
+            if backend is not None:
+                values = {**values, "backend": backend}
+        return values

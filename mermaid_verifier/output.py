@@ -29,6 +29,7 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
         evidence=output["evidence"],
         trace=output["trace"],
         stats=output["stats"],
+        backend=output["stats"].backend,
     )
 
 

@@ -28,3 +28,4 @@ class VerifierState(VerifyInput, VerifyOutput, total=False):
 
     remembered: list[Evidence]
     started_at: float
+    search_more: bool  # set by a reviewer's "search more"; the executor then continues its trace

@@ -1,0 +1,138 @@
+"""The LLM judge: a structured verdict from a chat model, tied to the reliability machinery.
+
+The model sees the claim and the trust-assessed evidence (best first, as ``annotate`` ranks it), each
+item under a short id (``E1``, ``E2`` …) with its reliability, and answers with reasoning, a label, a
+confidence and the ids it cites. Cited ids are checked (a short id or the item's own id); a
+SUPPORTS / REFUTES verdict must cite at least one item. A bad answer is repaired once; a second bad
+answer gives an abstention that says why (never a crash, never a made-up verdict).
+
+Confidence rule
+    final confidence = model confidence × mean reliability C of the cited items.
+    A NOT ENOUGH INFO answer that cites nothing uses the share of the claim's entities the evidence
+    covers instead of C (as the offline judge does: finding nothing about the claim's topic is not
+    evidence that it is unsupported); with no evidence at all the model is not asked and the verdict
+    is NOT ENOUGH INFO at 0.
+Abstention and conflict
+    As offline: abstain when the final confidence is under ``JudgeConfig.abstain_below`` or when
+    strong trusted evidence points both ways (``conflict``, from the stance model's reading of the
+    same items via :func:`decide`). ``label_probabilities`` are the stance-based strengths ``decide``
+    computes, so calibration tools read the same numbers for both backends.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field, field_validator
+
+from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide, topic_coverage
+from mermaid_verifier.agents.llm import LLMOutputError, StructuredCaller, load_prompt
+from mermaid_verifier.models import Evidence, Label, Verdict
+
+PROMPT_PLACEHOLDERS = {"system": set(), "user": {"claim", "evidence", "ids"}, "repair": {"error", "ids"}}
+MAX_SHOWN = 30  # the executor keeps at most 30 items anyway
+SHOWN_CHARS = 600  # of each passage's text
+
+
+class LLMVerdict(BaseModel):
+    """The judge's answer."""
+
+    reasoning: str = Field(description="Two or three sentences: which passages decide and why")
+    label: Literal["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
+    confidence: float = Field(ge=0.0, le=1.0, description="How sure the judge is, 0-1")
+    cited: list[str] = Field(description="Ids of the passages the verdict rests on, e.g. ['E1', 'E3']")
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _label(cls, value):
+        if isinstance(value, str):
+            text = " ".join(value.replace("_", " ").upper().split())
+            return {"SUPPORT": "SUPPORTS", "SUPPORTED": "SUPPORTS", "REFUTE": "REFUTES", "REFUTED": "REFUTES",
+                    "NEI": "NOT ENOUGH INFO", "NOT ENOUGH INFORMATION": "NOT ENOUGH INFO"}.get(text, text)
+        return value
+
+    @field_validator("cited", mode="before")
+    @classmethod
+    def _cited(cls, value):
+        if isinstance(value, str):
+            value = [v for v in value.replace(";", ",").split(",")]
+        if isinstance(value, list):
+            return [str(v).strip().strip("[]").strip() for v in value if str(v).strip()]
+        return value
+
+
+def _line(alias: str, item: Evidence) -> str:
+    where = f" (line {item.line})" if item.line is not None else ""
+    memory = ", from memory" if item.from_memory else ""
+    reliability = f"reliability {item.trust.reliability:.2f}" if item.trust is not None else "reliability n/a"
+    text = " ".join(item.text.split())
+    if len(text) > SHOWN_CHARS:
+        text = text[:SHOWN_CHARS] + " …"
+    return f"[{alias}] {item.title}{where} — {item.source}{memory}, {reliability}: {text}"
+
+
+class LLMJudge:
+    """``judge(claim, evidence, entities) -> Verdict`` with a chat model (same shape as ``OfflineJudge``)."""
+
+    backend = "llm"
+
+    def __init__(self, model: BaseChatModel, config: JudgeConfig, *, method: str = "json_schema",
+                 prompts_dir: Path | None = None):
+        self.config = config
+        self.prompt = load_prompt("judge", PROMPT_PLACEHOLDERS, prompts_dir)
+        self.ask = StructuredCaller(model, LLMVerdict, method=method, what="verdict")
+
+    async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
+        entities = entities or []
+        offline = decide(evidence, self.config, entities)  # conflict and stance strengths
+        if not evidence:
+            return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
+        shown = annotate(evidence, self.config)[:MAX_SHOWN]
+        by_alias = {f"E{i}": item for i, item in enumerate(shown, 1)}
+        by_id = {item.id: item for item in shown}
+        ids = ", ".join(by_alias)
+
+        def resolve(cited: str) -> Evidence | None:
+            return by_alias.get(cited.upper()) or by_id.get(cited)
+
+        def check(answer: LLMVerdict) -> None:
+            unknown = [c for c in answer.cited if resolve(c) is None]
+            if unknown:
+                raise ValueError(f"unknown evidence id(s) {', '.join(unknown)}; the listed ids are {ids}")
+            if answer.label != Label.NOT_ENOUGH_INFO.value and not answer.cited:
+                raise ValueError(f"a {answer.label} verdict must cite at least one evidence id")
+
+        messages = [SystemMessage(self.prompt.render("system")),
+                    HumanMessage(self.prompt.render("user", claim=claim, ids=ids,
+                                                    evidence="\n".join(_line(a, e) for a, e in by_alias.items())))]
+        try:
+            answer = await self.ask(messages, repair=lambda error: self.prompt.render("repair", error=error, ids=ids),
+                                    validate=check)
+        except LLMOutputError as exc:
+            return Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True, conflict=offline.conflict,
+                           reason=f"abstained: the LLM judge gave no usable verdict ({exc})",
+                           label_probabilities=offline.label_probabilities)
+
+        cited = list(dict.fromkeys(resolve(c).id for c in answer.cited))
+        cited_items = [by_id[c] for c in cited]
+        if cited_items:
+            weight = sum(e.trust.reliability if e.trust is not None else 1.0 for e in cited_items) / len(cited_items)
+            rule = f"mean reliability {weight:.2f} of {len(cited_items)} cited item(s)"
+        else:
+            weight = topic_coverage(evidence, entities)
+            rule = f"topic coverage {weight:.2f} (nothing cited)"
+        confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
+        conflict = offline.conflict
+        abstained = conflict or confidence < self.config.abstain_below
+        reason = (f"{' '.join(answer.reasoning.split())} [LLM judge: {answer.label} at {answer.confidence:.2f} × "
+                  f"{rule} = {confidence:.2f}]")
+        if conflict:
+            support, refute = (offline.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value))
+            reason += f"; abstained: strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
+        elif abstained:
+            reason += f"; abstained: confidence {confidence:.2f} is below {self.config.abstain_below:.2f}"
+        return Verdict(label=Label(answer.label), confidence=confidence, abstained=abstained, conflict=conflict,
+                       reason=reason, label_probabilities=offline.label_probabilities, cited=cited)
