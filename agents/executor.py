@@ -37,6 +37,7 @@ class PlannedAction:
     thought: str
     tool: str
     arguments: dict
+    server: str = CORPUS_SERVER
 
 
 @dataclass
@@ -57,9 +58,12 @@ def _is_named(text: str, decomposition: Decomposition) -> bool:
 
 
 def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[str], search_k: int,
-                 deeper: bool = False) -> list[PlannedAction]:
+                 deeper: bool = False, available: dict[str, set[str]] | None = None) -> list[PlannedAction]:
     """The ordered tool calls for this claim, duplicates removed; the caller keeps the first N.
-    ``deeper`` appends wider searches for a second round (asked for by a reviewer)."""
+    ``deeper`` appends wider searches for a second round (asked for by a reviewer). ``available``
+    maps each running server to its tools (default: the local corpus only); live sources are
+    consulted right after the first local search: the subject's Wikipedia page, then arXiv and
+    PubMed searches of the whole claim."""
     triplets = decomposition.triplets[:2]
     subject = triplets[0].subject if triplets else (decomposition.entities[0] if decomposition.entities else "")
     plan = [PlannedAction("Search the whole claim first.", "search", {"query": claim, "k": search_k})]
@@ -84,9 +88,18 @@ def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[st
         for triplet in triplets:
             plan.append(PlannedAction(f"Search the subject {triplet.subject!r} on its own.", "search",
                                       {"query": triplet.subject, "k": min(search_k * 2, 50)}))
+    live = []
+    if subject:
+        live.append(PlannedAction(f"Read the Wikipedia page about the subject, {subject!r}.", "page_sentences",
+                                  {"title": _without_article(subject), "max_sentences": 20}, "wikipedia"))
+    live += [PlannedAction("Search arXiv preprints for the claim.", "search", {"query": claim, "k": search_k}, "arxiv"),
+             PlannedAction("Search PubMed abstracts for the claim.", "search", {"query": claim, "k": search_k}, "pubmed")]
+    plan = plan[:1] + live + plan[1:]
+    available = available if available is not None else {CORPUS_SERVER: {"search", "get_page"}}
+    plan = [a for a in plan if a.tool in available.get(a.server, set())]
     unique, seen = [], set()
     for action in plan:
-        key = (action.tool, tuple(sorted((k, str(v).casefold()) for k, v in action.arguments.items())))
+        key = (action.server, action.tool, tuple(sorted((k, str(v).casefold()) for k, v in action.arguments.items())))
         if key not in seen:
             seen.add(key)
             unique.append(action)
@@ -180,6 +193,9 @@ class OfflineExecutor:
                   previous: ExecutionResult | None = None) -> ExecutionResult:
         """Search until decisive evidence or ``max_steps`` tool calls. With ``previous`` (a reviewer
         asked for more), continue its trace with a fresh budget and the actions it has not taken."""
+        start = getattr(self.toolbox, "start", None)
+        if start is not None:
+            await start()  # the plan depends on which servers and tools are up
         if previous is None:
             result, decisive = await self._start(claim, decomposition, remembered)
             if decisive:
@@ -190,13 +206,15 @@ class OfflineExecutor:
         taken = {(step.action, repr(sorted(step.action_input.items()))) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
         memory_titles = {e.title.casefold() for e in remembered}
-        plan = [a for a in plan_actions(claim, decomposition, memory_titles, self.search_k, deeper=previous is not None)
-                if (f"{CORPUS_SERVER}.{a.tool}", repr(sorted(a.arguments.items()))) not in taken]
+        available = {server: set(tools) for server, tools in getattr(self.toolbox, "tools", {}).items()} or None
+        plan = [a for a in plan_actions(claim, decomposition, memory_titles, self.search_k, deeper=previous is not None,
+                                        available=available)
+                if (f"{a.server}.{a.tool}", repr(sorted(a.arguments.items()))) not in taken]
         first_step = max((step.step for step in result.trace), default=0) + 1
         for number, action in enumerate(plan[: self.max_steps], first_step):
-            outcome = await self.toolbox.call(CORPUS_SERVER, action.tool, action.arguments)
+            outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
             result.stats.tool_calls += 1
-            name = f"{CORPUS_SERVER}.{action.tool}"
+            name = f"{action.server}.{action.tool}"
             result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
             new_items = [e for e in evidence_from_outcome(outcome, self.clock()) if e.id not in seen_ids]
             seen_ids.update(e.id for e in new_items)

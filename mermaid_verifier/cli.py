@@ -63,7 +63,8 @@ async def verify_claims(claims: list[str], settings, as_json: bool, review: bool
         saver = queue = None
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
-        verifier = await stack.enter_async_context(open_verifier(settings, review=review, checkpointer=saver))
+        verifier = await stack.enter_async_context(open_verifier(settings, review=review, checkpointer=saver,
+                                                                 on_ready=_say_skipped_sources))
         for number, claim in enumerate(claims, 1):
             if status:
                 status.update(f"verifying claim {number}/{len(claims)} …")
@@ -80,6 +81,12 @@ async def verify_claims(claims: list[str], settings, as_json: bool, review: bool
                 status.start()
     if status:
         status.stop()
+
+
+def _say_skipped_sources(resources) -> None:
+    if resources.skipped_sources:
+        skipped = ", ".join(f"{name} ({why})" for name, why in resources.skipped_sources.items())
+        stderr.print(f"note: not using {skipped}; continuing with the reachable sources", highlight=False, soft_wrap=True)
 
 
 def _debug_requested(flag: bool) -> bool:

@@ -24,6 +24,18 @@ def _paths_from_env(value: str) -> tuple[Path, ...]:
     return tuple(Path(p).expanduser() for p in value.split(os.pathsep) if p.strip())
 
 
+KNOWN_SOURCES = ("wikipedia", "arxiv", "pubmed", "local")
+
+
+def parse_sources(value: str) -> tuple[str, ...]:
+    """``"wikipedia, local"`` -> ("wikipedia", "local"); unknown names are a ValueError."""
+    names = tuple(dict.fromkeys(part.strip().lower() for part in value.split(",") if part.strip()))
+    unknown = [n for n in names if n not in KNOWN_SOURCES]
+    if unknown or not names:
+        raise ValueError(f"unknown source(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(KNOWN_SOURCES)}")
+    return names
+
+
 def _truthy(value: str) -> bool:
     lowered = value.strip().lower()
     if lowered in {"1", "true", "yes", "on"}:
@@ -51,6 +63,7 @@ class Settings:
     """Everything a verification run can be configured with."""
 
     corpora: tuple[Path, ...] = field(default=(), metadata={"env": "CORPUS", "parse": _paths_from_env})
+    sources: tuple[str, ...] = field(default=KNOWN_SOURCES, metadata={"env": "SOURCES", "parse": parse_sources})
     cache_dir: Path = field(default_factory=_default_cache_dir, metadata={"env": "CACHE_DIR", "parse": Path})
     use_memory: bool = field(default=True, metadata={"env": "MEMORY", "parse": _truthy})
     max_steps: int = field(default=5, metadata={"env": "MAX_STEPS", "parse": int})

@@ -12,31 +12,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command, interrupt
 from langgraph.store.base import BaseStore
+from langgraph.types import Command, interrupt
 
+from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, annotate
 from mermaid_verifier.agents.llm import LLMOutputError, Pricing, add_usage, as_model_factory, chat_model_factory, usage_scope
-from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.config import Settings
 from mermaid_verifier.corpora import resolve_corpora
+from mermaid_verifier.errors import ConfigError
 from mermaid_verifier.memory import EvidenceMemory
-from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
-from mermaid_verifier.store import DiskCacheStore
 from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
+from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.sources import plan_sources
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
-from mermaid_verifier.toolbox import Toolbox, corpus_server
+from mermaid_verifier.store import DiskCacheStore
+from mermaid_verifier.toolbox import Toolbox
 
+logger = logging.getLogger(__name__)
 REMEMBER_MIN_SCORE = 0.5  # only evidence that bore on a verdict is worth keeping
 
 
@@ -55,6 +59,7 @@ class Resources:
     clock: Callable[[], float] = time.time  # "now" for ages and decay; tests move it
     backend: str = "offline"  # "offline" | "llm" | "cascade" (settings.effective_backend)
     chat_models: Callable[[str], Any] | None = None  # role ("decomposer", "executor", "judge") -> chat model
+    skipped_sources: dict[str, str] = field(default_factory=dict)  # chosen sources not used in this run, and why
 
     @classmethod
     def create(cls, settings: Settings | None = None, *, toolbox: Toolbox | None = None,
@@ -76,9 +81,15 @@ class Resources:
 
                 decomposer = LLMDecomposer(chat_models("decomposer"), method=settings.structured_method,
                                            prompts_dir=settings.prompts_dir)
+        skipped_sources: dict[str, str] = {}
         if toolbox is None:
-            corpora = resolve_corpora(settings.corpora, settings.cache_dir)
-            toolbox = Toolbox([corpus_server(corpora, settings.index_cache_dir)], settings.tool_timeout_s)
+            corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
+            plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir)
+            if not plan.servers:
+                raise ConfigError("no evidence source is reachable: " + "; ".join(f"{k}: {v}" for k, v in plan.skipped.items()))
+            if plan.skipped:
+                logger.warning("not using %s", "; ".join(f"{k} ({v})" for k, v in plan.skipped.items()))
+            toolbox, skipped_sources = Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
@@ -88,7 +99,8 @@ class Resources:
         if memory is not None:
             memory.reliability_config = reliability
         return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   judge_config_for(settings), memory, owned_store, reliability, backend=backend, chat_models=chat_models)
+                   judge_config_for(settings), memory, owned_store, reliability, backend=backend, chat_models=chat_models,
+                   skipped_sources=skipped_sources)
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""
@@ -235,9 +247,13 @@ def _memory_keys(state: VerifierState) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def open_verifier(settings: Settings | None = None, *, review: bool = False, checkpointer=None,
+                        on_ready: Callable[[Resources], None] | None = None,
                         **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
-    """The compiled graph with its resources started now and closed when the block ends."""
+    """The compiled graph with its resources started now and closed when the block ends.
+    ``on_ready(resources)`` runs once they are created (the CLI uses it to report skipped sources)."""
     resources = Resources.create(settings, **resource_overrides)
+    if on_ready is not None:
+        on_ready(resources)
     try:
         await resources.warm_up()
         yield build_graph(resources, review=review, checkpointer=checkpointer)

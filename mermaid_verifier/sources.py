@@ -1,6 +1,7 @@
 """Which evidence sources a run uses, and the MCP servers that serve them.
 
-``MERMAID_SOURCES`` (comma-separated; default ``wikipedia,arxiv,pubmed,local``) chooses them.
+``MERMAID_SOURCES`` (comma-separated; default ``wikipedia,arxiv,pubmed,local``; parsed in
+``config.parse_sources``) chooses them.
 ``local`` is the local-corpus server over ``--corpus`` files (or the default corpus); the live ones
 are started only when the network answers: when it does not, the run says so once and goes on with
 what is reachable.
@@ -9,11 +10,11 @@ what is reachable.
 from __future__ import annotations
 
 import socket
+from concurrent.futures import ThreadPoolExecutor
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from mermaid_verifier.errors import ConfigError
 from mermaid_verifier.toolbox import ServerSpec, corpus_server, stdio_server
 
 LIVE_SOURCES = {
@@ -22,24 +23,12 @@ LIVE_SOURCES = {
     "arxiv": ("mermaid_verifier.tools.arxiv_server", "export.arxiv.org"),
     "pubmed": ("mermaid_verifier.tools.pubmed_server", "eutils.ncbi.nlm.nih.gov"),
 }
-KNOWN_SOURCES = (*LIVE_SOURCES, "local")
-DEFAULT_SOURCES = ("wikipedia", "arxiv", "pubmed", "local")
 
 
 @dataclass(frozen=True)
 class SourcePlan:
     servers: list[ServerSpec]
     skipped: dict[str, str]  # source -> why it is not used in this run
-
-
-def parse_sources(value: str) -> tuple[str, ...]:
-    names = tuple(dict.fromkeys(part.strip().lower() for part in value.split(",") if part.strip()))
-    unknown = [n for n in names if n not in KNOWN_SOURCES]
-    if unknown:
-        raise ConfigError(f"unknown source(s) {', '.join(unknown)}; choose from {', '.join(KNOWN_SOURCES)}")
-    if not names:
-        raise ConfigError("no sources chosen")
-    return names
 
 
 def reachable(host: str, timeout_s: float = 1.5) -> bool:
@@ -51,16 +40,24 @@ def reachable(host: str, timeout_s: float = 1.5) -> bool:
         return False
 
 
+def reachable_hosts(hosts: list[str], probe=None) -> dict[str, bool]:
+    """Probe several hosts at once (threads), so an offline run waits for the slowest, not the sum."""
+    probe = probe or reachable
+    with ThreadPoolExecutor(max_workers=max(len(hosts), 1)) as pool:
+        return dict(zip(hosts, pool.map(probe, hosts)))
+
+
 def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cache_dir: Path, cache_dir: Path,
                  probe=reachable) -> SourcePlan:
     """Server specs for the chosen sources; live ones only when their host answers."""
     servers, skipped = [], {}
+    up = reachable_hosts([LIVE_SOURCES[n][1] for n in sources if n in LIVE_SOURCES], probe)
     for name in sources:
         if name == "local":
             servers.append(corpus_server(local_corpora, index_cache_dir))
             continue
         module, host = LIVE_SOURCES[name]
-        if not probe(host):
+        if not up[host]:
             skipped[name] = f"{host} is unreachable"
             continue
         servers.append(stdio_server(name, sys.executable, ["-m", module, "--cache-dir", str(cache_dir / "sources")]))

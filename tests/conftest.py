@@ -91,3 +91,9 @@ def requires_shared_data(*parts: str) -> Path:
     if not path.is_file():
         pytest.skip(f"needs {path} (../shared/data beside the repo), which is absent")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _local_sources_only(monkeypatch):
+    """Tests never start the live Wikipedia / arXiv / PubMed servers unless they ask to."""
+    monkeypatch.setenv("MERMAID_SOURCES", "local")

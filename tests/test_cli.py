@@ -17,7 +17,7 @@ EVIDENCE_KEYS = {"id", "source", "title", "text", "page", "line", "url", "stance
 
 
 def run(args, tmp_path, stdin=None, **env):
-    environment = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), **env}
+    environment = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local", **env}
     environment.pop("MERMAID_DEBUG", None)
     environment.update(env)
     return subprocess.run(VERIFY + args, input=stdin, capture_output=True, text=True, env=environment, timeout=120)
