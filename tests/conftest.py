@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 from pathlib import Path
 
@@ -97,3 +98,26 @@ def requires_shared_data(*parts: str) -> Path:
 def _local_sources_only(monkeypatch):
     """Tests never start the live Wikipedia / arXiv / PubMed servers unless they ask to."""
     monkeypatch.setenv("MERMAID_SOURCES", "local")
+
+
+class NetworkUsedInTest(OSError):
+    """Raised when a test tries to reach a host other than this machine."""
+
+
+_real_connect = socket.socket.connect
+_LOOPBACK = ("127.", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """No test reaches the network: a connect to any non-loopback address raises.
+
+    (The live-source tests replay hand-written cassettes; the MCP servers talk over pipes.)"""
+
+    def guarded_connect(sock, address, *args):
+        host = address[0] if isinstance(address, tuple) else address
+        if sock.family == socket.AF_UNIX or str(host).startswith(_LOOPBACK):
+            return _real_connect(sock, address, *args)
+        raise NetworkUsedInTest(f"a test tried to reach {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
