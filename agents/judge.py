@@ -19,6 +19,8 @@ Thresholds live in ``data/judge_config.json`` (tuned on the FEVER validation par
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import dataclass
 from importlib import resources
 
 from pydantic import BaseModel, Field
@@ -26,6 +28,28 @@ from pydantic import BaseModel, Field
 from mermaid_verifier.memory import entities_mentioned
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.scoring import side_probability as _side
+
+
+FEATURES = ("support", "refute", "support_2nd", "refute_2nd", "support_sum", "refute_sum", "coverage",
+            "log_items", "no_evidence")
+
+
+class JudgeModel(BaseModel):
+    """A multinomial logistic regression over :data:`FEATURES`, fitted by ``training/fit_judge.py``
+    on the tuning parts only. Its class probabilities give the label and a confidence that is
+    comparable across labels (the max-rule's NOT ENOUGH INFO confidence is not)."""
+
+    features: tuple[str, ...]
+    classes: tuple[str, ...]
+    coef: list[list[float]]
+    intercept: list[float]
+    fitted_on: str = ""
+
+    def probabilities(self, x: list[float]) -> dict[str, float]:
+        logits = [b + sum(w * v for w, v in zip(row, x)) for row, b in zip(self.coef, self.intercept)]
+        top = max(logits)
+        exp = [math.exp(v - top) for v in logits]
+        return {c: e / sum(exp) for c, e in zip(self.classes, exp)}
 
 
 class JudgeConfig(BaseModel):
@@ -36,14 +60,16 @@ class JudgeConfig(BaseModel):
     stop_threshold: float = Field(0.90, ge=0, le=1, description="executor stops once an item is this decisive")
     memory_trust: float = Field(0.60, ge=0, le=1, description="a remembered item may end the search only at this reliability")
     use_reliability: bool = True
+    model: JudgeModel | None = Field(None, description="when set, it decides the label; thresholds then only abstain")
 
     @classmethod
     def bundled(cls) -> "JudgeConfig":
-        path = resources.files("mermaid_verifier.data") / "judge_config.json"
-        if not path.is_file():
-            return cls()
-        values = json.loads(path.read_text())
-        return cls.model_validate({k: v for k, v in values.items() if k in cls.model_fields})
+        data = resources.files("mermaid_verifier.data")
+        values = json.loads((data / "judge_config.json").read_text()) if (data / "judge_config.json").is_file() else {}
+        config = cls.model_validate({k: v for k, v in values.items() if k in cls.model_fields and k != "model"})
+        if (data / "judge_model.json").is_file():
+            config = config.model_copy(update={"model": JudgeModel.model_validate_json((data / "judge_model.json").read_text())})
+        return config
 
 
 def _weight(item: Evidence, config: JudgeConfig) -> float:
@@ -71,40 +97,86 @@ def annotate(evidence: list[Evidence], config: JudgeConfig) -> list[Evidence]:
     return sorted(annotated, key=lambda e: e.score or 0.0, reverse=True)
 
 
-def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None) -> Verdict:
-    """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
-    support = max((_side(e, Stance.SUPPORTS) * _weight(e, config) for e in evidence), default=0.0)
-    refute = max((_side(e, Stance.REFUTES) * _weight(e, config) for e in evidence), default=0.0)
-    weighted_refute = config.refute_weight * refute
-    best = max(support, weighted_refute)
+@dataclass(frozen=True)
+class Weighing:
+    """What the evidence says, before any threshold: the strongest trusted support and refutation,
+    and how much of the claim's topic the evidence covers."""
+
+    support: float
+    refute: float
+    coverage: float
+    has_evidence: bool
+    features: tuple[float, ...] = ()  # in the order of FEATURES
+
+
+def _top_two(values: list[float]) -> tuple[float, float]:
+    ranked = sorted(values, reverse=True) + [0.0, 0.0]
+    return ranked[0], ranked[1]
+
+
+def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None) -> Weighing:
+    supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) for e in evidence]
+    refutes = [_side(e, Stance.REFUTES) * _weight(e, config) for e in evidence]
+    (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
     coverage = topic_coverage(evidence, entities or [])
+    features = (support, refute, support_2nd, refute_2nd, min(sum(supports), 3.0), min(sum(refutes), 3.0), coverage,
+                math.log1p(len(evidence)), float(not evidence))
+    return Weighing(support, refute, coverage, bool(evidence), features)
 
-    if not evidence:
-        label, confidence, reason = Label.NOT_ENOUGH_INFO, 0.0, "no evidence was found"
-    elif best < config.nei_threshold:
-        label, confidence = Label.NOT_ENOUGH_INFO, (1.0 - best) * coverage
-        reason = (f"no item settles the claim (best trusted support {support:.2f}, refutation {refute:.2f}; "
-                  f"evidence covers {coverage:.0%} of the claim's entities)")
-    elif support >= weighted_refute:
-        label, confidence, reason = Label.SUPPORTS, support, f"strongest trusted supporting item at {support:.2f}"
+
+def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
+    """The decision rule: (label, confidence, conflict) from a weighing and the thresholds — or, when
+    a fitted :class:`JudgeModel` is configured, its most probable label and that probability."""
+    weighted_refute = config.refute_weight * w.refute
+    best = max(w.support, weighted_refute)
+    conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
+    if not w.has_evidence:
+        return Label.NOT_ENOUGH_INFO, 0.0, False
+    if config.model is not None:
+        probabilities = config.model.probabilities(list(w.features))
+        label = max(probabilities, key=probabilities.get)
+        return Label(label), probabilities[label], conflict
+    if best < config.nei_threshold:
+        return Label.NOT_ENOUGH_INFO, (1.0 - best) * w.coverage, conflict
+    if w.support >= weighted_refute:
+        return Label.SUPPORTS, w.support, conflict
+    return Label.REFUTES, w.refute, conflict
+
+
+def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
+    label, confidence, conflict = rule(w, config)
+    if not w.has_evidence:
+        reason = "no evidence was found"
+    elif config.model is not None:
+        reason = (f"{label.value} at {confidence:.2f} by the fitted judge (best trusted support {w.support:.2f}, "
+                  f"refutation {w.refute:.2f}, topic coverage {w.coverage:.0%})")
+    elif label == Label.NOT_ENOUGH_INFO:
+        reason = (f"no item settles the claim (best trusted support {w.support:.2f}, refutation {w.refute:.2f}; "
+                  f"evidence covers {w.coverage:.0%} of the claim's entities)")
+    elif label == Label.SUPPORTS:
+        reason = f"strongest trusted supporting item at {w.support:.2f}"
     else:
-        label, confidence, reason = Label.REFUTES, refute, f"strongest trusted refuting item at {refute:.2f}"
-
-    conflict = support >= config.conflict_level and refute >= config.conflict_level
+        reason = f"strongest trusted refuting item at {w.refute:.2f}"
     abstained = conflict or confidence < config.abstain_below
     if conflict:
-        reason += f"; abstained: strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
+        reason += f"; abstained: strong trusted evidence conflicts (support {w.support:.2f}, refutation {w.refute:.2f})"
     elif abstained:
         reason += f"; abstained: confidence {confidence:.2f} is below {config.abstain_below:.2f}"
+    best = max(w.support, config.refute_weight * w.refute)
     return Verdict(
         label=label,
         confidence=round(min(max(confidence, 0.0), 1.0), 4),
         abstained=abstained,
         conflict=conflict,
         reason=reason,
-        label_probabilities={Label.SUPPORTS.value: round(support, 4), Label.REFUTES.value: round(refute, 4),
+        label_probabilities={Label.SUPPORTS.value: round(w.support, 4), Label.REFUTES.value: round(w.refute, 4),
                              Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4)},
     )
+
+
+def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None) -> Verdict:
+    """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
+    return verdict_from(weigh(evidence, config, entities), config)
 
 
 class OfflineJudge:

@@ -11,10 +11,14 @@ import orjson
 
 from mermaid_verifier.models import Label
 
-# Buckets of a page group's hash in [0, 100): test, validation, train.
-TEST_BUCKETS = range(0, 50)
+# Buckets of a page group's hash in [0, 100): calibration, test, validation, train.
+# calibration and validation are for tuning (judge thresholds, the abstention threshold); test is
+# only ever reported on; the stance model is trained on the train part only.
+CALIBRATION_BUCKETS = range(0, 17)
+TEST_BUCKETS = range(17, 50)
 VALIDATION_BUCKETS = range(50, 60)
 TRAIN_BUCKETS = range(60, 100)
+PARTS = ("calibration", "test", "validation", "train")
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def _bucket(key: str) -> int:
 
 
 def page_disjoint_split(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
-    """Assign each claim id to ``train`` / ``validation`` / ``test`` so no page spans two splits.
+    """Assign each claim id to ``train`` / ``validation`` / ``calibration`` / ``test`` so no page spans two parts.
 
     ``anchor_pages`` maps a claim id to the pages it is about (gold pages for SUPPORTS/REFUTES, the
     best-retrieved page for NOT ENOUGH INFO). Claims sharing any page are joined into one group
@@ -112,7 +116,8 @@ def page_disjoint_split(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
     for claim_id, pages in anchor_pages.items():
         key = group_key[find(min(pages))] if pages else f"claim:{claim_id}"
         bucket = _bucket(key)
-        split[claim_id] = "test" if bucket in TEST_BUCKETS else "validation" if bucket in VALIDATION_BUCKETS else "train"
+        split[claim_id] = ("calibration" if bucket in CALIBRATION_BUCKETS else "test" if bucket in TEST_BUCKETS
+                           else "validation" if bucket in VALIDATION_BUCKETS else "train")
     return split
 
 

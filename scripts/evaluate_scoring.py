@@ -1,13 +1,14 @@
 """Tune, calibrate and evaluate the judge under each reliability ablation.
 
     python scripts/evaluate_fever.py --part validation --out runs/eval-validation
+    python scripts/evaluate_fever.py --part calibration --out runs/eval-calibration
     python scripts/evaluate_fever.py --part test --out runs/eval-test
-    python scripts/evaluate_scoring.py runs/eval-validation/results.jsonl runs/eval-test/results.jsonl \
-        --write-judge-config data/judge_config.json
+    python scripts/evaluate_scoring.py runs/eval-*/results.jsonl --write-judge-config data/judge_config.json
 
 The executor's evidence does not depend on reliability (it stops on stance alone), so each
 configuration re-decides the *saved*, stance-scored evidence of every claim. For each configuration
-(full; without S; without T; without Ccon; no reliability at all) on the **validation** part only:
+(full; without S; without T; without Ccon; no reliability at all) on the tuning parts only
+(**validation** + **calibration**, page-disjoint from training):
 grid-search ``nei_threshold`` × ``refute_weight`` for macro-F1, then fit the abstention threshold to
 ``--max-risk``. Then apply both, unchanged, to the **test** part and report label accuracy,
 macro-F1, coverage, selective accuracy, risk and the area under the risk–coverage curve.
@@ -21,7 +22,8 @@ import itertools
 import json
 from pathlib import Path
 
-from mermaid_verifier.agents.judge import JudgeConfig, decide
+from mermaid_verifier.agents.judge import FEATURES, JudgeConfig, JudgeModel, Weighing, rule, weigh
+from mermaid_verifier.datasets import load_split_ids
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, fit_threshold, risk_coverage
 from mermaid_verifier.metrics import label_metrics
 from mermaid_verifier.models import Evidence
@@ -49,70 +51,137 @@ class Claim:
         return assess_trust(self.evidence, reliability, self.now)
 
 
-def load(path: Path) -> list[Claim]:
-    return [Claim(json.loads(line)) for line in path.open() if line.strip()]
+def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
+    """Every result row, grouped by the split part its claim id belongs to."""
+    parts: dict[str, list[Claim]] = {}
+    for path in paths:
+        for line in path.open():
+            if line.strip():
+                row = json.loads(line)
+                parts.setdefault(split[str(row["id"])], []).append(Claim(row))
+    return parts
 
 
-def verdicts(claims: list[tuple[Claim, list[Evidence]]], config: JudgeConfig):
-    return [decide(evidence, config, claim.entities) for claim, evidence in claims]
+def weighings(claims: list[Claim], reliability: ReliabilityConfig, use_reliability: bool) -> list[Weighing]:
+    config = JudgeConfig(use_reliability=use_reliability)
+    return [weigh(claim.trusted(reliability), config, claim.entities) for claim in claims]
 
 
-def tune(claims, base: JudgeConfig) -> JudgeConfig:
+def predictions(weighed: list[Weighing], config: JudgeConfig) -> list[tuple[str, float, bool]]:
+    return [(label.value, confidence, conflict) for label, confidence, conflict in (rule(w, config) for w in weighed)]
+
+
+def tune(claims: list[Claim], weighed: list[Weighing], base: JudgeConfig) -> JudgeConfig:
+    """The (nei_threshold, refute_weight) with the best macro-F1 on these claims."""
+    gold = [c.gold for c in claims]
     best, best_score = base, -1.0
-    gold = [c.gold for c, _ in claims]
     for nei, weight in itertools.product(NEI_GRID, WEIGHT_GRID):
         config = base.model_copy(update={"nei_threshold": nei, "refute_weight": weight})
-        score = label_metrics(gold, [v.label.value for v in verdicts(claims, config)])["macro_f1"]
+        score = label_metrics(gold, [label for label, _, _ in predictions(weighed, config)])["macro_f1"]
         if score > best_score:
             best, best_score = config, score
     return best
 
 
-def outcomes(claims, config: JudgeConfig) -> list[Outcome]:
-    return [Outcome(v.confidence, v.label.value == c.gold, v.conflict) for (c, _), v in zip(claims, verdicts(claims, config))]
+def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5) -> tuple[JudgeModel, list[list[float]]]:
+    """A multinomial logistic regression on the judge features (classes balanced, for macro-F1),
+    and its out-of-fold class probabilities on these claims (for fitting the abstention threshold
+    without judging the model on claims it was fitted to)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_predict
+
+    x = [list(w.features) for w in weighed]
+    y = [c.gold for c in claims]
+    make = lambda: LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000)  # noqa: E731
+    out_of_fold = cross_val_predict(make(), x, y, cv=folds, method="predict_proba")
+    fitted = make().fit(x, y)
+    model = JudgeModel(features=FEATURES, classes=tuple(fitted.classes_), coef=fitted.coef_.tolist(),
+                       intercept=fitted.intercept_.tolist(), fitted_on=f"{len(claims)} tuning claims")
+    return model, out_of_fold.tolist()
 
 
-def report(claims, config: JudgeConfig) -> dict:
-    decided = verdicts(claims, config)
-    gold = [c.gold for c, _ in claims]
-    metrics = label_metrics(gold, [v.label.value for v in decided], [v.abstained for v in decided])
-    answered = [(g, v) for g, v in zip(gold, decided) if not v.abstained]
-    metrics["risk"] = (1 - metrics["selective_accuracy"]) if answered else None
-    metrics["aurc"] = area_under_risk_coverage(outcomes(claims, config))
-    metrics["risk_coverage"] = [(round(t, 4), round(c, 4), round(r, 4)) for t, c, r in risk_coverage(outcomes(claims, config))]
+def outcomes_from_probabilities(claims: list[Claim], weighed: list[Weighing], probabilities, classes, config) -> list[Outcome]:
+    out = []
+    for claim, w, row in zip(claims, weighed, probabilities):
+        label = classes[max(range(len(row)), key=row.__getitem__)]
+        conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
+        out.append(Outcome(max(row) if w.has_evidence else 0.0, label == claim.gold, conflict))
+    return out
+
+
+def outcomes(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) -> list[Outcome]:
+    return [Outcome(confidence, label == c.gold, conflict)
+            for c, (label, confidence, conflict) in zip(claims, predictions(weighed, config))]
+
+
+def report(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) -> dict:
+    decided = predictions(weighed, config)
+    gold = [c.gold for c in claims]
+    abstained = [conflict or confidence < config.abstain_below for _, confidence, conflict in decided]
+    metrics = label_metrics(gold, [label for label, _, _ in decided], abstained)
+    metrics["risk"] = (1 - metrics["selective_accuracy"]) if metrics["selective_accuracy"] is not None else None
+    scored = outcomes(claims, weighed, config)
+    metrics["aurc"] = area_under_risk_coverage(scored)
+    metrics["risk_coverage"] = [(round(t, 4), round(c, 4), round(r, 4)) for t, c, r in risk_coverage(scored)]
     return metrics
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("validation", type=Path)
-    parser.add_argument("test", type=Path)
+    parser.add_argument("results", type=Path, nargs="+", help="results.jsonl files of evaluate_fever.py runs")
+    parser.add_argument("--split", type=Path, default=Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json")
     parser.add_argument("--max-risk", type=float, default=0.10)
     parser.add_argument("--delta", type=float, default=0.1)
     parser.add_argument("--out", type=Path, default=None, help="write all figures here as JSON")
     parser.add_argument("--write-judge-config", type=Path, default=None, help="save the full configuration's thresholds")
+    parser.add_argument("--decider", choices=["max-rule", "fitted"], default="fitted", help="which judge to save")
     args = parser.parse_args()
-    validation, test = load(args.validation), load(args.test)
+    parts = load(args.results, load_split_ids(args.split))
+    if "train" in parts:
+        raise SystemExit("refusing results of train-part claims: the stance model was trained on their evidence")
+    validation = parts.get("validation", []) + parts.get("calibration", [])
+    test = parts.get("test", [])
+    if not validation or not test:
+        raise SystemExit(f"need tuning (validation/calibration) and test results; got {sorted(parts)}")
+    print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
     results = {}
-    print(f"| configuration | accuracy | macro-F1 | coverage @ risk≤{args.max_risk:.2f} | selective accuracy | test risk | AURC |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "
+          f"selective accuracy | test risk | AURC |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, (reliability, use_reliability) in CONFIGS.items():
-        base = JudgeConfig.bundled().model_copy(update={"use_reliability": use_reliability})
-        val = [(c, c.trusted(reliability)) for c in validation]
-        tuned = tune(val, base)
-        threshold, val_coverage, val_risk, bound = fit_threshold(outcomes(val, tuned), args.max_risk, args.delta)
-        final = tuned.model_copy(update={"abstain_below": min(threshold, 1.0 + 1e-9)})
-        figures = report([(c, c.trusted(reliability)) for c in test], final)
-        results[name] = {"judge": final.model_dump(), "validation": {"coverage": val_coverage, "risk": val_risk,
-                                                                     "risk_upper_bound": bound}, "test": figures}
-        print(f"| {name} | {figures['accuracy']:.3f} | {figures['macro_f1']:.3f} | {figures['coverage']:.3f} | "
-              f"{figures['selective_accuracy'] or 0:.3f} | {figures['risk'] if figures['risk'] is not None else float('nan'):.3f} | "
-              f"{figures['aurc']:.3f} |")
+        base = JudgeConfig.bundled().model_copy(update={"use_reliability": use_reliability, "model": None})
+        tuning_weighed = weighings(validation, reliability, use_reliability)
+        test_weighed = weighings(test, reliability, use_reliability)
+        for decider in ("max-rule", "fitted"):
+            if decider == "max-rule":
+                chosen = tune(validation, tuning_weighed, base)
+                tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
+            else:
+                model, out_of_fold = fit_model(validation, tuning_weighed)
+                chosen = base.model_copy(update={"model": model})
+                tuning_outcomes = outcomes_from_probabilities(validation, tuning_weighed, out_of_fold, model.classes, chosen)
+            threshold, val_coverage, val_risk, bound = fit_threshold(tuning_outcomes, args.max_risk, args.delta)
+            final = chosen.model_copy(update={"abstain_below": threshold})
+            figures = report(test, test_weighed, final)
+            key = f"{name}, {decider}"
+            results[key] = {"judge": final.model_dump(), "tuning": {"coverage": val_coverage, "risk": val_risk,
+                                                                    "risk_upper_bound": bound}, "test": figures}
+            per_class = figures["per_class"]
+            print(f"| {key} | {figures['accuracy']:.3f} | {figures['macro_f1']:.3f} | "
+                  f"{per_class['SUPPORTS']['f1']:.3f} / {per_class['REFUTES']['f1']:.3f} / {per_class['NOT ENOUGH INFO']['f1']:.3f} | "
+                  f"{figures['coverage']:.3f} | {figures['selective_accuracy'] or 0:.3f} | "
+                  f"{figures['risk'] if figures['risk'] is not None else float('nan'):.3f} | {figures['aurc']:.3f} |")
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
     if args.write_judge_config:
-        chosen = results["full"]["judge"]
-        chosen.update(tuned_on=f"{args.validation} ({len(validation)} validation claims)", max_risk=args.max_risk,
+        chosen = results[f"full, {args.decider}"]["judge"]
+        model = chosen.pop("model")
+        model_path = args.write_judge_config.with_name("judge_model.json")
+        if model is not None:
+            model_path.write_text(json.dumps(model, indent=2) + "\n")
+        elif model_path.exists():
+            model_path.unlink()
+        chosen.update(tuned_on=f"FEVER paper_dev validation + calibration parts ({len(validation)} claims)", max_risk=args.max_risk,
                       tuned_at=datetime.date.today().isoformat())
         args.write_judge_config.write_text(json.dumps(chosen, indent=2) + "\n")
 

@@ -50,7 +50,7 @@ def fever_split(shared: Path, index: CorpusIndex) -> tuple[list, dict[str, str],
 
 
 def fever_pairs(claims, split, anchors, index: CorpusIndex, part: str) -> list[dict]:
-    test_pages = pages_of(split, anchors, "test")
+    test_pages = pages_of(split, anchors, "test") | pages_of(split, anchors, "calibration")
     by_key = {(p.page, p.line): p for p in index.passages}
     pairs = []
     for claim in claims:
