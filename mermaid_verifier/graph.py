@@ -28,13 +28,11 @@ from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, annotate
 from mermaid_verifier.agents.llm import LLMOutputError, Pricing, add_usage, as_model_factory, chat_model_factory, usage_scope
 from mermaid_verifier.config import Settings
-from mermaid_verifier.corpora import resolve_corpora
-from mermaid_verifier.errors import ConfigError
 from mermaid_verifier.memory import EvidenceMemory
 from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
-from mermaid_verifier.sources import plan_sources
+from mermaid_verifier.sources import toolbox_for
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
 from mermaid_verifier.store import DiskCacheStore
@@ -83,13 +81,9 @@ class Resources:
                                            prompts_dir=settings.prompts_dir)
         skipped_sources: dict[str, str] = {}
         if toolbox is None:
-            corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
-            plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir)
-            if not plan.servers:
-                raise ConfigError("no evidence source is reachable: " + "; ".join(f"{k}: {v}" for k, v in plan.skipped.items()))
-            if plan.skipped:
-                logger.warning("not using %s", "; ".join(f"{k} ({v})" for k, v in plan.skipped.items()))
-            toolbox, skipped_sources = Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped
+            toolbox, skipped_sources = toolbox_for(settings)
+            if skipped_sources:
+                logger.warning("not using %s", "; ".join(f"{k} ({v})" for k, v in skipped_sources.items()))
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
@@ -247,13 +241,9 @@ def _memory_keys(state: VerifierState) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def open_verifier(settings: Settings | None = None, *, review: bool = False, checkpointer=None,
-                        on_ready: Callable[[Resources], None] | None = None,
                         **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
-    """The compiled graph with its resources started now and closed when the block ends.
-    ``on_ready(resources)`` runs once they are created (the CLI uses it to report skipped sources)."""
+    """The compiled graph with its resources started now and closed when the block ends."""
     resources = Resources.create(settings, **resource_overrides)
-    if on_ready is not None:
-        on_ready(resources)
     try:
         await resources.warm_up()
         yield build_graph(resources, review=review, checkpointer=checkpointer)

@@ -62,3 +62,16 @@ def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cach
             continue
         servers.append(stdio_server(name, sys.executable, ["-m", module, "--cache-dir", str(cache_dir / "sources")]))
     return SourcePlan(servers, skipped)
+
+
+def toolbox_for(settings) -> tuple["Toolbox", dict[str, str]]:
+    """The toolbox for a run's chosen sources (not yet started), and the sources left out and why."""
+    from mermaid_verifier.corpora import resolve_corpora
+    from mermaid_verifier.errors import ConfigError
+    from mermaid_verifier.toolbox import Toolbox
+
+    corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
+    plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir)
+    if not plan.servers:
+        raise ConfigError("no evidence source is reachable: " + "; ".join(f"{k}: {v}" for k, v in plan.skipped.items()))
+    return Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped
