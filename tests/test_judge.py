@@ -69,3 +69,19 @@ def test_annotate_sets_stance_and_orders_by_trusted_score():
     assert [e.id for e in ranked] == ["e2", "e3", "e1"]
     assert [e.stance for e in ranked] == [Stance.REFUTES, Stance.SUPPORTS, Stance.NEUTRAL]
     assert ranked[0].score == pytest.approx(0.9)
+
+
+def test_a_fitted_judge_model_decides_the_label_and_its_probability_is_the_confidence():
+    import math
+
+    from mermaid_verifier.agents.judge import FEATURES, JudgeModel
+
+    # logits: S = 2*support, R = 2*refute, NEI = 1 (bias); everything else weighted 0
+    zero = [0.0] * len(FEATURES)
+    model = JudgeModel(features=FEATURES, classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
+                       coef=[zero, [0.0, 2.0] + zero[2:], [2.0] + zero[1:]], intercept=[1.0, 0.0, 0.0])
+    config = RAW.model_copy(update={"model": model})
+    verdict = decide([item(1, 0.90, 0.05, text="Ada Lovelace wrote notes.")], config, ["Ada Lovelace"])
+    expected = math.exp(1.8) / (math.exp(1.0) + math.exp(0.1) + math.exp(1.8))  # softmax of (1, 0.1, 1.8)
+    assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(expected, abs=1e-4)
+    assert "fitted judge" in verdict.reason
