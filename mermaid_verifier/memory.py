@@ -37,7 +37,6 @@ from mermaid_verifier.scoring import (
     VeracityConfig,
     consensus,
     initial_veracity,
-    recall_threshold,
     uncertainty,
     updated_veracity,
 )

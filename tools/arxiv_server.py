@@ -24,8 +24,6 @@ stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr
 
 import logging
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated
 
 import arxiv
@@ -50,7 +48,7 @@ from mermaid_verifier.tools.source_common import (
     configure_logging,
     parse_xml,
     rank_score,
-    run_source_call,
+    source_server,
     run_stdio,
     unix_time,
 )
@@ -229,19 +227,7 @@ def create_server(
     each tool call (retries and rate-limit waits included); ``cache`` None disables caching."""
     client = ArxivClient(cache=cache, timeout_s=timeout_s, retry=retry, min_interval_s=min_interval_s)
 
-    @asynccontextmanager
-    async def lifespan(_: FastMCP) -> AsyncIterator[ArxivClient]:
-        try:
-            yield client
-        finally:
-            if cache is not None:
-                cache.close()
-
-    server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
-
-    async def run(what: str, func, *args):
-        return await run_source_call(what, LABEL, func, *args, call_timeout_s=call_timeout_s,
-                                     timeout_s=timeout_s, host=HOST, log=logger)
+    server, run = source_server(SERVER_NAME, INSTRUCTIONS, cache, LABEL, HOST, call_timeout_s, timeout_s, logger)
 
     @server.tool()
     async def search(

@@ -13,7 +13,6 @@ files' paths, sizes and modification times, so a second start loads instead of r
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 import time

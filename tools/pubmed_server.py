@@ -41,8 +41,7 @@ import threading
 import urllib.request
 import warnings
 import xml.etree.ElementTree as ET
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from typing import Annotated
 
 from Bio import Entrez
@@ -67,7 +66,7 @@ from mermaid_verifier.tools.source_common import (
     ncbi_min_interval,
     parse_xml,
     rank_score,
-    run_source_call,
+    source_server,
     run_stdio,
     with_retries,
 )
@@ -426,19 +425,7 @@ def create_server(
     client = PubmedClient(cache=cache, email=email, api_key=api_key, timeout_s=timeout_s, retry=retry,
                           min_interval_s=min_interval_s)
 
-    @asynccontextmanager
-    async def lifespan(_: FastMCP) -> AsyncIterator[PubmedClient]:
-        try:
-            yield client
-        finally:
-            if cache is not None:
-                cache.close()
-
-    server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
-
-    async def run(what: str, func, *args):
-        return await run_source_call(what, LABEL, func, *args, call_timeout_s=call_timeout_s,
-                                     timeout_s=timeout_s, host=HOST, log=logger)
+    server, run = source_server(SERVER_NAME, INSTRUCTIONS, cache, LABEL, HOST, call_timeout_s, timeout_s, logger)
 
     @server.tool()
     async def search(

@@ -684,3 +684,28 @@ def run_stdio(server) -> None:
         server.run("stdio")
     except KeyboardInterrupt:
         pass
+
+
+def source_server(name: str, instructions: str, cache: "ResponseCache | None", label: str, host: str,
+                  call_timeout_s: float, timeout_s: float, log: logging.Logger):
+    """The FastMCP server every live source shares (its response cache closed when the server stops),
+    and ``run(what, func, *args)``: a blocking client call made under the source's timeouts."""
+    from contextlib import asynccontextmanager
+
+    from mcp.server.fastmcp import FastMCP
+
+    @asynccontextmanager
+    async def lifespan(_: FastMCP):
+        try:
+            yield None
+        finally:
+            if cache is not None:
+                cache.close()
+
+    server = FastMCP(name, instructions=instructions, lifespan=lifespan, log_level="WARNING")
+
+    async def run(what: str, func, *args):
+        return await run_source_call(what, label, func, *args, call_timeout_s=call_timeout_s,
+                                     timeout_s=timeout_s, host=host, log=log)
+
+    return server, run

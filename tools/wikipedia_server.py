@@ -36,8 +36,8 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 from urllib.parse import quote
 
@@ -64,7 +64,7 @@ from mermaid_verifier.tools.source_common import (
     collapse,
     configure_logging,
     parse_json_object,
-    run_source_call,
+    source_server,
     run_stdio,
 )
 
@@ -401,19 +401,7 @@ def create_server(
     client = WikipediaClient(lang=lang, cache=cache, timeout_s=timeout_s, retry=retry, min_interval_s=min_interval_s)
     host = f"{lang}.wikipedia.org"
 
-    @asynccontextmanager
-    async def lifespan(_: FastMCP) -> AsyncIterator[WikipediaClient]:
-        try:
-            yield client
-        finally:
-            if cache is not None:
-                cache.close()
-
-    server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
-
-    async def run(what: str, func, *args):
-        return await run_source_call(what, LABEL, func, *args, call_timeout_s=call_timeout_s,
-                                     timeout_s=timeout_s, host=host, log=logger)
+    server, run = source_server(SERVER_NAME, INSTRUCTIONS, cache, LABEL, host, call_timeout_s, timeout_s, logger)
 
     Title = Annotated[
         str,
