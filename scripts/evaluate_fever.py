@@ -69,7 +69,7 @@ def markdown(metrics: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["test", "validation", "train"], default="test")
+    parser.add_argument("--part", choices=["test", "calibration", "validation", "train"], default="test")
     parser.add_argument("--claims", type=Path, default=SHARED / "fever" / "paper_dev.jsonl")
     parser.add_argument("--corpus", type=Path, action="append", default=None)
     parser.add_argument("--split", type=Path, default=REPO / "training" / "splits" / "fever_paper_dev.json")
