@@ -64,5 +64,9 @@ def print_panel(console: Console, result: VerificationResult) -> None:
     if not result.evidence:
         parts.append(Text("   no evidence found", style="dim"))
     s = result.stats
-    parts.append(Text(f"{s.tool_calls} tool call(s), {s.memory_hits} memory hit(s), {s.seconds:.2f}s", style="dim"))
+    summary = f"{s.tool_calls} tool call(s), {s.memory_hits} memory hit(s), {s.seconds:.2f}s"
+    if s.llm_calls:
+        summary += f", {s.llm_calls} LLM call(s), {s.prompt_tokens}+{s.completion_tokens} tokens"
+        summary += f", ${s.cost_usd:.4f}" if s.cost_usd is not None else ""
+    parts.append(Text(summary + f" · {result.backend} backend", style="dim"))
     console.print(Panel(Group(*parts), title=result.claim, title_align="left", border_style=colour))

