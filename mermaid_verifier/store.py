@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 import diskcache
-from diskcache.core import MODE_RAW, MODE_TEXT, UNKNOWN
+from mermaid_verifier.json_disk import JSONTextDisk
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -129,28 +129,9 @@ class StoreDataError(MermaidError, ValueError):
     """A stored record is not one this store wrote: pickled, not JSON, or an unknown schema."""
 
 
-class _JSONTextDisk(diskcache.Disk):
-    """diskcache serialisation that only ever handles ``str``: no pickling, no unpickling."""
-
-    def put(self, key):
-        if type(key) is not str:
-            raise TypeError(f"store keys are str, got {type(key).__name__}")
-        return key, True
-
-    def get(self, key, raw):
-        if not raw or type(key) is not str:
-            raise StoreDataError("refusing to read a key that is not text (pickled?)")
-        return key
-
-    def store(self, value, read, key=UNKNOWN):
-        if read or type(value) is not str:
-            raise TypeError("store values are JSON text")
-        return super().store(value, read, key=key)
-
-    def fetch(self, mode, filename, value, read):
-        if mode not in (MODE_RAW, MODE_TEXT) or read:
-            raise StoreDataError(f"refusing to read a record stored in mode {mode} (pickled?)")
-        return super().fetch(mode, filename, value, read)
+class _JSONTextDisk(JSONTextDisk):
+    data_error = StoreDataError
+    noun = "store record"
 
 
 class _Connections:

@@ -49,7 +49,7 @@ import anyio
 import anyio.to_thread
 import diskcache
 import requests
-from diskcache.core import MODE_RAW, MODE_TEXT, UNKNOWN
+from mermaid_verifier.json_disk import JSONTextDisk
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 from requests.structures import CaseInsensitiveDict
@@ -484,28 +484,9 @@ class CacheDataError(ValueError):
     """A cache row that this cache did not write (pickled, binary): refused, never loaded."""
 
 
-class _JSONTextDisk(diskcache.Disk):
-    """diskcache serialisation for ``str`` keys and ``str`` values only: no pickling, no unpickling."""
-
-    def put(self, key):
-        if type(key) is not str:
-            raise TypeError(f"cache keys are str, got {type(key).__name__}")
-        return key, True
-
-    def get(self, key, raw):
-        if not raw or type(key) is not str:
-            raise CacheDataError("refusing to read a cache key that is not text (pickled?)")
-        return key
-
-    def store(self, value, read, key=UNKNOWN):
-        if read or type(value) is not str:
-            raise TypeError("cache values are JSON text")
-        return super().store(value, read, key=key)
-
-    def fetch(self, mode, filename, value, read):
-        if mode not in (MODE_RAW, MODE_TEXT) or read:
-            raise CacheDataError(f"refusing to read a cache row stored in mode {mode} (pickled?)")
-        return super().fetch(mode, filename, value, read)
+class _JSONTextDisk(JSONTextDisk):
+    data_error = CacheDataError
+    noun = "cache row"
 
 
 def normalise_args(value: Any) -> Any:
