@@ -9,23 +9,46 @@ from typing import Callable
 from langgraph.graph.state import CompiledStateGraph
 
 from mermaid_verifier.datasets import LabelledClaim
+from mermaid_verifier.errors import MermaidError
 from mermaid_verifier.output import result_from_output
 
 
+def result_row(claim: LabelledClaim, output: dict) -> dict:
+    """One line of ``results.jsonl``: the verification result plus the claim's id, gold label and gold evidence."""
+    result = result_from_output(claim.claim, output)
+    return {"id": claim.id, "gold": claim.label.value,
+            "gold_evidence": [[list(pointer) for pointer in evidence_set] for evidence_set in claim.evidence_sets],
+            **json.loads(result.model_dump_json())}
+
+
 async def verify_labelled(verifier: CompiledStateGraph, claims: list[LabelledClaim], concurrency: int,
-                          on_result: Callable[[dict], None] | None = None) -> list[dict]:
-    """Each claim's result as a JSON-ready row with ``id`` and ``gold``; ``on_result`` sees each as it lands."""
+                          on_result: Callable[[dict], None] | None = None,
+                          on_failure: Callable[[LabelledClaim, MermaidError], None] | None = None) -> list[dict]:
+    """Each claim's result row, in completion order; ``on_result`` sees each as it lands.
+
+    A claim whose verification raises a :class:`MermaidError` (e.g. the LLM service failed) goes to
+    ``on_failure`` when given, and the run goes on; without it the error propagates."""
     semaphore = asyncio.Semaphore(concurrency)
     rows: list[dict] = []
 
     async def one(claim: LabelledClaim) -> None:
         async with semaphore:
-            output = await verifier.ainvoke({"claim": claim.claim})
-        result = result_from_output(claim.claim, output)
-        row = {"id": claim.id, "gold": claim.label.value, **json.loads(result.model_dump_json())}
+            try:
+                output = await verifier.ainvoke({"claim": claim.claim})
+            except MermaidError as exc:
+                if on_failure is None:
+                    raise
+                on_failure(claim, exc)
+                return
+        row = result_row(claim, output)
         rows.append(row)
         if on_result is not None:
             on_result(row)
 
-    await asyncio.gather(*(one(c) for c in claims))
+    try:
+        async with asyncio.TaskGroup() as group:  # one failure that is not handled cancels the rest
+            for claim in claims:
+                group.create_task(one(claim))
+    except* MermaidError as failures:
+        raise failures.exceptions[0] from None
     return rows

@@ -164,6 +164,7 @@ def _root() -> None:
 from mermaid_verifier.cli_memory import memory_app  # noqa: E402  (registers the `memory` commands)
 
 from mermaid_verifier.cli_calibrate import calibrate_command  # noqa: E402
+from mermaid_verifier.cli_fever import fever_command  # noqa: E402
 
 
 @app.command("review")
@@ -178,6 +179,7 @@ def review_command(as_json: JsonOpt = False, corpus: CorpusOpt = None, cache_dir
 
 app.add_typer(memory_app, name="memory")
 app.command("calibrate")(calibrate_command)
+app.command("fever")(fever_command)
 
 
 def main() -> None:

@@ -66,6 +66,7 @@ class Settings:
     sources: tuple[str, ...] = field(default=KNOWN_SOURCES, metadata={"env": "SOURCES", "parse": parse_sources})
     cache_dir: Path = field(default_factory=_default_cache_dir, metadata={"env": "CACHE_DIR", "parse": Path})
     use_memory: bool = field(default=True, metadata={"env": "MEMORY", "parse": _truthy})
+    memory_location: Path | None = field(default=None, metadata={"env": "MEMORY_DIR", "parse": Path})  # default: cache_dir/evidence-memory
     max_steps: int = field(default=5, metadata={"env": "MAX_STEPS", "parse": int})
     search_k: int = field(default=5, metadata={"env": "SEARCH_K", "parse": int})
     tool_timeout_s: float = field(default=20.0, metadata={"env": "TOOL_TIMEOUT", "parse": float})
@@ -148,7 +149,7 @@ class Settings:
 
     @property
     def memory_dir(self) -> Path:
-        return self.cache_dir / "evidence-memory"
+        return self.memory_location or self.cache_dir / "evidence-memory"
 
     @property
     def calibration_path(self) -> Path:

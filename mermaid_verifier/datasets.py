@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -49,8 +50,41 @@ def _evidence_sets(raw: object) -> list[list[tuple[str, int]]]:
     return sets
 
 
+_SCIFACT_LABELS = {"SUPPORT": Label.SUPPORTS, "CONTRADICT": Label.REFUTES}
+
+
+def _scifact_label_and_evidence(evidence: dict) -> tuple[Label, list[list[tuple[str, int]]]]:
+    """SciFact: ``{doc_id: [{"sentences": [...], "label": "SUPPORT"|"CONTRADICT"}]}``; empty means NEI.
+
+    Rationale sentences become ``(doc_id, sentence index)`` pointers, one evidence set per rationale."""
+    labels, sets = set(), []
+    for doc_id, rationales in evidence.items():
+        for rationale in rationales:
+            labels.add(_SCIFACT_LABELS[rationale["label"]])
+            sets.append([(str(doc_id), int(i)) for i in rationale["sentences"]])
+    if len(labels) > 1:
+        raise ValueError("rationales both support and contradict the claim")
+    return (labels.pop() if labels else Label.NOT_ENOUGH_INFO), sets
+
+
+def _claim_from_record(record: dict, line_number: int) -> LabelledClaim:
+    """One claim from a FEVER line, a SciFact line (evidence is a dict of rationales, no label) or
+    a plain ``{id, claim, label}`` line."""
+    evidence = record.get("evidence")
+    if "label" not in record and isinstance(evidence, dict):
+        label, evidence_sets = _scifact_label_and_evidence(evidence)
+    else:
+        label, evidence_sets = Label(record["label"]), _evidence_sets(evidence)
+    claim = LabelledClaim(id=str(record.get("id", line_number)), claim=str(record["claim"]).strip(), label=label,
+                          evidence_sets=evidence_sets)
+    if not claim.claim:
+        raise ValueError("empty claim")
+    return claim
+
+
 def read_labelled_claims(path: Path) -> tuple[list[LabelledClaim], list[BadLine]]:
-    """Read a FEVER-style jsonl (``id``, ``claim``, ``label``, optional ``evidence``).
+    """Read labelled claims: FEVER jsonl (``id``, ``claim``, ``label``, ``evidence`` pointers), SciFact
+    claims (``evidence`` rationales, label derived from them) or plain ``{id, claim, label}``.
 
     Lines that are not valid JSON or lack a claim/label are returned as :class:`BadLine` with their
     line numbers instead of stopping the read.
@@ -63,15 +97,9 @@ def read_labelled_claims(path: Path) -> tuple[list[LabelledClaim], list[BadLine]
                 continue
             try:
                 record = orjson.loads(raw)
-                claim = LabelledClaim(
-                    id=str(record.get("id", line_number)),
-                    claim=str(record["claim"]).strip(),
-                    label=Label(record["label"]),
-                    evidence_sets=_evidence_sets(record.get("evidence")),
-                )
-                if not claim.claim:
-                    raise ValueError("empty claim")
-                claims.append(claim)
+                if not isinstance(record, dict):
+                    raise TypeError(f"expected a JSON object, got {type(record).__name__}")
+                claims.append(_claim_from_record(record, line_number))
             except (orjson.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
                 bad.append(BadLine(line_number, f"{type(exc).__name__}: {exc}"))
     return claims, bad
@@ -131,3 +159,20 @@ def load_split_ids(path: Path) -> dict[str, str]:
 
 def select(claims: Iterable[LabelledClaim], split: dict[str, str], part: str) -> list[LabelledClaim]:
     return [c for c in claims if split.get(c.id) == part]
+
+
+def stratified_sample(claims: list[LabelledClaim], size: int, seed: int) -> list[LabelledClaim]:
+    """``size`` claims drawn without replacement, each label kept at its share of ``claims``
+    (largest-remainder rounding); the same seed gives the same sample, in file order."""
+    if size >= len(claims):
+        return list(claims)
+    by_label: dict[Label, list[int]] = {}
+    for position, claim in enumerate(claims):
+        by_label.setdefault(claim.label, []).append(position)
+    exact = {label: size * len(positions) / len(claims) for label, positions in by_label.items()}
+    quota = {label: int(share) for label, share in exact.items()}
+    for label in sorted(exact, key=lambda l: (quota[l] - exact[l], l.value))[: size - sum(quota.values())]:
+        quota[label] += 1
+    rng = random.Random(seed)
+    chosen = sorted(p for label, positions in by_label.items() for p in rng.sample(positions, quota[label]))
+    return [claims[p] for p in chosen]

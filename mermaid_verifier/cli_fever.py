@@ -1,0 +1,120 @@
+"""``mermaid-verifier fever``: batch verification of labelled claims with metrics and a report.
+
+The progress bar and the summary table live here; choosing claims, running them, and writing
+``results.jsonl`` / ``metrics.json`` / ``report.html`` live in ``fever_run.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from mermaid_verifier.cli import CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
+
+
+class RunProgress:
+    """A Rich progress bar: done / total, claims per second, ETA and the running accuracy."""
+
+    def __init__(self, console) -> None:
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+                                 TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                                 TimeRemainingColumn(), console=console, transient=False)
+        self.task = None
+        self.correct = self.seen = 0
+
+    def start(self, total: int, already_done: int) -> None:
+        self.progress.start()
+        self.task = self.progress.add_task("verifying", total=total, completed=already_done, rate="")
+        if already_done:
+            self.progress.console.print(f"resuming: {already_done} of {total} claims already decided", highlight=False)
+
+    def advance(self, row: dict) -> None:
+        self.seen += 1
+        self.correct += row["verdict"] == row["gold"]
+        task = self.progress.tasks[0]
+        speed = task.finished_speed or task.speed
+        self.progress.update(self.task, advance=1, description=f"verifying · accuracy {self.correct / self.seen:.3f}",
+                             rate=f"{speed:.2f} claims/s" if speed else "")
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.progress.stop()
+
+
+def summary_table(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table("metric", "value", title=title, title_justify="left")
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+async def run_with_progress(options, settings):
+    from mermaid_verifier import fever_run
+
+    progress = RunProgress(stderr)
+    try:
+        return await fever_run.run(options, settings, on_start=progress.start, on_progress=progress.advance)
+    finally:
+        progress.stop()
+
+
+def report_outcome(outcome, claims_path: Path) -> None:
+    from mermaid_verifier.fever_run import summary_rows
+
+    for bad in outcome.bad_lines:
+        stderr.print(f"skipped {claims_path}:{bad.line_number}: {bad.reason}", highlight=False, soft_wrap=True)
+    if outcome.failures:
+        stderr.print(f"{len(outcome.failures)} claim(s) failed (see {outcome.out_dir / 'failures.jsonl'}); "
+                     "rerun with --resume to retry them", highlight=False, soft_wrap=True)
+    if outcome.metrics:
+        stdout.print(summary_table(f"{len(outcome.rows)} claims", summary_rows(outcome.metrics)))
+        stdout.print(f"results: {outcome.out_dir / 'results.jsonl'}\nmetrics: {outcome.out_dir / 'metrics.json'}\n"
+                     f"report:  {outcome.out_dir / 'report.html'}", highlight=False)
+
+
+def fever_command(
+    claims: Annotated[Path, typer.Argument(help="Labelled claims: FEVER jsonl, SciFact claims, or {id, claim, label} jsonl.", show_default=False)],
+    corpus: CorpusOpt = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Verify N claims (the first N, or a sample with --sample).", show_default=False)] = None,
+    sample: Annotated[Optional[str], typer.Option("--sample", help="'stratified': a seeded sample keeping each label's share.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Seed for --sample and the shuffled/clustered orders.")] = 0,
+    concurrency: Annotated[int, typer.Option(help="Claims verified at once, over one set of tool sessions.")] = 2,
+    out: Annotated[Path, typer.Option("--out", help="Run directory: results.jsonl, metrics.json, report.html.")] = Path("runs/fever"),
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a run: skip claims already in DIR/results.jsonl.")] = False,
+    no_memory: Annotated[bool, typer.Option("--no-memory", help="Run without the evidence memory.")] = False,
+    memory_dir: Annotated[Optional[Path], typer.Option("--memory-dir", help="Evidence memory to use (default: a fresh one in DIR/evidence-memory).", show_default=False)] = None,
+    order: Annotated[str, typer.Option("--order", help="file | shuffled | clustered (claims about one subject together).")] = "file",
+    split: Annotated[Optional[Path], typer.Option("--split", help="A split file (assignment: claim id → part) to select parts from.", show_default=False)] = None,
+    part: Annotated[Optional[list[str]], typer.Option("--part", help="Only claims of this part of --split (repeatable).", show_default=False)] = None,
+    compare_memory: Annotated[bool, typer.Option("--compare-memory", help="Run without memory, then with memory in shuffled and clustered order; report the tool-call reduction.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Verify a labelled claim file in batch: resumable results, FEVER metrics and an HTML report."""
+
+    def body() -> None:
+        from mermaid_verifier.errors import UsageError
+        from mermaid_verifier.fever_run import RunOptions
+
+        if sample not in (None, "stratified"):
+            raise UsageError(f"--sample must be 'stratified', got {sample!r}")
+        if sample and not limit:
+            raise UsageError("--sample stratified needs --limit N (the sample size)")
+        options = RunOptions(claims_path=claims, out_dir=out, limit=limit, sample=sample, seed=seed, concurrency=concurrency,
+                             resume=resume, order=order, split_file=split, parts=tuple(part or ()))
+        base = settings_from_options(corpus=corpus, use_memory=not no_memory,
+                                     memory_location=memory_dir or out / "evidence-memory")
+        if compare_memory:
+            from mermaid_verifier.memory_compare import compare, comparison_rows
+
+            comparison = asyncio.run(compare(options, base, run_one=run_with_progress))
+            stdout.print(summary_table("memory reuse", comparison_rows(comparison)))
+            stdout.print(f"comparison: {out / 'compare-memory.json'}", highlight=False)
+            return
+        report_outcome(asyncio.run(run_with_progress(options, base)), claims)
+
+    guarded(debug, body)

@@ -1,0 +1,232 @@
+"""A batch verification run over a labelled claim file: choose and order the claims, verify them
+through one graph, stream each result durably to ``DIR/results.jsonl``, then write
+``DIR/metrics.json`` and ``DIR/report.html``.
+
+The terminal side (progress bar, summary table) lives in ``cli_fever.py``; this module only calls
+``on_progress`` so it can be driven from tests and scripts too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+import orjson
+
+from mermaid_verifier.batch import verify_labelled
+from mermaid_verifier.config import Settings
+from mermaid_verifier.datasets import BadLine, LabelledClaim, load_split_ids, read_labelled_claims, stratified_sample
+from mermaid_verifier.errors import MermaidError, UsageError
+from mermaid_verifier.run_log import ResultsLog
+from mermaid_verifier.run_metrics import run_metrics
+
+Order = Literal["file", "shuffled", "clustered"]
+ORDERS: tuple[str, ...] = ("file", "shuffled", "clustered")
+CONSECUTIVE_FAILURES_TO_STOP = 5
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    claims_path: Path
+    out_dir: Path
+    limit: int | None = None
+    sample: Literal["stratified"] | None = None
+    seed: int = 0
+    concurrency: int = 2
+    resume: bool = False
+    order: Order = "file"
+    split_file: Path | None = None
+    parts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise UsageError(f"--concurrency must be at least 1, got {self.concurrency}")
+        if self.limit is not None and self.limit < 1:
+            raise UsageError(f"--limit must be at least 1, got {self.limit}")
+        if self.order not in ORDERS:
+            raise UsageError(f"--order must be one of {', '.join(ORDERS)}, got {self.order!r}")
+        if self.parts and self.split_file is None:
+            raise UsageError("--part needs --split (the file that assigns claim ids to parts)")
+
+
+@dataclass
+class RunOutcome:
+    rows: list[dict]
+    metrics: dict
+    bad_lines: list[BadLine]
+    failures: list[dict] = field(default_factory=list)
+    resumed: int = 0
+    out_dir: Path | None = None
+
+
+# ---- choosing and ordering claims ---------------------------------------------------------------
+
+def load_claims(options: RunOptions) -> tuple[list[LabelledClaim], list[BadLine]]:
+    """The claims this run covers, in file order: parts of a split, then a sample or the first N."""
+    if not options.claims_path.is_file():
+        raise UsageError(f"claims file not found: {options.claims_path}")
+    claims, bad_lines = read_labelled_claims(options.claims_path)
+    if options.parts:
+        assignment = load_split_ids(options.split_file)
+        claims = [c for c in claims if assignment.get(c.id) in options.parts]
+    if len({c.id for c in claims}) != len(claims):
+        duplicated = [i for i, n in Counter(c.id for c in claims).items() if n > 1][:3]
+        raise UsageError(f"{options.claims_path}: claim ids must be unique to resume safely (repeated: {', '.join(duplicated)})")
+    if options.limit and options.sample == "stratified":
+        claims = stratified_sample(claims, options.limit, options.seed)
+    elif options.limit:
+        claims = claims[: options.limit]
+    if not claims:
+        raise UsageError(f"no claims to verify in {options.claims_path}")
+    return claims, bad_lines
+
+
+def cluster_key(subject: str) -> str:
+    return subject.casefold().removeprefix("the ").strip()
+
+
+def order_claims(claims: list[LabelledClaim], order: Order, seed: int,
+                 subject_of: Callable[[str], str] | None = None) -> list[LabelledClaim]:
+    """``file`` keeps the order; ``shuffled`` is a seeded shuffle; ``clustered`` shuffles, then puts
+    claims about the same subject next to each other (groups in order of first appearance), so the
+    evidence memory sees an entity again while it is fresh. Subjects come from the claim text
+    (``subject_of``, the decomposer), never from gold labels or gold evidence."""
+    if order == "file":
+        return list(claims)
+    shuffled = list(claims)
+    random.Random(seed).shuffle(shuffled)
+    if order == "shuffled":
+        return shuffled
+    if subject_of is None:
+        raise ValueError("clustered order needs subject_of")
+    keys = [cluster_key(subject_of(c.claim)) for c in shuffled]
+    first_seen: dict[str, int] = {}
+    for position, key in enumerate(keys):
+        first_seen.setdefault(key, position)
+    ranked = sorted(range(len(shuffled)), key=lambda i: (first_seen[keys[i]], i))
+    return [shuffled[i] for i in ranked]
+
+
+@functools.lru_cache(maxsize=1)
+def _offline_decomposer():
+    from mermaid_verifier.agents.decomposer import SpacyDecomposer
+
+    return SpacyDecomposer()
+
+
+def spacy_subject(claim: str) -> str:
+    """The claim's subject by the offline decomposer: first triplet subject, else first entity, else the claim."""
+    decomposition = _offline_decomposer().decompose(claim)
+    if decomposition.triplets:
+        return decomposition.triplets[0].subject
+    return decomposition.entities[0] if decomposition.entities else claim
+
+
+# ---- running -----------------------------------------------------------------------------------
+
+def write_json(path: Path, data: dict) -> None:
+    """Write ``data`` next to ``path`` and rename, so a reader never sees half a file."""
+    partial = path.with_suffix(path.suffix + ".partial")
+    partial.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+    partial.replace(path)
+
+
+class FailureTracker:
+    """Claims whose verification failed go to ``failures.jsonl`` (``--resume`` retries them); several
+    failures in a row mean the service itself is down, so the run stops with the last error."""
+
+    def __init__(self, path: Path, limit: int = CONSECUTIVE_FAILURES_TO_STOP):
+        self.path, self.limit = path, limit
+        self.failures: list[dict] = []
+        self.in_a_row = 0
+
+    def succeeded(self) -> None:
+        self.in_a_row = 0
+
+    def failed(self, claim: LabelledClaim, error: MermaidError) -> None:
+        record = {"id": claim.id, "claim": claim.claim, "error": f"{type(error).__name__}: {error}"}
+        self.failures.append(record)
+        with self.path.open("ab") as handle:
+            handle.write(orjson.dumps(record) + b"\n")
+        self.in_a_row += 1
+        if self.in_a_row >= self.limit:
+            raise type(error)(f"{self.limit} claims in a row failed; stopping (last: {error}). "
+                              f"Decided claims are kept: fix the cause and rerun with --resume") from error
+
+
+async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[int, int], None] | None = None,
+              on_progress: Callable[[dict], None] | None = None, verifier_factory=None) -> RunOutcome:
+    """Verify the claims of ``options`` not yet in the results log; return all rows and the metrics."""
+    from mermaid_verifier.graph import open_verifier
+
+    claims, bad_lines = load_claims(options)
+    claims = order_claims(claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None)
+    options.out_dir.mkdir(parents=True, exist_ok=True)
+    log = ResultsLog(options.out_dir / "results.jsonl")
+    wanted = {c.id for c in claims}
+    with log:
+        kept = [row for row in log.open(resume=options.resume) if row["id"] in wanted]
+        done_ids = {row["id"] for row in kept}
+        todo = [c for c in claims if c.id not in done_ids]
+        if on_start:
+            on_start(len(claims), len(kept))
+        failures = FailureTracker(options.out_dir / "failures.jsonl")
+        rows = list(kept)
+
+        def record(row: dict) -> None:
+            log.append(row)
+            rows.append(row)
+            failures.succeeded()
+            if on_progress:
+                on_progress(row)
+
+        started = time.perf_counter()
+        if todo:
+            open_graph = verifier_factory or (lambda: open_verifier(settings))
+            async with open_graph() as verifier:
+                await verify_labelled(verifier, todo, options.concurrency, record, failures.failed)
+        wall_seconds = time.perf_counter() - started
+    metrics = run_metrics(rows) if rows else {}
+    new_rows = len(rows) - len(kept)
+    if new_rows:  # throughput of this session only: resumed rows were decided earlier
+        metrics |= {"wall_seconds": wall_seconds, "throughput_claims_per_second": new_rows / wall_seconds}
+    if rows:
+        metrics["run"] = {"claims_file": str(options.claims_path), "claims": len(claims), "resumed_rows": len(kept),
+                          "failed": len(failures.failures), "bad_lines": len(bad_lines),
+                          "options": {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(options).items()},
+                          "memory": settings.use_memory}
+        write_json(options.out_dir / "metrics.json", metrics)
+        from mermaid_verifier.report import write_report
+
+        write_report(options.out_dir / "report.html", metrics, rows)
+    return RunOutcome(rows=rows, metrics=metrics, bad_lines=bad_lines, failures=failures.failures, resumed=len(kept),
+                      out_dir=options.out_dir)
+
+
+def summary_rows(metrics: dict) -> list[tuple[str, str]]:
+    """(name, value) pairs for the end-of-run table."""
+    def fmt(value, spec=".3f"):
+        return "n/a" if value is None else format(value, spec)
+
+    per_class = metrics["per_class"]
+    return [
+        ("claims", str(metrics["claims"])),
+        ("accuracy", fmt(metrics["accuracy"])),
+        ("macro-F1", fmt(metrics["macro_f1"])),
+        *[(f"F1 {label}", fmt(per_class[label]["f1"])) for label in per_class],
+        ("FEVER score", fmt(metrics.get("fever_score"))),
+        ("coverage", fmt(metrics["coverage"])),
+        ("selective accuracy", fmt(metrics.get("selective_accuracy"))),
+        ("AURC", fmt(metrics["aurc"])),
+        ("ECE", fmt(metrics["ece"])),
+        ("tool calls / claim", fmt(metrics["tool_calls"]["mean"], ".2f")),
+        ("memory hit rate", fmt(metrics["memory_hit_rate"])),
+        ("latency p50 / p95 (s)", f"{metrics['latency']['p50']:.2f} / {metrics['latency']['p95']:.2f}"),
+        ("throughput (claims/s)", fmt(metrics.get("throughput_claims_per_second"), ".2f")),
+    ]

@@ -1,0 +1,207 @@
+"""`mermaid-verifier fever`: claim files, resumable durable results (with a real SIGKILL), orders,
+per-claim failures, and the files a run leaves behind."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+
+from mermaid_verifier.datasets import LabelledClaim, read_labelled_claims, stratified_sample
+from mermaid_verifier.errors import ModelError, UsageError
+from mermaid_verifier.fever_run import RunOptions, order_claims, run
+from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
+from mermaid_verifier.run_log import ResultsLog
+
+from .conftest import WIKI_MINI
+
+CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
+KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
+EVEREST = "Mount Everest is in the Himalayas."
+
+
+def write_claims(path: Path, count: int) -> Path:
+    lines = []
+    for i in range(count):
+        claim, label, evidence = ((KUBRICK, "SUPPORTS", [[[None, None, "Stanley_Kubrick", 1]]]) if i % 2 == 0
+                                  else (EVEREST, "NOT ENOUGH INFO", [[[None, None, None, None]]]))
+        lines.append(json.dumps({"id": f"c{i}", "claim": claim, "label": label, "evidence": evidence}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ---- reading claim files -----------------------------------------------------------------------
+
+def test_bad_lines_are_reported_with_line_numbers_and_skipped(tmp_path):
+    path = tmp_path / "claims.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"id": 1, "claim": KUBRICK, "label": "SUPPORTS"}),
+        '{"id": 2, "claim": "cut off',
+        json.dumps({"id": 3, "claim": EVEREST, "label": "MAYBE"}),
+        json.dumps([1, 2, 3]),
+        json.dumps({"id": 5, "label": "REFUTES"}),
+        json.dumps({"id": 6, "claim": EVEREST, "label": "NOT ENOUGH INFO"}),
+    ]) + "\n")
+    claims, bad = read_labelled_claims(path)
+    assert [c.id for c in claims] == ["1", "6"]
+    assert [b.line_number for b in bad] == [2, 3, 4, 5]
+    assert "JSONDecodeError" in bad[0].reason and "MAYBE" in bad[1].reason
+
+
+def test_scifact_claims_take_their_label_and_evidence_from_the_rationales(tmp_path):
+    path = tmp_path / "scifact.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"id": 2, "claim": "A contradicted claim.", "evidence": {"137": [{"sentences": [4], "label": "CONTRADICT"}]}, "cited_doc_ids": [137]},
+        {"id": 3, "claim": "A supported claim.", "evidence": {"9": [{"sentences": [0, 2], "label": "SUPPORT"}]}, "cited_doc_ids": [9]},
+        {"id": 4, "claim": "No rationale.", "evidence": {}, "cited_doc_ids": [5]},
+    ]) + "\n")
+    claims, bad = read_labelled_claims(path)
+    assert not bad
+    assert [(c.label, c.evidence_sets) for c in claims] == [
+        (Label.REFUTES, [[("137", 4)]]), (Label.SUPPORTS, [[("9", 0), ("9", 2)]]), (Label.NOT_ENOUGH_INFO, [])]
+
+
+def test_stratified_sample_keeps_label_shares_and_is_seeded():
+    claims = [LabelledClaim(str(i), f"claim {i}", label) for i, label in
+              enumerate([Label.SUPPORTS] * 50 + [Label.REFUTES] * 30 + [Label.NOT_ENOUGH_INFO] * 20)]
+    sample = stratified_sample(claims, 10, seed=1)
+    assert Counter(c.label for c in sample) == {Label.SUPPORTS: 5, Label.REFUTES: 3, Label.NOT_ENOUGH_INFO: 2}
+    assert sample == stratified_sample(claims, 10, seed=1)
+    assert sample != stratified_sample(claims, 10, seed=2)
+    assert [int(c.id) for c in sample] == sorted(int(c.id) for c in sample)  # file order kept
+
+
+def test_clustered_order_puts_claims_about_one_subject_together():
+    claims = [LabelledClaim(str(i), text, Label.SUPPORTS) for i, text in
+              enumerate(["Paris is big.", "Rome is old.", "Paris is in France.", "Oslo is cold.", "Rome is in Italy."])]
+    subjects = {c.claim: c.claim.split()[0] for c in claims}
+    ordered = order_claims(claims, "clustered", seed=4, subject_of=subjects.get)
+    keys = [subjects[c.claim] for c in ordered]
+    assert sorted(keys) == sorted(subjects.values())
+    assert all(keys.index(k) + keys.count(k) - 1 == len(keys) - 1 - keys[::-1].index(k) for k in set(keys))  # contiguous
+    assert order_claims(claims, "shuffled", seed=4) == order_claims(claims, "shuffled", seed=4)
+    assert order_claims(claims, "file", seed=4) == claims
+
+
+# ---- the durable log ---------------------------------------------------------------------------
+
+def test_results_log_cuts_a_torn_last_line_and_refuses_to_overwrite(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(orjson.dumps({"id": "a"}) + b"\n" + orjson.dumps({"id": "b"}) + b"\n" + b'{"id": "c", "verd')
+    with pytest.raises(UsageError, match="--resume"):
+        ResultsLog(path).open(resume=False)
+    with ResultsLog(path) as log:
+        assert [r["id"] for r in log.open(resume=True)] == ["a", "b"]
+        log.append({"id": "c"})
+    assert [orjson.loads(line)["id"] for line in path.read_bytes().splitlines()] == ["a", "b", "c"]
+
+
+def test_a_run_killed_with_sigkill_resumes_without_loss_or_duplicates(tmp_path):
+    claims = write_claims(tmp_path / "claims.jsonl", 40)
+    out = tmp_path / "run"
+    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
+    args = CLI + ["fever", str(claims), "--corpus", str(WIKI_MINI), "--out", str(out), "--concurrency", "1"]
+    process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if results.exists() and results.read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.02)
+    assert process.poll() is None, f"the run ended before it could be killed: {process.stderr.read().decode()[-500:]}"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    decided_before = len(ResultsLog(results).read())
+    assert 3 <= decided_before < 40
+
+    again = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "--resume" in again.stderr  # never overwrites a run by accident
+
+    resumed = subprocess.run(args + ["--resume"], env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    ids = [row["id"] for row in ResultsLog(results).read()]
+    assert sorted(ids) == sorted(f"c{i}" for i in range(40))  # nothing lost, nothing twice
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["claims"] == 40 and metrics["run"]["resumed_rows"] >= decided_before
+    assert (out / "report.html").stat().st_size > 0
+
+
+def test_cli_reports_bad_lines_and_usage_errors(tmp_path):
+    claims = write_claims(tmp_path / "claims.jsonl", 2)
+    with claims.open("a") as handle:
+        handle.write("not json\n")
+    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
+    done = subprocess.run(CLI + ["fever", str(claims), "--corpus", str(WIKI_MINI), "--out", str(tmp_path / "r")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"skipped {claims}:3:" in done.stderr
+    assert "FEVER score" in done.stdout
+    missing = subprocess.run(CLI + ["fever", str(tmp_path / "nope.jsonl")], env=env, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "claims file not found" in missing.stderr
+
+
+# ---- failures of single claims -----------------------------------------------------------------
+
+def output_for(claim: str) -> dict:
+    evidence = Evidence(id="w:Stanley_Kubrick:1", source="local-corpus", title="Stanley Kubrick", text="He directed 2001.",
+                        page="Stanley_Kubrick", line=1)
+    return {"verdict": Verdict(label=Label.SUPPORTS, confidence=0.9, abstained=False, reason="scripted"), "evidence": [evidence],
+            "trace": [], "decomposition": Decomposition(), "stats": Stats(tool_calls=2, seconds=0.1)}
+
+
+class ScriptedVerifier:
+    """Stands in for the compiled graph: fails for the claims it is told to."""
+
+    def __init__(self, failing: set[str]):
+        self.failing = failing
+
+    async def ainvoke(self, state):
+        if state["claim"] in self.failing:
+            raise ModelError(f"LLM service unavailable for {state['claim']!r}")
+        return output_for(state["claim"])
+
+
+def scripted(verifier):
+    @contextlib.asynccontextmanager
+    async def factory():
+        yield verifier
+    return factory
+
+
+async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
+    from mermaid_verifier.config import Settings
+
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("\n".join(json.dumps({"id": f"c{i}", "claim": f"claim {i}", "label": "SUPPORTS",
+                                            "evidence": [[[None, None, "Stanley_Kubrick", 1]]]}) for i in range(4)) + "\n")
+    settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
+    options = RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1)
+    outcome = await run(options, settings, verifier_factory=scripted(ScriptedVerifier({"claim 2"})))
+    assert [f["id"] for f in outcome.failures] == ["c2"]
+    assert sorted(r["id"] for r in outcome.rows) == ["c0", "c1", "c3"]
+    assert outcome.metrics["fever_score"] == 1.0 and outcome.metrics["run"]["failed"] == 1
+
+    retried = await run(RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True), settings,
+                        verifier_factory=scripted(ScriptedVerifier(set())))
+    assert sorted(r["id"] for r in retried.rows) == ["c0", "c1", "c2", "c3"] and retried.resumed == 3
+
+
+async def test_many_failures_in_a_row_stop_the_run_with_the_error(tmp_path):
+    from mermaid_verifier.config import Settings
+
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("\n".join(json.dumps({"id": i, "claim": f"claim {i}", "label": "SUPPORTS"}) for i in range(12)) + "\n")
+    settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
+    every_claim = {f"claim {i}" for i in range(12)}
+    with pytest.raises(ModelError, match="5 claims in a row failed"):
+        await run(RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1), settings,
+                  verifier_factory=scripted(ScriptedVerifier(every_claim)))

@@ -1,0 +1,326 @@
+"""The HTML report of a batch run: escaping, numbers, error marks, charts, links, self-containment."""
+
+from __future__ import annotations
+
+import random
+from html.parser import HTMLParser
+from importlib import resources
+
+import pytest
+
+from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
+from mermaid_verifier.metrics import LABELS, label_metrics
+from mermaid_verifier.report import MAX_CURVE_POINTS, render_report, wikipedia_url, write_report
+
+_PAGES = ["Damon_Albarn", "R5_-LRB-band-RRB-", "The_Weeknd", "Ice-T", "Beyoncé", "AC/DC", "Tom_&_Jerry"]
+
+
+# ---- realistic fixtures, shaped like runs/*/results.jsonl and metrics.json ------------------------
+
+def make_evidence(rng: random.Random, claim_id: int, rank: int) -> dict:
+    page = rng.choice(_PAGES)
+    line = rng.randrange(0, 40)
+    return {"id": f"wiki_sentences:{page}:{line}", "source": "local-corpus", "corpus": "wiki_sentences",
+            "title": page.replace("_", " ").replace("-LRB-", "(").replace("-RRB-", ")"),
+            "text": f"Sentence {line} of {page} retrieved for claim {claim_id} at rank {rank}; " + "filler " * 15,
+            "page": page, "line": line, "url": None, "retrieval_score": round(rng.uniform(2, 9), 4),
+            "source_kind": "local_corpus", "stance": rng.choice(["neutral"] * 8 + ["supports", "refutes"]),
+            "score": round(rng.random(), 4)}
+
+
+def make_trace(claim: str) -> list[dict]:
+    return [{"step": 1, "thought": "Search the whole claim first.", "action": "local-corpus.search",
+             "action_input": {"query": claim, "k": 5}, "observation": "5 new passage(s) from: Damon Albarn, Ice-T",
+             "new_evidence": 5},
+            {"step": 2, "thought": "Read the page about the subject, \"Damon Albarn\".",
+             "action": "local-corpus.get_page", "action_input": {"title": "Damon Albarn", "max_passages": 10},
+             "observation": "No page titled \"Damon Albarn's debut\". Similar titles: 'Damon Albarn'.",
+             "new_evidence": 0}]
+
+
+def make_rows(n: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        gold = rng.choice(LABELS)
+        verdict = gold if rng.random() < 0.65 else rng.choice(LABELS)
+        claim = f"Claim number {i} says something about {rng.choice(_PAGES)}."
+        rows.append({"id": str(10000 + i), "gold": gold, "claim": claim, "verdict": verdict,
+                     "abstained": rng.random() < 0.35, "conflict": False, "confidence": round(rng.random(), 4),
+                     "reason": "no item settles the claim (best trusted support 0.23, refutation 0.22)",
+                     "evidence": [make_evidence(rng, i, r) for r in range(rng.randrange(0, 10))],
+                     "trace": make_trace(claim), "stats": {"tool_calls": 5, "memory_hits": 0, "seconds": 0.4}})
+    return rows
+
+
+def reliability_bins(outcomes: list[Outcome], n_bins: int = 10) -> list[dict]:
+    bins = []
+    for b in range(n_bins):
+        low, high = b / n_bins, (b + 1) / n_bins
+        inside = [o for o in outcomes if low <= o.confidence < high or (high == 1.0 and o.confidence == 1.0)]
+        bins.append({"bin_low": low, "bin_high": high, "count": len(inside),
+                     "mean_confidence": sum(o.confidence for o in inside) / len(inside) if inside else None,
+                     "accuracy": sum(o.correct for o in inside) / len(inside) if inside else None})
+    return bins
+
+
+def make_metrics(rows: list[dict]) -> dict:
+    metrics = label_metrics([r["gold"] for r in rows], [r["verdict"] for r in rows], [r["abstained"] for r in rows])
+    outcomes = [Outcome(r["confidence"], r["verdict"] == r["gold"]) for r in rows]
+    curve = risk_coverage(outcomes)
+    return metrics | {
+        "fever_score": None, "risk_coverage": {"coverage": [c for _, c, _ in curve], "risk": [r for _, _, r in curve]},
+        "aurc": area_under_risk_coverage(outcomes), "reliability_diagram": reliability_bins(outcomes), "ece": 0.0417,
+        "tool_calls": {"mean": 4.94, "total": 5 * len(rows), "per_tool": {"local-corpus.search": 3.42}},
+        "latency": {"p50": 0.412, "p95": 1.93}, "throughput_claims_per_second": 4.218, "memory_hit_rate": 0.0,
+        "selective_score": {"0.5": 0.31, "1": 0.12, "2": -0.25}, "abstention_precision": 0.71,
+        "llm": {"calls": 0, "cost_usd": None}, "part": "test", "concurrency": 2,
+    }
+
+
+# ---- reading the page back ------------------------------------------------------------------------
+
+class Scan(HTMLParser):
+    """Every start tag with its attributes, and every text with the index of the tag it sits in."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.texts: list[tuple[int, str]] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        if data.strip():
+            self.texts.append((len(self.tags) - 1, data.strip()))
+
+    def of(self, tag: str) -> list[dict]:
+        return [attrs for name, attrs in self.tags if name == tag]
+
+    def texts_in(self, css_class: str) -> list[str]:
+        return [text for index, text in self.texts if css_class in (self.tags[index][1].get("class") or "").split()]
+
+    def cards(self) -> dict[str, str]:
+        return dict(zip(self.texts_in("label"), self.texts_in("value")))
+
+    def claim_rows(self) -> list[dict]:
+        return [attrs for attrs in self.of("tr") if "data-error" in attrs]
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return make_rows(120)
+
+
+@pytest.fixture(scope="module")
+def page(rows) -> Scan:
+    return Scan(render_report(make_metrics(rows), rows))
+
+
+# ---- escaping -------------------------------------------------------------------------------------
+
+def test_markup_in_a_claim_evidence_or_trace_is_escaped_not_executed():
+    attack = "<script>alert(1)</script>"
+    row = make_rows(1)[0] | {"claim": f"Claim {attack}", "reason": attack, "id": attack}
+    row["evidence"] = [make_evidence(random.Random(1), 0, 0) | {"title": attack, "text": attack, "stance": attack}]
+    row["trace"][0] |= {"thought": attack, "observation": attack, "action_input": {"query": attack}}
+    html = render_report({}, [row], title=attack)
+
+    assert attack not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    scan = Scan(html)
+    assert len(scan.of("script")) == 1  # only the page's own filter script
+    assert f"Claim {attack}" in [text for _, text in scan.texts]  # shown to the reader as text
+
+
+# ---- numbers ----------------------------------------------------------------------------------------
+
+def test_headline_numbers_are_the_metrics_given(rows):
+    metrics = make_metrics(rows) | {"accuracy": 0.649412788168769, "macro_f1": 0.6321090712584638, "claims": 2299,
+                                    "coverage": 0.6359, "selective_accuracy": 0.65184}
+    cards = Scan(render_report(metrics, rows)).cards()
+
+    assert cards["Claims"] == "2299"
+    assert cards["Accuracy"] == "64.9%"
+    assert cards["Macro-F1"] == "0.632"
+    assert cards["FEVER score"] == "n/a (no gold evidence)"
+    assert cards["Coverage"] == "63.6%"
+    assert cards["Selective accuracy"] == "65.2%"
+    assert cards["Mean tool calls"] == "4.94"
+    assert cards["Latency p50"] == "412 ms"
+    assert cards["Latency p95"] == "1.93 s"
+    assert cards["Throughput"] == "4.22 claims/s"
+    assert cards["Abstention precision"] == "71.0%"
+    assert cards["Selective score (cost 2)"] == "-0.250"
+
+
+def test_a_fever_score_and_older_metric_names_are_shown():
+    metrics = {"fever_score": 0.5123, "mean_tool_calls": 3.5, "claims_per_second": 2.0}
+    cards = Scan(render_report(metrics, [])).cards()
+
+    assert cards["FEVER score"] == "51.2%"
+    assert cards["Mean tool calls"] == "3.50"
+    assert cards["Throughput"] == "2.00 claims/s"
+    assert cards["Claims"] == "0"
+    assert cards["Accuracy"] == "n/a"
+
+
+def test_per_class_and_confusion_tables_show_the_metrics(rows):
+    metrics = make_metrics(rows)
+    scan = Scan(render_report(metrics, rows))
+    texts = [text for _, text in scan.texts]
+
+    refutes = metrics["per_class"]["REFUTES"]
+    at = texts.index("REFUTES", texts.index("precision"))
+    assert texts[at + 1:at + 5] == [f"{refutes['precision']:.3f}", f"{refutes['recall']:.3f}",
+                                    f"{refutes['f1']:.3f}", str(refutes["support"])]
+    diagonal = [text for index, text in scan.texts if "diagonal" in (scan.tags[index][1].get("class") or "")]
+    assert diagonal == [str(metrics["confusion"][label][label]) for label in LABELS]
+
+
+# ---- the per-claim table ----------------------------------------------------------------------------
+
+def test_every_claim_has_a_row_and_the_wrong_ones_are_marked_as_errors(rows, page):
+    marks = [attrs["data-error"] for attrs in page.claim_rows()]
+
+    assert len(marks) == len(rows)
+    assert marks == ["1" if r["verdict"] != r["gold"] else "0" for r in rows]
+    assert 0 < marks.count("1") < len(rows)
+    assert f"errors only ({marks.count('1')} of {len(rows)})" in [text for _, text in page.texts]
+
+
+def test_the_table_has_the_filters_and_the_script_that_drives_them(page):
+    inputs = {attrs.get("id"): attrs.get("type") for attrs in page.of("input")}
+    script = next(text for index, text in page.texts if page.tags[index][0] == "script")
+
+    assert inputs == {"errors-only": "checkbox", "text-filter": "search"}
+    assert 'document.body.dataset.ready = "1"' in script
+
+
+def test_at_most_five_evidence_items_and_the_trace_sits_in_details():
+    row = make_rows(1)[0]
+    row["evidence"] = [make_evidence(random.Random(r), 0, r) for r in range(8)]
+    html = render_report({}, [row])
+
+    assert html.count('<li><span class="stance') == 5
+    assert "rank 4;" in html and "rank 5;" not in html
+    details = html[html.index("<details>"):html.index("</details>")]
+    assert "Search the whole claim first." in details and "local-corpus.get_page" in details
+
+
+def test_a_row_without_gold_is_not_an_error():
+    row = make_rows(1)[0] | {"gold": None, "verdict": "SUPPORTS"}
+    assert [attrs["data-error"] for attrs in Scan(render_report({}, [row])).claim_rows()] == ["0"]
+
+
+# ---- evidence links ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("page_id", "url"), [
+    ("Damon_Albarn", "https://en.wikipedia.org/wiki/Damon_Albarn"),
+    ("R5_-LRB-band-RRB-", "https://en.wikipedia.org/wiki/R5_(band)"),
+    ("Beyoncé Knowles", "https://en.wikipedia.org/wiki/Beyonc%C3%A9_Knowles"),
+    ("Tom_&_Jerry", "https://en.wikipedia.org/wiki/Tom_%26_Jerry"),
+    ("AC/DC", "https://en.wikipedia.org/wiki/AC%2FDC"),
+    ("What?#x", "https://en.wikipedia.org/wiki/What%3F%23x"),
+])
+def test_wikipedia_links_are_built_from_the_page_and_quoted(page_id, url):
+    assert wikipedia_url(page_id) == url
+
+
+def test_evidence_links_prefer_the_url_then_the_page():
+    row = make_rows(1)[0]
+    base = make_evidence(random.Random(0), 0, 0)
+    row["evidence"] = [base | {"page": "Tom_&_Jerry", "line": 3, "url": None},
+                       base | {"url": "https://arxiv.org/abs/2401.00001?a=1&b=2"},
+                       base | {"page": None, "url": None, "title": "No link here"}]
+    scan = Scan(render_report({}, [row]))
+
+    assert [attrs["href"] for attrs in scan.of("a")] == ["https://en.wikipedia.org/wiki/Tom_%26_Jerry",
+                                                         "https://arxiv.org/abs/2401.00001?a=1&b=2"]
+    assert "#3" in [text for _, text in scan.texts]
+    assert "No link here" in [text for index, text in scan.texts if scan.tags[index][0] == "strong"]
+
+
+# ---- charts -----------------------------------------------------------------------------------------
+
+def test_charts_are_inline_svg_with_aurc_and_ece_in_their_captions(rows):
+    metrics = make_metrics(rows)
+    html = render_report(metrics, rows)
+    scan = Scan(html)
+
+    assert len(scan.of("svg")) == 2
+    assert len(scan.of("polyline")) == 1
+    bars = [b for b in metrics["reliability_diagram"] if b["count"]]
+    assert len([a for a in scan.of("rect") if a.get("class") == "bar"]) == len(bars)
+    assert len([a for a in scan.of("line") if a.get("class") == "diagonal"]) == 1
+    assert f"AURC {metrics['aurc']:.3f} (lower is better)" in html
+    assert "ECE 0.042." in html
+    assert "not available" not in html
+
+
+@pytest.mark.parametrize("metrics", [
+    {},
+    {"risk_coverage": {"coverage": [], "risk": []}, "reliability_diagram": []},
+    {"risk_coverage": {"coverage": [0.5], "risk": [None]}, "aurc": None,
+     "reliability_diagram": [{"bin_low": 0.0, "bin_high": 0.1, "count": 0, "mean_confidence": None, "accuracy": None}]},
+    {"risk_coverage": None, "reliability_diagram": None, "ece": None},
+], ids=["missing", "empty", "zero-answered", "none"])
+def test_missing_chart_data_says_not_available(metrics):
+    html = render_report(metrics, make_rows(3))
+
+    assert "Risk–coverage curve not available" in html
+    assert "Reliability diagram not available" in html
+    assert "<svg" not in html
+
+
+def test_a_long_curve_is_thinned():
+    n = 5000
+    metrics = {"risk_coverage": {"coverage": [i / n for i in range(1, n + 1)], "risk": [0.3] * n}}
+    points = Scan(render_report(metrics, [])).of("polyline")[0]["points"].split()
+
+    assert len(points) <= MAX_CURVE_POINTS + 1
+    assert points[-1].startswith("404")  # the last point (coverage 1.0) is kept: the right edge of the plot
+
+
+# ---- robustness -------------------------------------------------------------------------------------
+
+def test_odd_or_partial_metrics_and_rows_do_not_crash():
+    metrics = {"accuracy": None, "macro_f1": float("nan"), "latency": "fast", "tool_calls": 3,
+               "per_class": {"SUPPORTS": None, "REFUTES": {"f1": 0.5}}, "confusion": {"SUPPORTS": {"REFUTES": 2}},
+               "selective_score": {"1": None}, "llm": {"calls": 3, "cost_usd": 0.0123}}
+    html = render_report(metrics, [{"claim": "bare"}, {}])
+
+    cards = Scan(html).cards()
+    assert cards["Accuracy"] == cards["Macro-F1"] == cards["Latency p50"] == "n/a"
+    assert "llm.cost_usd" in html and "No claims." not in html
+
+
+def test_no_claims_and_no_metrics():
+    html = render_report({}, [])
+    assert "No claims." in html and 'dataset.ready = "1"' in html
+
+
+# ---- self-contained and written to disk -----------------------------------------------------------
+
+def test_the_page_loads_nothing_from_outside(page):
+    assert not [attrs for _, attrs in page.tags if "src" in attrs]
+    assert not page.of("link") and not page.of("iframe") and not page.of("object")
+    style = next(text for index, text in page.texts if page.tags[index][0] == "style")
+    assert "url(" not in style and "@import" not in style
+    assert all(attrs["href"].startswith("https://en.wikipedia.org/wiki/") for attrs in page.of("a"))
+
+
+def test_write_report_creates_the_file(tmp_path, rows):
+    path = write_report(tmp_path / "nested" / "report.html", make_metrics(rows), rows, title="run 7")
+    html = path.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "<title>run 7</title>" in html
+
+
+def test_the_template_ships_inside_the_package():
+    assert (resources.files("mermaid_verifier") / "templates" / "report.html.j2").is_file()
