@@ -10,9 +10,10 @@ Thought → action → observation, where the plan comes from the claim's decomp
 5. search each object on its own.
 
 After every observation the new passages are scored by the stance model; the run stops as soon as
-one item is decisive (P(supports) or P(refutes) ≥ ``stop_threshold``) — or before any tool call when
-remembered evidence is already decisive. A tool failure is an observation like any other: the
-policy notes it and moves on to the next action.
+one item is decisive (P(supports) or P(refutes) ≥ ``stop_threshold``). Memory changes the budget:
+none at all when remembered evidence is decisive and reliable; ``warm_steps`` (a short confirming
+search) when a reliable remembered item already takes a side at the judge's decision level. A
+tool failure is an observation like any other: the policy notes it and moves on to the next action.
 """
 
 from __future__ import annotations
@@ -143,6 +144,12 @@ def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
     return f"{len(new_items)} new passage(s) from: {titles}" + (f" ({message})" if message else "")
 
 
+def _leaning(item: Evidence) -> float:
+    """How strongly the item takes a side: the larger of P(supports) and P(refutes) (0 if unscored)."""
+    probabilities = item.stance_probabilities or {}
+    return max(probabilities.get(Stance.SUPPORTS.value, 0.0), probabilities.get(Stance.REFUTES.value, 0.0))
+
+
 def _is_decisive(items: list[Evidence], threshold: float) -> bool:
     return any(
         max(e.stance_probabilities.get(Stance.SUPPORTS.value, 0.0), e.stance_probabilities.get(Stance.REFUTES.value, 0.0)) >= threshold
@@ -154,8 +161,10 @@ def _is_decisive(items: list[Evidence], threshold: float) -> bool:
 class OfflineExecutor:
     def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5,
                  stop_threshold: float = 0.9, memory_trust: float = 0.6, reliability: ReliabilityConfig | None = None,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, warm_steps: int | None = None, lean_threshold: float = 0.3):
         self.toolbox = toolbox
+        self.warm_steps = max_steps if warm_steps is None else warm_steps
+        self.lean_threshold = lean_threshold
         self.stance = stance
         self.max_steps = max_steps
         self.search_k = search_k
@@ -170,24 +179,34 @@ class OfflineExecutor:
         trusted = assess_trust(remembered, self.reliability, self.clock())
         return any(e.trust.reliability >= self.memory_trust for e in trusted if _is_decisive([e], self.stop_threshold))
 
+    def _memory_leans(self, remembered: list[Evidence]) -> bool:
+        """Some reliable remembered item already takes a side (stance ≥ ``lean_threshold``, the level at
+        which the judge would decide): a short confirming search is enough."""
+        trusted = assess_trust(remembered, self.reliability, self.clock())
+        return any(e.trust.reliability >= self.memory_trust and _leaning(e) >= self.lean_threshold for e in trusted)
+
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
 
-    async def _start(self, claim: str, decomposition: Decomposition, remembered: list[Evidence]) -> tuple[ExecutionResult, bool]:
-        """The result before any search: remembered evidence, scored; and whether it is decisive."""
+    async def _start(self, claim: str, decomposition: Decomposition, remembered: list[Evidence]) -> tuple[ExecutionResult, int]:
+        """The result before any search (remembered evidence, scored) and the search budget it leaves:
+        0 when memory is decisive and reliable, ``warm_steps`` when it reliably takes a side."""
         result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
         result.stats.memory_hits = len(remembered)
         if not remembered:
-            return result, False
-        decisive = self._memory_settles(result.evidence)
+            return result, self.max_steps
+        if self._memory_settles(result.evidence):
+            budget, verdict = 0, "decisive and reliable, no search needed"
+        elif self.warm_steps < self.max_steps and self._memory_leans(result.evidence):
+            budget, verdict = self.warm_steps, f"reliable and taking a side; a confirming search of {self.warm_steps} step(s)"
+        else:
+            budget, verdict = self.max_steps, "not decisive or not reliable enough"
         result.trace.append(TraceStep(
             step=0, thought="Check what the evidence memory already holds about the claim's entities.",
             action="memory.recall", action_input={"entities": decomposition.entities},
-            observation=f"{len(remembered)} remembered item(s)" + ("; decisive and reliable, no search needed" if decisive
-                                                                    else "; not decisive or not reliable enough"),
-            new_evidence=len(remembered)))
-        return result, decisive
+            observation=f"{len(remembered)} remembered item(s); {verdict}", new_evidence=len(remembered)))
+        return result, budget
 
     async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
                   previous: ExecutionResult | None = None) -> ExecutionResult:
@@ -197,12 +216,13 @@ class OfflineExecutor:
         if start is not None:
             await start()  # the plan depends on which servers and tools are up
         if previous is None:
-            result, decisive = await self._start(claim, decomposition, remembered)
-            if decisive:
+            result, budget = await self._start(claim, decomposition, remembered)
+            if budget == 0:
                 return result
         else:
             result = ExecutionResult(evidence=list(previous.evidence), trace=list(previous.trace),
                                      stats=previous.stats.model_copy(deep=True))
+            budget = self.max_steps
         taken = {(step.action, repr(sorted(step.action_input.items()))) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
         memory_titles = {e.title.casefold() for e in remembered}
@@ -211,7 +231,7 @@ class OfflineExecutor:
                                         available=available)
                 if (f"{a.server}.{a.tool}", repr(sorted(a.arguments.items()))) not in taken]
         first_step = max((step.step for step in result.trace), default=0) + 1
-        for number, action in enumerate(plan[: self.max_steps], first_step):
+        for number, action in enumerate(plan[:budget], first_step):
             outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
             result.stats.tool_calls += 1
             name = f"{action.server}.{action.tool}"

@@ -190,9 +190,9 @@ class LLMExecutor:
         ``previous`` (a reviewer asked for more, or the cascade escalated), continue its evidence and
         trace with a fresh budget."""
         if previous is None:
-            result, decisive = await self.offline._start(claim, decomposition, remembered)
+            result, budget = await self.offline._start(claim, decomposition, remembered)
             result.stats.backend = "llm"
-            if decisive:
+            if budget == 0:  # memory settled it; otherwise the model gets its full budget
                 return result
         else:
             result = ExecutionResult(evidence=list(previous.evidence), trace=list(previous.trace),

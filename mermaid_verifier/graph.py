@@ -138,6 +138,8 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         memory_trust=resources.judge_config.memory_trust,
         reliability=resources.reliability_config,
         clock=resources.clock,
+        warm_steps=resources.judge_config.warm_steps,
+        lean_threshold=resources.judge_config.nei_threshold,
     )
     executor, judges = offline_executor, {"offline": OfflineJudge(resources.judge_config)}
     if resources.backend != "offline":

@@ -169,3 +169,47 @@ async def test_a_tool_failure_is_an_observation_and_the_executor_moves_on():
     assert result.trace[1].action == "local-corpus.get_page" and result.trace[1].new_evidence == 1
     assert len(result.trace) == 2 and result.stats.tool_calls == 2
     assert result.evidence[0].stance_probabilities["supports"] == pytest.approx(0.95)
+
+
+class CountingToolbox:
+    """Answers every call with no passages and counts the calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def call(self, server, tool, arguments):
+        self.calls.append((server, tool))
+        return ToolOutcome(server=server, tool=tool, ok=True, text="{}", data={"passages": []})
+
+
+class FixedStance:
+    """Gives every pair the same probabilities."""
+
+    def __init__(self, probabilities):
+        self.probabilities = probabilities
+
+    async def aprobabilities(self, claim, evidence):
+        return [dict(self.probabilities) for _ in evidence]
+
+
+@pytest.mark.parametrize("leaning, fresh, expected_calls, note", [
+    (0.60, True, 2, "confirming search of 2 step(s)"),    # reliable and takes a side: the warm budget
+    (0.95, True, 0, "decisive and reliable"),            # decisive: no search at all
+    (0.10, True, 5, "not decisive or not reliable"),     # takes no side: the full budget
+    (0.60, False, 5, "not decisive or not reliable"),    # takes a side but is a year old: not trusted
+])
+async def test_remembered_evidence_sets_the_search_budget(leaning, fresh, expected_calls, note):
+    from mermaid_verifier.models import Evidence, SourceKind
+
+    now = 1_800_000_000.0
+    remembered = Evidence(id="w:Kubrick:1", source="local-corpus", source_kind=SourceKind.LOCAL_CORPUS, title="Stanley Kubrick",
+                          text="He directed 2001.", from_memory=True, retrieved_at=now if fresh else now - 365 * 86400)
+    toolbox = CountingToolbox()
+    executor = OfflineExecutor(toolbox, FixedStance({"supports": leaning, "refutes": 0.0, "neutral": 1 - leaning}),
+                               max_steps=5, warm_steps=2, lean_threshold=0.3, stop_threshold=0.9, memory_trust=0.6,
+                               clock=lambda: now)
+    decomposition = Decomposition(triplets=[Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey")],
+                                  keywords=["Stanley Kubrick", "2001"], entities=["Stanley Kubrick"])
+    result = await executor.run(KUBRICK, decomposition, [remembered])
+    assert len(toolbox.calls) == result.stats.tool_calls == expected_calls
+    assert note in result.trace[0].observation and result.stats.memory_hits == 1
