@@ -29,6 +29,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from mermaid_verifier.run_metrics import percentile
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 CLAIMS = SHARED / "fever" / "paper_dev.jsonl"
@@ -75,7 +77,7 @@ class NodeTimer(BaseCallbackHandler):
                 self.seconds[name] = self.seconds.get(name, 0.0) + elapsed
 
 
-def test_claims(count: int):
+def test_part_sample(count: int):
     from mermaid_verifier.datasets import load_split_ids, read_labelled_claims, select
 
     for path in (CLAIMS, CORPUS):
@@ -97,11 +99,6 @@ async def time_one(graph, nodes: set[str], claim: str) -> tuple[NodeTimer, dict[
                 gaps[name] = gaps.get(name, 0.0) + now - last
         last = now
     return timer, gaps
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(int(fraction * len(ordered)) - 1, 0)]
 
 
 async def run(measured, warm_up, settings) -> tuple[list[str], dict[str, list[float]], dict[str, list[float]], list[float]]:
@@ -136,7 +133,7 @@ def main() -> None:
         parser.error("--claims must be at least 1")
     from mermaid_verifier.config import Settings
 
-    measured, warm_up = test_claims(args.claims)
+    measured, warm_up = test_part_sample(args.claims)
     settings = Settings.from_env(corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",),
                                  backend="offline")
     print(f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
@@ -151,7 +148,7 @@ def main() -> None:
     for name, values, gap in [(n, per_node[n], statistics.mean(gaps[n]) * 1000) for n in order] + [
             ("(outside nodes)", outside, None), ("(graph run)", totals, None)]:
         print(f"| {name} | {statistics.mean(values) * 1000:.1f} | {statistics.median(values) * 1000:.1f} | "
-              f"{percentile(values, 0.95) * 1000:.1f} | {statistics.mean(values) / total_mean:.1%} | "
+              f"{percentile(values, 95) * 1000:.1f} | {statistics.mean(values) / total_mean:.1%} | "
               f"{'' if gap is None else f'{gap:.1f}'} |")
 
 

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mermaid_verifier.run_metrics import percentile
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 CLAIMS = SHARED / "fever" / "paper_dev.jsonl"
@@ -34,7 +36,7 @@ DEFAULT_CACHE = Path(tempfile.gettempdir()) / "mermaid-bench-cache"
 WARM_UP = 3
 
 
-def test_claims(count: int):
+def test_part_sample(count: int):
     """The first ``count`` test-part claims, and ``WARM_UP`` further ones for the warm-up."""
     from mermaid_verifier.datasets import load_split_ids, read_labelled_claims, select
 
@@ -46,11 +48,6 @@ def test_claims(count: int):
     measured = claims[:count]
     warm_up = claims[count:count + WARM_UP] or claims[:WARM_UP]
     return measured, warm_up
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(int(fraction * len(ordered)) - 1, 0)]
 
 
 async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
@@ -72,7 +69,7 @@ async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
         verdicts[concurrency] = {r["id"]: r["verdict"] for r in rows}
         result = {"concurrency": concurrency, "claims": len(rows), "open_s": open_s, "warm_up_s": warm_s,
                   "wall_s": wall, "claims_per_s": len(rows) / wall, "claim_mean_s": statistics.mean(seconds),
-                  "claim_p50_s": statistics.median(seconds), "claim_p95_s": percentile(seconds, 0.95),
+                  "claim_p50_s": statistics.median(seconds), "claim_p95_s": percentile(seconds, 95),
                   "accuracy": sum(r["gold"] == r["verdict"] for r in rows) / len(rows),
                   "tool_calls_mean": statistics.mean(r["stats"]["tool_calls"] for r in rows)}
         results.append(result)
@@ -96,7 +93,7 @@ def main() -> None:
         parser.error("--claims and --concurrency must be at least 1")
     from mermaid_verifier.config import Settings
 
-    measured, warm_up = test_claims(args.claims)
+    measured, warm_up = test_part_sample(args.claims)
     settings = Settings.from_env(corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",),
                                  backend="offline")
     indexed = any(args.cache_dir.glob("corpus-index/bm25-*/passages.json"))
