@@ -20,7 +20,8 @@ from mermaid_verifier.cli import CorpusOpt, DebugOpt, guarded, settings_from_opt
 class RunProgress:
     """A Rich progress bar: done / total, claims per second, ETA and the running accuracy."""
 
-    def __init__(self, console) -> None:
+    def __init__(self, console, label: str = "verifying") -> None:
+        self.label = label
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
                                  TimeRemainingColumn(), console=console, transient=False)
@@ -29,7 +30,7 @@ class RunProgress:
 
     def start(self, total: int, already_done: int) -> None:
         self.progress.start()
-        self.task = self.progress.add_task("verifying", total=total, completed=already_done, rate="")
+        self.task = self.progress.add_task(self.label, total=total, completed=already_done, rate="")
         if already_done:
             self.progress.console.print(f"resuming: {already_done} of {total} claims already decided", highlight=False)
 
@@ -38,7 +39,7 @@ class RunProgress:
         self.correct += row["verdict"] == row["gold"]
         task = self.progress.tasks[0]
         speed = task.finished_speed or task.speed
-        self.progress.update(self.task, advance=1, description=f"verifying · accuracy {self.correct / self.seen:.3f}",
+        self.progress.update(self.task, advance=1, description=f"{self.label} · accuracy {self.correct / self.seen:.3f}",
                              rate=f"{speed:.2f} claims/s" if speed else "")
 
     def stop(self) -> None:
@@ -56,7 +57,7 @@ def summary_table(title: str, rows: list[tuple[str, str]]) -> Table:
 async def run_with_progress(options, settings):
     from mermaid_verifier import fever_run
 
-    progress = RunProgress(stderr)
+    progress = RunProgress(stderr, label=options.out_dir.name)
     try:
         return await fever_run.run(options, settings, on_start=progress.start, on_progress=progress.advance)
     finally:

@@ -205,3 +205,16 @@ async def test_many_failures_in_a_row_stop_the_run_with_the_error(tmp_path):
     with pytest.raises(ModelError, match="5 claims in a row failed"):
         await run(RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1), settings,
                   verifier_factory=scripted(ScriptedVerifier(every_claim)))
+
+
+def test_memory_comparison_reports_savings_against_the_run_without_memory():
+    from mermaid_verifier.memory_compare import against_baseline, comparison_rows
+
+    summaries = {"no-memory": {"claims": 10, "accuracy": 0.60, "macro_f1": 0.58, "tool_calls_per_claim": 5.0, "memory_hit_rate": 0.0},
+                 "memory-clustered": {"claims": 10, "accuracy": 0.62, "macro_f1": 0.59, "tool_calls_per_claim": 3.0,
+                                      "memory_hit_rate": 0.5}}
+    compared = against_baseline(summaries)
+    assert compared["no-memory"]["tool_call_reduction"] == 0.0
+    assert compared["memory-clustered"]["tool_call_reduction"] == pytest.approx(0.4)
+    assert compared["memory-clustered"]["accuracy_change"] == pytest.approx(0.02)
+    assert "40.0% saved" in dict(comparison_rows(compared))["memory-clustered"]
