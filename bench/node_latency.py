@@ -20,8 +20,6 @@ import datetime
 import os
 import platform
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,15 +27,10 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
+from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
+
 from mermaid_verifier.run_metrics import percentile
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data"
-CLAIMS = SHARED / "fever" / "paper_dev.jsonl"
-CORPUS = SHARED / "corpus" / "wiki_sentences.jsonl"
-SPLIT = REPO / "training" / "splits" / "fever_paper_dev.json"
-DEFAULT_CACHE = Path(tempfile.gettempdir()) / "mermaid-bench-cache"
-WARM_UP = 3
 
 
 class NodeTimer(BaseCallbackHandler):
@@ -77,15 +70,6 @@ class NodeTimer(BaseCallbackHandler):
                 self.seconds[name] = self.seconds.get(name, 0.0) + elapsed
 
 
-def test_part_sample(count: int):
-    from mermaid_verifier.datasets import load_split_ids, read_labelled_claims, select
-
-    for path in (CLAIMS, CORPUS):
-        if not path.is_file():
-            sys.exit(f"{path} not found: this benchmark needs the shared FEVER data in {SHARED}")
-    claims, _ = read_labelled_claims(CLAIMS)
-    claims = select(claims, load_split_ids(SPLIT), "test")
-    return claims[:count], claims[count:count + WARM_UP] or claims[:WARM_UP]
 
 
 async def time_one(graph, nodes: set[str], claim: str) -> tuple[NodeTimer, dict[str, float]]:

@@ -20,34 +20,15 @@ import datetime
 import os
 import platform
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 
+from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
+
 from mermaid_verifier.run_metrics import percentile
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data"
-CLAIMS = SHARED / "fever" / "paper_dev.jsonl"
-CORPUS = SHARED / "corpus" / "wiki_sentences.jsonl"
-SPLIT = REPO / "training" / "splits" / "fever_paper_dev.json"
-DEFAULT_CACHE = Path(tempfile.gettempdir()) / "mermaid-bench-cache"
-WARM_UP = 3
 
 
-def test_part_sample(count: int):
-    """The first ``count`` test-part claims, and ``WARM_UP`` further ones for the warm-up."""
-    from mermaid_verifier.datasets import load_split_ids, read_labelled_claims, select
-
-    for path in (CLAIMS, CORPUS):
-        if not path.is_file():
-            sys.exit(f"{path} not found: this benchmark needs the shared FEVER data in {SHARED}")
-    claims, _ = read_labelled_claims(CLAIMS)
-    claims = select(claims, load_split_ids(SPLIT), "test")
-    measured = claims[:count]
-    warm_up = claims[count:count + WARM_UP] or claims[:WARM_UP]
-    return measured, warm_up
 
 
 async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
