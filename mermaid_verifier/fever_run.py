@@ -168,15 +168,13 @@ async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[in
     claims, bad_lines = load_claims(options)
     claims = order_claims(claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None)
     options.out_dir.mkdir(parents=True, exist_ok=True)
-    log = ResultsLog(options.out_dir / "results.jsonl")
-    wanted = {c.id for c in claims}
-    with log:
+    failures = FailureTracker(options.out_dir / "failures.jsonl")
+    with ResultsLog(options.out_dir / "results.jsonl") as log:
+        wanted = {c.id for c in claims}
         kept = [row for row in log.open(resume=options.resume) if row["id"] in wanted]
-        done_ids = {row["id"] for row in kept}
-        todo = [c for c in claims if c.id not in done_ids]
+        todo = [c for c in claims if c.id not in {row["id"] for row in kept}]
         if on_start:
             on_start(len(claims), len(kept))
-        failures = FailureTracker(options.out_dir / "failures.jsonl")
         rows = list(kept)
 
         def record(row: dict) -> None:
@@ -192,21 +190,33 @@ async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[in
             async with open_graph() as verifier:
                 await verify_labelled(verifier, todo, options.concurrency, record, failures.failed)
         wall_seconds = time.perf_counter() - started
-    metrics = run_metrics(rows) if rows else {}
-    new_rows = len(rows) - len(kept)
-    if new_rows:  # throughput of this session only: resumed rows were decided earlier
-        metrics |= {"wall_seconds": wall_seconds, "throughput_claims_per_second": new_rows / wall_seconds}
+    metrics = {}
     if rows:
-        metrics["run"] = {"claims_file": str(options.claims_path), "claims": len(claims), "resumed_rows": len(kept),
-                          "failed": len(failures.failures), "bad_lines": len(bad_lines),
-                          "options": {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(options).items()},
-                          "memory": settings.use_memory}
-        write_json(options.out_dir / "metrics.json", metrics)
-        from mermaid_verifier.report import write_report
-
-        write_report(options.out_dir / "report.html", metrics, rows)
+        metrics = run_metrics(rows) | _run_details(options, settings, rows, kept, wall_seconds, len(claims),
+                                                    len(failures.failures), len(bad_lines))
+        write_outputs(options.out_dir, metrics, rows)
     return RunOutcome(rows=rows, metrics=metrics, bad_lines=bad_lines, failures=failures.failures, resumed=len(kept),
                       out_dir=options.out_dir)
+
+
+def _run_details(options: RunOptions, settings: Settings, rows: list[dict], kept: list[dict], wall_seconds: float,
+                 claims: int, failed: int, bad_lines: int) -> dict:
+    """What was run, and the throughput of this session only (resumed rows were decided earlier)."""
+    details: dict = {"run": {"claims_file": str(options.claims_path), "claims": claims, "resumed_rows": len(kept),
+                             "failed": failed, "bad_lines": bad_lines, "memory": settings.use_memory,
+                             "options": {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(options).items()}}}
+    new_rows = len(rows) - len(kept)
+    if new_rows:
+        details |= {"wall_seconds": wall_seconds, "throughput_claims_per_second": new_rows / wall_seconds}
+    return details
+
+
+def write_outputs(out_dir: Path, metrics: dict, rows: list[dict]) -> None:
+    """``metrics.json`` (written whole, then renamed) and ``report.html``."""
+    from mermaid_verifier.report import write_report
+
+    write_json(out_dir / "metrics.json", metrics)
+    write_report(out_dir / "report.html", metrics, rows)
 
 
 def summary_rows(metrics: dict) -> list[tuple[str, str]]:
