@@ -218,3 +218,28 @@ def test_memory_comparison_reports_savings_against_the_run_without_memory():
     assert compared["memory-clustered"]["tool_call_reduction"] == pytest.approx(0.4)
     assert compared["memory-clustered"]["accuracy_change"] == pytest.approx(0.02)
     assert "40.0% saved" in dict(comparison_rows(compared))["memory-clustered"]
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"concurrency": 0}, "--concurrency"),
+    ({"limit": 0}, "--limit"),
+    ({"order": "random"}, "--order"),
+    ({"parts": ("test",)}, "--part needs --split"),
+])
+def test_run_options_refuse_what_cannot_run(tmp_path, changes, message):
+    with pytest.raises(UsageError, match=message):
+        RunOptions(claims_path=tmp_path / "c.jsonl", out_dir=tmp_path / "out", **changes)
+
+
+def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_refused(tmp_path):
+    from mermaid_verifier.fever_run import load_claims
+
+    claims = write_claims(tmp_path / "claims.jsonl", 6)
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"assignment": {f"c{i}": ("test" if i < 4 else "train") for i in range(6)}}))
+    chosen, _ = load_claims(RunOptions(claims_path=claims, out_dir=tmp_path, split_file=split, parts=("test",), limit=3))
+    assert [c.id for c in chosen] == ["c0", "c1", "c2"]
+    with claims.open("a") as handle:
+        handle.write(json.dumps({"id": "c1", "claim": KUBRICK, "label": "SUPPORTS"}) + "\n")
+    with pytest.raises(UsageError, match="unique"):
+        load_claims(RunOptions(claims_path=claims, out_dir=tmp_path))
