@@ -144,18 +144,14 @@ def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
     return f"{len(new_items)} new passage(s) from: {titles}" + (f" ({message})" if message else "")
 
 
-def _leaning(item: Evidence) -> float:
+def leaning(item: Evidence) -> float:
     """How strongly the item takes a side: the larger of P(supports) and P(refutes) (0 if unscored)."""
     probabilities = item.stance_probabilities or {}
     return max(probabilities.get(Stance.SUPPORTS.value, 0.0), probabilities.get(Stance.REFUTES.value, 0.0))
 
 
 def _is_decisive(items: list[Evidence], threshold: float) -> bool:
-    return any(
-        max(e.stance_probabilities.get(Stance.SUPPORTS.value, 0.0), e.stance_probabilities.get(Stance.REFUTES.value, 0.0)) >= threshold
-        for e in items
-        if e.stance_probabilities
-    )
+    return any(leaning(e) >= threshold for e in items if e.stance_probabilities)
 
 
 class OfflineExecutor:
@@ -183,7 +179,7 @@ class OfflineExecutor:
         """Some reliable remembered item already takes a side (stance ≥ ``lean_threshold``, the level at
         which the judge would decide): a short confirming search is enough."""
         trusted = assess_trust(remembered, self.reliability, self.clock())
-        return any(e.trust.reliability >= self.memory_trust and _leaning(e) >= self.lean_threshold for e in trusted)
+        return any(e.trust.reliability >= self.memory_trust and leaning(e) >= self.lean_threshold for e in trusted)
 
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])

@@ -37,11 +37,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from mermaid_verifier.agents.executor import (MAX_EVIDENCE, ExecutionResult, OfflineExecutor, _observation,
-                                              evidence_from_outcome)
+                                              evidence_from_outcome, leaning)
 from mermaid_verifier.agents.judge import JudgeConfig, decide
 from mermaid_verifier.agents.llm import (Pricing, add_usage, ainvoke_model, load_prompt, message_text,
                                          tool_calls_from_content, usage_scope)
-from mermaid_verifier.models import Decomposition, Evidence, Stance, TraceStep
+from mermaid_verifier.models import Decomposition, Evidence, TraceStep
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.toolbox import Toolbox, ToolOutcome
@@ -122,12 +122,7 @@ def _model_observation(outcome: ToolOutcome, limit: int) -> str:
 def _evidence_lines(evidence: list[Evidence]) -> str:
     if not evidence:
         return "none"
-
-    def decisiveness(e: Evidence) -> float:
-        probs = e.stance_probabilities or {}
-        return max(probs.get(Stance.SUPPORTS.value, 0.0), probs.get(Stance.REFUTES.value, 0.0))
-
-    ranked = sorted(evidence, key=decisiveness, reverse=True)
+    ranked = sorted(evidence, key=leaning, reverse=True)
     lines = []
     for e in ranked[:SHOWN_EVIDENCE]:
         text = " ".join(e.text.split())
