@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import CorpusError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
+from mermaid_verifier.tools.passage_record import PassageRecord
 
 logger = logging.getLogger("mermaid_verifier.tools.local_corpus_server")  # also under -m
 
@@ -54,15 +55,10 @@ INSTRUCTIONS = (
 # ----------------------------------------------------------------------------- result models
 
 
-class PagePassage(BaseModel):
+class PagePassage(PassageRecord):
     """One passage of the corpus."""
 
-    id: str = Field(description="Stable passage id: '<corpus>:<page>[:<line>]'.")
-    page: str = Field(description="Page or document id the passage belongs to.")
-    line: int | None = Field(description="Sentence number within the page, when the corpus has one.")
     title: str = Field(description="Human-readable page title; pass it to get_page.")
-    text: str = Field(description="The passage text.")
-    corpus: str = Field(description="Name of the corpus file the passage came from.")
 
     @classmethod
     def of(cls, passage: Passage) -> "PagePassage":

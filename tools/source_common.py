@@ -49,10 +49,12 @@ import anyio
 import anyio.to_thread
 import diskcache
 import requests
-from mermaid_verifier.json_disk import JSONTextDisk
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 from requests.structures import CaseInsensitiveDict
+
+from mermaid_verifier.json_disk import JSONTextDisk
+from mermaid_verifier.tools.passage_record import PassageRecord
 
 logger = logging.getLogger("mermaid_verifier.tools.source_common")
 
@@ -83,15 +85,8 @@ USER_AGENT = f"mermaid-verifier/{_package_version()} (claim-verification tool; p
 # ----------------------------------------------------------------------------- evidence passages
 
 
-class EvidencePassage(BaseModel):
+class EvidencePassage(PassageRecord):
     """One evidence passage: the local corpus server's keys plus where and when it was published."""
-
-    id: str = Field(description="Stable passage id: '<corpus>:<page>[:<line>]'.")
-    page: str = Field(description="Page or document id (Wikipedia page name, arXiv id, PMID).")
-    line: int | None = Field(description="Sentence number within the page, when split into sentences.")
-    title: str = Field(description="Human-readable title of the page or paper.")
-    text: str = Field(description="The passage text.")
-    corpus: str = Field(description="Where it came from: 'wikipedia', 'arxiv' or 'pubmed'.")
     score: float | None = Field(
         default=None,
         description="Rank-based relevance for search results (1/(1+rank)); null when not from a search.",
