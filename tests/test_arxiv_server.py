@@ -13,7 +13,9 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
     FAST_RETRY,
     assert_passage,
     block_network,
+    call,
     error_text,
+    listed_tools,
     source_vcr,
     structured,
 )
@@ -27,14 +29,8 @@ def server(tmp_path):
     return create_server(ResponseCache(tmp_path / "cache"), retry=FAST_RETRY, min_interval_s=0)
 
 
-async def call(server, tool: str, arguments: dict):
-    async with create_connected_server_and_client_session(server) as client:
-        return await client.call_tool(tool, arguments)
-
-
 async def test_tools_and_schemas(server):
-    async with create_connected_server_and_client_session(server) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+    tools = await listed_tools(server)
     assert set(tools) == {"search", "get_abstract"}
     props = tools["search"].inputSchema["properties"]
     assert (props["k"]["minimum"], props["k"]["maximum"], props["k"]["default"]) == (1, 50, 5)

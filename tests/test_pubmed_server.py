@@ -17,7 +17,9 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
     FAST_RETRY,
     assert_passage,
     block_network,
+    call,
     error_text,
+    listed_tools,
     source_vcr,
     structured,
 )
@@ -32,18 +34,12 @@ def server(tmp_path):
     return create_server(ResponseCache(tmp_path / "cache"), retry=FAST_RETRY, min_interval_s=0, **CREDENTIALS)
 
 
-async def call(server, tool: str, arguments: dict):
-    async with create_connected_server_and_client_session(server) as client:
-        return await client.call_tool(tool, arguments)
-
-
 def day(year, month, day_):
     return float(calendar.timegm((year, month, day_, 0, 0, 0)))
 
 
 async def test_tools_and_schemas(server):
-    async with create_connected_server_and_client_session(server) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+    tools = await listed_tools(server)
     assert set(tools) == {"search", "fetch_abstracts"}
     props = tools["fetch_abstracts"].inputSchema["properties"]["pmids"]
     assert (props["type"], props["minItems"], props["maxItems"]) == ("array", 1, 50)

@@ -120,6 +120,18 @@ def source_vcr(source: str, *, filter_query: tuple[str, ...] = ()) -> vcr.VCR:
     return recorder
 
 
+async def call(server, tool: str, arguments: dict):
+    """One tool call on a FastMCP server, in process."""
+    async with create_connected_server_and_client_session(server) as client:
+        return await client.call_tool(tool, arguments)
+
+
+async def listed_tools(server) -> dict:
+    """The server's tools by name, as a client lists them."""
+    async with create_connected_server_and_client_session(server) as client:
+        return {t.name: t for t in (await client.list_tools()).tools}
+
+
 def structured(result) -> dict:
     assert not result.isError, result.content
     assert result.structuredContent is not None
