@@ -1,6 +1,7 @@
 """``mermaid-verifier fever``: batch verification of labelled claims with metrics and a report.
 
-The progress bar and the summary table live here; choosing claims, running them, and writing
+The progress bar and the summary table live here (Rich's progress and table modules are imported
+when a run starts, not when `verify` loads this module); choosing claims, running them, and writing
 ``results.jsonl`` / ``metrics.json`` / ``report.html`` live in ``fever_run.py``.
 """
 
@@ -11,8 +12,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from mermaid_verifier.cli import CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
 
@@ -21,6 +20,9 @@ class RunProgress:
     """A Rich progress bar: done / total, claims per second, ETA and the running accuracy."""
 
     def __init__(self, console, label: str = "verifying") -> None:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
         self.label = label
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
                                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
@@ -47,7 +49,9 @@ class RunProgress:
             self.progress.stop()
 
 
-def summary_table(title: str, rows: list[tuple[str, str]]) -> Table:
+def summary_table(title: str, rows: list[tuple[str, str]]):
+    from rich.table import Table
+
     table = Table("metric", "value", title=title, title_justify="left")
     for name, value in rows:
         table.add_row(name, value)
