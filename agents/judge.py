@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 from importlib import resources
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from mermaid_verifier.memory import entities_mentioned
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
@@ -32,6 +32,7 @@ from mermaid_verifier.scoring import side_probability as _side
 
 FEATURES = ("support", "refute", "support_2nd", "refute_2nd", "support_sum", "refute_sum", "coverage",
             "log_items", "no_evidence")
+LABEL_ORDER = (Label.SUPPORTS.value, Label.REFUTES.value, Label.NOT_ENOUGH_INFO.value)
 
 
 class JudgeModel(BaseModel):
@@ -52,6 +53,31 @@ class JudgeModel(BaseModel):
         return {c: e / sum(exp) for c, e in zip(self.classes, exp)}
 
 
+class ConfidenceModel(BaseModel):
+    """How likely the threshold rule's label is right: a logistic regression over :data:`FEATURES`,
+    the rule's label (one-hot, in :data:`LABEL_ORDER`) and the rule's own confidence, fitted on the
+    tuning parts only (``scripts/evaluate_scoring.py``). The rule's raw confidence ranks claims badly
+    for abstention (an all-neutral evidence set gives a NOT ENOUGH INFO "confidence" near 1 even when
+    a swapped entity makes the claim false); this probability is what ``abstain_below`` is fitted on."""
+
+    features: tuple[str, ...]
+    coef: list[float]
+    intercept: float
+    fitted_on: str = ""
+
+    @model_validator(mode="after")
+    def _one_weight_per_input(self) -> ConfidenceModel:
+        expected = len(self.features) + len(LABEL_ORDER) + 1
+        if len(self.coef) != expected:
+            raise ValueError(f"a confidence model over {len(self.features)} features needs {expected} weights, got {len(self.coef)}")
+        return self
+
+    def probability(self, features: tuple[float, ...], label: Label, rule_confidence: float) -> float:
+        x = list(features) + [float(label.value == name) for name in LABEL_ORDER] + [rule_confidence]
+        logit = self.intercept + sum(w * v for w, v in zip(self.coef, x))
+        return 1.0 / (1.0 + math.exp(-logit))
+
+
 class JudgeConfig(BaseModel):
     nei_threshold: float = Field(0.30, ge=0, le=1)
     refute_weight: float = Field(0.80, gt=0, le=2)
@@ -63,14 +89,20 @@ class JudgeConfig(BaseModel):
                                                        "takes a side (stance ≥ nei_threshold): a short confirming search")
     use_reliability: bool = True
     model: JudgeModel | None = Field(None, description="when set, it decides the label; thresholds then only abstain")
+    confidence_model: ConfidenceModel | None = Field(
+        None, description="when set (and no `model`), the confidence is its probability that the rule's label is right")
 
     @classmethod
     def bundled(cls) -> "JudgeConfig":
         data = resources.files("mermaid_verifier.data")
         values = json.loads((data / "judge_config.json").read_text()) if (data / "judge_config.json").is_file() else {}
-        config = cls.model_validate({k: v for k, v in values.items() if k in cls.model_fields and k != "model"})
+        config = cls.model_validate({k: v for k, v in values.items()
+                                     if k in cls.model_fields and k not in {"model", "confidence_model"}})
         if (data / "judge_model.json").is_file():
             config = config.model_copy(update={"model": JudgeModel.model_validate_json((data / "judge_model.json").read_text())})
+        if (data / "judge_confidence.json").is_file():
+            confidence = ConfidenceModel.model_validate_json((data / "judge_confidence.json").read_text())
+            config = config.model_copy(update={"confidence_model": confidence})
         return config
 
 
@@ -128,7 +160,16 @@ def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | N
 
 def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
     """The decision rule: (label, confidence, conflict) from a weighing and the thresholds — or, when
-    a fitted :class:`JudgeModel` is configured, its most probable label and that probability."""
+    a fitted :class:`JudgeModel` is configured, its most probable label and that probability. With a
+    :class:`ConfidenceModel`, the thresholds' label keeps its place and the confidence becomes the
+    model's probability that the label is right."""
+    label, confidence, conflict = _threshold_rule(w, config)
+    if config.model is None and config.confidence_model is not None and w.has_evidence:
+        confidence = config.confidence_model.probability(w.features, label, confidence)
+    return label, confidence, conflict
+
+
+def _threshold_rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
     weighted_refute = config.refute_weight * w.refute
     best = max(w.support, weighted_refute)
     conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
@@ -159,6 +200,8 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
         reason = f"strongest trusted supporting item at {w.support:.2f}"
     else:
         reason = f"strongest trusted refuting item at {w.refute:.2f}"
+    if w.has_evidence and config.model is None and config.confidence_model is not None:
+        reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below
     if conflict:
         reason += f"; abstained: strong trusted evidence conflicts (support {w.support:.2f}, refutation {w.refute:.2f})"

@@ -22,7 +22,8 @@ import itertools
 import json
 from pathlib import Path
 
-from mermaid_verifier.agents.judge import FEATURES, JudgeConfig, JudgeModel, Weighing, rule, weigh
+from mermaid_verifier.agents.judge import (FEATURES, LABEL_ORDER, ConfidenceModel, JudgeConfig, JudgeModel, Weighing,
+                                          rule, weigh)
 from mermaid_verifier.datasets import load_split_ids
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, fit_threshold, risk_coverage
 from mermaid_verifier.metrics import label_metrics
@@ -36,6 +37,7 @@ CONFIGS = {
     "without Ccon (consensus)": (ReliabilityConfig().without("consensus"), True),
     "no reliability": (ReliabilityConfig(), False),
 }
+DECIDERS = ("max-rule", "max-rule + confidence model", "fitted")
 NEI_GRID = [x / 100 for x in range(6, 81, 2)]
 WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
 
@@ -100,6 +102,32 @@ def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5) -> t
     return model, out_of_fold.tolist()
 
 
+def confidence_inputs(weighed: list[Weighing], config: JudgeConfig) -> list[list[float]]:
+    """What the confidence model reads: the judge features, the rule's label (one-hot) and its confidence."""
+    return [list(w.features) + [float(label == name) for name in LABEL_ORDER] + [confidence]
+            for w, (label, confidence, _) in zip(weighed, predictions(weighed, config))]
+
+
+def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig,
+                   folds: int = 5) -> tuple[ConfidenceModel, list[Outcome]]:
+    """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
+    (so the abstention threshold is not fitted on probabilities the model was fitted to)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_predict
+
+    x = confidence_inputs(weighed, config)
+    decided = predictions(weighed, config)
+    y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
+    make = lambda: LogisticRegression(C=1.0, max_iter=3000)  # noqa: E731
+    out_of_fold = cross_val_predict(make(), x, y, cv=folds, method="predict_proba")[:, 1]
+    fitted = make().fit(x, y)
+    model = ConfidenceModel(features=FEATURES, coef=fitted.coef_[0].tolist(), intercept=float(fitted.intercept_[0]),
+                            fitted_on=f"{len(claims)} tuning claims")
+    scored = [Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict)
+              for p, right, w, (_, _, conflict) in zip(out_of_fold, y, weighed, decided)]
+    return model, scored
+
+
 def outcomes_from_probabilities(claims: list[Claim], weighed: list[Weighing], probabilities, classes, config) -> list[Outcome]:
     out = []
     for claim, w, row in zip(claims, weighed, probabilities):
@@ -134,7 +162,7 @@ def main() -> None:
     parser.add_argument("--delta", type=float, default=0.1)
     parser.add_argument("--out", type=Path, default=None, help="write all figures here as JSON")
     parser.add_argument("--write-judge-config", type=Path, default=None, help="save the full configuration's thresholds")
-    parser.add_argument("--decider", choices=["max-rule", "fitted"], default="fitted", help="which judge to save")
+    parser.add_argument("--decider", choices=DECIDERS, default="max-rule + confidence model", help="which judge to save")
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))
     if "train" in parts:
@@ -149,13 +177,18 @@ def main() -> None:
           f"selective accuracy | test risk | AURC |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (reliability, use_reliability) in CONFIGS.items():
-        base = JudgeConfig.bundled().model_copy(update={"use_reliability": use_reliability, "model": None})
+        base = JudgeConfig.bundled().model_copy(update={"use_reliability": use_reliability, "model": None,
+                                                        "confidence_model": None})
         tuning_weighed = weighings(validation, reliability, use_reliability)
         test_weighed = weighings(test, reliability, use_reliability)
-        for decider in ("max-rule", "fitted"):
+        for decider in DECIDERS:
             if decider == "max-rule":
                 chosen = tune(validation, tuning_weighed, base)
                 tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
+            elif decider == "max-rule + confidence model":
+                thresholds = tune(validation, tuning_weighed, base)
+                confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, thresholds)
+                chosen = thresholds.model_copy(update={"confidence_model": confidence_model})
             else:
                 model, out_of_fold = fit_model(validation, tuning_weighed)
                 chosen = base.model_copy(update={"model": model})
@@ -175,12 +208,13 @@ def main() -> None:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
     if args.write_judge_config:
         chosen = results[f"full, {args.decider}"]["judge"]
-        model = chosen.pop("model")
-        model_path = args.write_judge_config.with_name("judge_model.json")
-        if model is not None:
-            model_path.write_text(json.dumps(model, indent=2) + "\n")
-        elif model_path.exists():
-            model_path.unlink()
+        for field, file_name in (("model", "judge_model.json"), ("confidence_model", "judge_confidence.json")):
+            fitted = chosen.pop(field)
+            model_path = args.write_judge_config.with_name(file_name)
+            if fitted is not None:
+                model_path.write_text(json.dumps(fitted, indent=2) + "\n")
+            elif model_path.exists():
+                model_path.unlink()
         chosen.update(tuned_on=f"FEVER paper_dev validation + calibration parts ({len(validation)} claims)", max_risk=args.max_risk,
                       tuned_at=datetime.date.today().isoformat())
         args.write_judge_config.write_text(json.dumps(chosen, indent=2) + "\n")

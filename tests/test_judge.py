@@ -85,3 +85,47 @@ def test_a_fitted_judge_model_decides_the_label_and_its_probability_is_the_confi
     expected = math.exp(1.8) / (math.exp(1.0) + math.exp(0.1) + math.exp(1.8))  # softmax of (1, 0.1, 1.8)
     assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(expected, abs=1e-4)
     assert "fitted judge" in verdict.reason
+
+
+def _confidence_model(bias, on_refutes=0.0, on_rule_confidence=0.0):
+    from mermaid_verifier.agents.judge import FEATURES, ConfidenceModel
+
+    # inputs: FEATURES, then the rule's label one-hot (S, R, NEI), then the rule's confidence
+    coef = [0.0] * len(FEATURES) + [0.0, on_refutes, 0.0] + [on_rule_confidence]
+    return ConfidenceModel(features=FEATURES, coef=coef, intercept=bias)
+
+
+def test_a_confidence_model_keeps_the_rules_label_and_replaces_its_confidence():
+    import math
+
+    config = RAW.model_copy(update={"confidence_model": _confidence_model(-1.0, on_refutes=-2.0, on_rule_confidence=4.0)})
+    supported = decide([item(1, 0.95, 0.01)], config, ["T1"])
+    # SUPPORTS at rule confidence 0.95: logit = -1 + 4 * 0.95 = 2.8
+    assert supported.label == Label.SUPPORTS
+    assert supported.confidence == pytest.approx(1 / (1 + math.exp(-2.8)), abs=1e-4) and not supported.abstained
+    assert "right with probability 0.94" in supported.reason
+    refuted = decide([item(1, 0.0, 0.90)], config)
+    # REFUTES at 0.90: logit = -1 - 2 + 4 * 0.90 = 0.6 → 0.646; the same rule confidence, less trusted
+    assert refuted.label == Label.REFUTES and refuted.confidence == pytest.approx(1 / (1 + math.exp(-0.6)), abs=1e-4)
+
+
+def test_a_confidence_model_can_make_a_confident_looking_rule_abstain():
+    # NOT ENOUGH INFO at rule confidence 0.80 (see the coverage test), but the model trusts that little
+    config = RAW.model_copy(update={"confidence_model": _confidence_model(-3.0, on_rule_confidence=1.0)})
+    verdict = decide([item(1, 0.20, 0.10, text="Ada Lovelace wrote notes.")], config, ["Ada Lovelace"])
+    assert verdict.label == Label.NOT_ENOUGH_INFO and verdict.abstained and verdict.confidence < 0.2
+
+
+def test_without_evidence_the_confidence_model_is_not_asked():
+    config = RAW.model_copy(update={"confidence_model": _confidence_model(10.0)})
+    verdict = decide([], config, ["Somebody"])
+    assert verdict.confidence == 0.0 and verdict.abstained
+
+
+def test_a_confidence_model_of_the_wrong_shape_is_refused():
+    from pydantic import ValidationError
+
+    from mermaid_verifier.agents.judge import FEATURES, ConfidenceModel
+
+    with pytest.raises(ValidationError, match="needs 13 weights, got 1"):
+        ConfidenceModel(features=FEATURES, coef=[1.0], intercept=0.0)

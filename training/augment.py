@@ -22,6 +22,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 SWAPPABLE = {"PERSON", "GPE", "NORP", "ORG", "DATE", "CARDINAL", "ORDINAL", "LANGUAGE", "LOC", "EVENT", "WORK_OF_ART"}
+NUMERIC = {"DATE", "CARDINAL"}
 NEGATIONS = {"not", "n't", "never"}
 AUXILIARIES = {"be", "have", "do", "can", "could", "will", "would", "shall", "should", "may", "might", "must"}
 FLIP = {"SUPPORTS": "REFUTES", "REFUTES": "SUPPORTS"}
@@ -54,14 +55,21 @@ def entity_swap(doc: Doc, evidence: str, title: str, pool: dict[str, list[str]],
     candidates = [
         ent for ent in doc.ents
         if ent.label_ in SWAPPABLE and ent.text.lower() in evidence_lower and ent.text.lower() not in title_lower
+        and _numeric_enough(ent.label_, ent.text)
     ]
     if not candidates:
         return None
     ent = rng.choice(candidates)
-    options = [text for text in pool.get(ent.label_, []) if text.lower() not in evidence_lower]
+    options = [text for text in pool.get(ent.label_, [])
+               if text.lower() not in evidence_lower and _numeric_enough(ent.label_, text)]
     if not options:
         return None
     return doc[:ent.start].text_with_ws + rng.choice(options) + doc[ent.start:].text_with_ws[len(ent.text_with_ws.rstrip()):]
+
+
+def _numeric_enough(label: str, text: str) -> bool:
+    """Dates and counts are swapped only when they hold a digit: spaCy also tags "monthly" or "annual" DATE."""
+    return label not in NUMERIC or any(ch.isdigit() for ch in text)
 
 
 def entity_pool(docs: list[Doc]) -> dict[str, list[str]]:

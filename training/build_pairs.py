@@ -5,6 +5,7 @@ Sources (all read from ../shared/data, never copied into the repo):
 * fever/paper_dev.jsonl, the *train* and *validation* parts of a page-disjoint split only:
   gold sentences -> the claim's label; BM25-retrieved non-gold sentences -> NOT ENOUGH INFO
 * mutations of those gold pairs (``augment.py``): negation flips and entity swaps
+* FEVER-style claims written from corpus sentences of pages no evaluation part uses (``synthesize.py``)
 
 Left out on purpose, for their licences: the SufficientFacts pairs (no stated licence) and SciFact
 (CC BY-NC 2.0); weights trained on them could not be released under Apache-2.0 without doubt.
@@ -24,6 +25,7 @@ from pathlib import Path
 import orjson
 
 from augment import mutated_pairs
+from synthesize import group_by_page, synthetic_pairs
 from mermaid_verifier.agents.decomposer import load_pipeline
 from mermaid_verifier.datasets import page_disjoint_split, pages_of, read_labelled_claims
 from mermaid_verifier.models import Label
@@ -33,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "training" / "splits" / "fever_paper_dev.json"
 NEI = Label.NOT_ENOUGH_INFO.value
 RETRIEVED_NEI_PER_CLAIM = 2
+SYNTHETIC_SENTENCES = 5000
 UNLICENSED_ORIGINS = ("sufficientfacts",)
 
 
@@ -100,6 +103,8 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--synthetic-sentences", type=int, default=SYNTHETIC_SENTENCES,
+                        help="how many corpus sentences synthesize.py writes claims from")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -117,7 +122,10 @@ def main() -> None:
 
     fever_train = fever_pairs(claims, split, anchors, index, "train")
     gold_train = [row for row in fever_train if row["origin"] == "fever"]
-    train = shared_pairs(args.shared) + fever_train + mutated_pairs(gold_train, load_pipeline(), rng)
+    held_out = set().union(*(pages_of(split, anchors, part) for part in ("validation", "calibration", "test")))
+    free_pages = group_by_page(p for p in index.passages if p.page not in held_out)
+    train = (shared_pairs(args.shared) + fever_train + mutated_pairs(gold_train, load_pipeline(), rng)
+             + synthetic_pairs(free_pages, load_pipeline(), rng, args.synthetic_sentences))
     validation = fever_pairs(claims, split, anchors, index, "validation")
     for name, rows in (("train", train), ("validation", validation)):
         rng.shuffle(rows)

