@@ -129,3 +129,14 @@ def test_a_confidence_model_of_the_wrong_shape_is_refused():
 
     with pytest.raises(ValidationError, match="needs 13 weights, got 1"):
         ConfidenceModel(features=FEATURES, coef=[1.0], intercept=0.0)
+
+
+def test_the_bundled_judge_decides_by_thresholds_with_its_fitted_confidence_model():
+    bundled = JudgeConfig.bundled()
+    assert bundled.model is None and bundled.confidence_model is not None
+    assert "tuning claims" in bundled.confidence_model.fitted_on
+    verdict = decide([item(1, 0.95, 0.01, text="Ada Lovelace wrote notes.")], bundled, ["Ada Lovelace"])
+    rule_only = decide([item(1, 0.95, 0.01, text="Ada Lovelace wrote notes.")],
+                       bundled.model_copy(update={"confidence_model": None}), ["Ada Lovelace"])
+    assert verdict.label == rule_only.label == Label.SUPPORTS
+    assert verdict.confidence != rule_only.confidence and "confidence model" in verdict.reason

@@ -20,7 +20,7 @@ from mermaid_verifier.models import Label, Stance
 from mermaid_verifier.output import result_from_output
 from mermaid_verifier.toolbox import Toolbox
 
-from .conftest import WIKI_MINI, ScriptedStance, in_process_corpus_server
+from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call
 
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
@@ -61,6 +61,7 @@ def llm_resources(tmp_path, decomposer):
         toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
         resources = Resources.create(settings, toolbox=toolbox, stance=stance, chat_model=models,
                                      decomposer=decomposer if backend == "cascade" else None)
+        resources.judge_config = MECHANICS_JUDGE
         built.append(resources)
         return resources
 
