@@ -73,9 +73,15 @@ class ConfidenceModel(BaseModel):
         return self
 
     def probability(self, features: tuple[float, ...], label: Label, rule_confidence: float) -> float:
-        x = list(features) + [float(label.value == name) for name in LABEL_ORDER] + [rule_confidence]
+        x = confidence_inputs(features, label.value, rule_confidence)
         logit = self.intercept + sum(w * v for w, v in zip(self.coef, x))
         return 1.0 / (1.0 + math.exp(-logit))
+
+
+def confidence_inputs(features: tuple[float, ...], label: str, rule_confidence: float) -> list[float]:
+    """What a :class:`ConfidenceModel` reads, at fitting and at use: the judge features, the rule's
+    label one-hot in :data:`LABEL_ORDER`, and the rule's own confidence."""
+    return list(features) + [float(label == name) for name in LABEL_ORDER] + [rule_confidence]
 
 
 class JudgeConfig(BaseModel):
@@ -164,9 +170,14 @@ def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
     :class:`ConfidenceModel`, the thresholds' label keeps its place and the confidence becomes the
     model's probability that the label is right."""
     label, confidence, conflict = _threshold_rule(w, config)
-    if config.model is None and config.confidence_model is not None and w.has_evidence:
+    if _confidence_from_model(w, config):
         confidence = config.confidence_model.probability(w.features, label, confidence)
     return label, confidence, conflict
+
+
+def _confidence_from_model(w: Weighing, config: JudgeConfig) -> bool:
+    """The confidence model speaks when there is evidence and no fitted judge already gives a probability."""
+    return w.has_evidence and config.model is None and config.confidence_model is not None
 
 
 def _threshold_rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
@@ -200,7 +211,7 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
         reason = f"strongest trusted supporting item at {w.support:.2f}"
     else:
         reason = f"strongest trusted refuting item at {w.refute:.2f}"
-    if w.has_evidence and config.model is None and config.confidence_model is not None:
+    if _confidence_from_model(w, config):
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below
     if conflict:

@@ -22,8 +22,8 @@ import itertools
 import json
 from pathlib import Path
 
-from mermaid_verifier.agents.judge import (FEATURES, LABEL_ORDER, ConfidenceModel, JudgeConfig, JudgeModel, Weighing,
-                                          rule, weigh)
+from mermaid_verifier.agents.judge import (FEATURES, ConfidenceModel, JudgeConfig, JudgeModel, Weighing,
+                                          confidence_inputs, rule, weigh)
 from mermaid_verifier.datasets import load_split_ids
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, fit_threshold, risk_coverage
 from mermaid_verifier.metrics import label_metrics
@@ -102,12 +102,6 @@ def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5) -> t
     return model, out_of_fold.tolist()
 
 
-def confidence_inputs(weighed: list[Weighing], config: JudgeConfig) -> list[list[float]]:
-    """What the confidence model reads: the judge features, the rule's label (one-hot) and its confidence."""
-    return [list(w.features) + [float(label == name) for name in LABEL_ORDER] + [confidence]
-            for w, (label, confidence, _) in zip(weighed, predictions(weighed, config))]
-
-
 def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig,
                    folds: int = 5) -> tuple[ConfidenceModel, list[Outcome]]:
     """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
@@ -115,8 +109,8 @@ def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeCo
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
 
-    x = confidence_inputs(weighed, config)
     decided = predictions(weighed, config)
+    x = [confidence_inputs(w.features, label, confidence) for w, (label, confidence, _) in zip(weighed, decided)]
     y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
     make = lambda: LogisticRegression(C=1.0, max_iter=3000)  # noqa: E731
     out_of_fold = cross_val_predict(make(), x, y, cv=folds, method="predict_proba")[:, 1]
