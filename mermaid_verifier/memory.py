@@ -61,9 +61,14 @@ def normalise_entity(name: str) -> str:
     return re.sub(r"^(the|a|an)\s+", "", name)
 
 
+def without_disambiguator(title: str) -> str:
+    """``Soul Food (film)`` -> ``Soul Food``: the disambiguator is not part of the name."""
+    return _DISAMBIGUATOR.sub("", title).strip()
+
+
 def aliases_of(title: str, page: str | None) -> set[str]:
     """Keys under which a page is also known: its title, page id, and title without disambiguator."""
-    names = {normalise_entity(title), normalise_entity(_DISAMBIGUATOR.sub("", title))}
+    names = {normalise_entity(title), normalise_entity(without_disambiguator(title))}
     if page:
         names.add(normalise_entity(page))
     return {n for n in names if n}

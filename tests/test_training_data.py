@@ -15,9 +15,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 from augment import entity_swap, negation_flip  # noqa: E402
-from synthesize import page_title, simple_claim, synthetic_pairs  # noqa: E402
+from synthesize import simple_claim, synthetic_pairs  # noqa: E402
 
 from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
+from mermaid_verifier.memory import without_disambiguator  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +26,9 @@ def nlp():
     return load_pipeline()
 
 
-def test_page_title_drops_the_disambiguation():
-    assert page_title("Daag (1973 film)") == "Daag"
-    assert page_title("Victoria Falls") == "Victoria Falls"
+def test_without_disambiguator_drops_the_parenthesised_part():
+    assert without_disambiguator("Daag (1973 film)") == "Daag"
+    assert without_disambiguator("Victoria Falls") == "Victoria Falls"
 
 
 @pytest.mark.parametrize(("title", "sentence", "claim"), [

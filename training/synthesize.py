@@ -27,6 +27,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from augment import entity_pool, entity_swap, negation_flip
+from mermaid_verifier.memory import without_disambiguator
 
 COMPLEMENTS = {"attr", "dobj", "acomp", "oprd", "xcomp", "prep", "agent", "dative", "ccomp"}
 DROPPED = {"appos", "relcl", "acl", "conj", "cc", "advcl", "parataxis", "punct", "meta", "dep", "preconj"}
@@ -34,11 +35,6 @@ PRONOUNS = {"he", "she", "it", "they", "this", "its"}
 KEPT_VERB_CHILDREN = {"aux", "auxpass", "neg"}
 MIN_WORDS, MAX_WORDS = 4, 18
 NEGATED_SHARE = 0.5  # negation is easy to write and easy to learn: flip half the claims, not all
-
-
-def page_title(title: str) -> str:
-    """``Daag (1973 film)`` -> ``Daag``: the disambiguation is not part of the name."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
 
 
 def _span_tokens(head: Token) -> list[Token]:
@@ -76,7 +72,7 @@ def simple_claim(doc: Doc, title: str) -> str | None:
     verb = [root] + [t for t in root.children if t.dep_ in KEPT_VERB_CHILDREN]
     body = sorted({t.i for t in verb + _span_tokens(complement)} - skip)
     if subject.lower_ in PRONOUNS and subject.i == min(t.i for t in subject.subtree):
-        words = [page_title(title) + ("'s" if subject.lower_ == "its" else "")]
+        words = [without_disambiguator(title) + ("'s" if subject.lower_ == "its" else "")]
     else:
         words = [doc[i].text for i in sorted({t.i for t in _span_tokens(subject)} - skip)]
     words += [doc[i].text for i in body]
@@ -130,7 +126,7 @@ def synthetic_pairs(passages_by_page: dict[str, list[tuple[str, str]]], nlp: Lan
 def _unrelated_sentence(doc: Doc, swapped: str, source: str, title: str, page_rows: list[tuple[str, str]],
                         rng: random.Random) -> str | None:
     """Another sentence of the page that mentions neither the entity swapped out nor the one swapped in."""
-    name = page_title(title).lower()
+    name = without_disambiguator(title).lower()
     slots = [ent.text for ent in doc.ents if ent.text.lower() not in name]
     slots += [word for word in swapped.split() if word not in doc.text.split()]
     if not slots:
