@@ -62,13 +62,15 @@ class Resources:
     @classmethod
     def create(cls, settings: Settings | None = None, *, toolbox: Toolbox | None = None,
                store: BaseStore | None = None, memory: EvidenceMemory | None = None,
-               stance: StanceModel | None = None, decomposer: Any = None, chat_model: Any = None) -> "Resources":
+               stance: StanceModel | None = None, decomposer: Any = None, chat_model: Any = None,
+               judge_config: JudgeConfig | None = None) -> "Resources":
         """Resources from settings; pass any of them ready-made to override (tests, host apps).
 
         ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
         evidence memory in; by default a :class:`DiskCacheStore` under the cache directory.
         ``chat_model`` (one chat model, a ``{role: model}`` mapping or a ``role -> model`` callable)
-        replaces the ChatOpenAI models the LLM and cascade backends build from the settings."""
+        replaces the ChatOpenAI models the LLM and cascade backends build from the settings.
+        ``judge_config`` replaces the bundled thresholds (and any fitted ``calibrate`` threshold)."""
         settings = settings or Settings.from_env()
         backend = settings.effective_backend
         chat_models = None
@@ -93,7 +95,7 @@ class Resources:
         if memory is not None:
             memory.reliability_config = reliability
         return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   judge_config_for(settings), memory, owned_store, reliability, backend=backend, chat_models=chat_models,
+                   judge_config or judge_config_for(settings), memory, owned_store, reliability, backend=backend, chat_models=chat_models,
                    skipped_sources=skipped_sources)
 
     async def warm_up(self) -> None:

@@ -80,8 +80,8 @@ def make_resources(tmp_path, decomposer):
         toolbox = Toolbox([in_process_corpus_server(list(corpora), tmp_path / "index")])
         store = DiskCacheStore(memory_dir or tmp_path / "memory") if use_memory else None
         memory = EvidenceMemory(store, clock=clock or time.time) if store is not None else None
-        resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer)
-        resources.judge_config = MECHANICS_JUDGE
+        resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer,
+                                     judge_config=MECHANICS_JUDGE)
         if clock is not None:
             resources.clock = clock
         built.append(store)

@@ -60,8 +60,7 @@ def llm_resources(tmp_path, decomposer):
                                      price_in=prices[0], price_out=prices[1])
         toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
         resources = Resources.create(settings, toolbox=toolbox, stance=stance, chat_model=models,
-                                     decomposer=decomposer if backend == "cascade" else None)
-        resources.judge_config = MECHANICS_JUDGE
+                                     decomposer=decomposer if backend == "cascade" else None, judge_config=MECHANICS_JUDGE)
         built.append(resources)
         return resources
 
