@@ -9,11 +9,13 @@
    ``nei_threshold`` the claim is NOT ENOUGH INFO — with a confidence scaled by how much of the
    claim's topic the evidence covers: finding nothing at all about the claim's entities is not
    evidence that the claim is unsupported.
-3. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
+3. **Confidence**: with the bundled :class:`ConfidenceModel`, the probability that the label is right.
+4. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
    under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted
    evidence points both ways.
 
-Thresholds live in ``data/judge_config.json`` (tuned on the FEVER validation part only).
+Thresholds live in ``data/judge_config.json``, the confidence model in ``data/judge_confidence.json``;
+both are fitted on the FEVER validation + calibration parts by ``scripts/evaluate_scoring.py``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ LABEL_ORDER = (Label.SUPPORTS.value, Label.REFUTES.value, Label.NOT_ENOUGH_INFO.
 
 
 class JudgeModel(BaseModel):
-    """A multinomial logistic regression over :data:`FEATURES`, fitted by ``training/fit_judge.py``
+    """A multinomial logistic regression over :data:`FEATURES`, fitted by ``scripts/evaluate_scoring.py``
     on the tuning parts only. Its class probabilities give the label and a confidence that is
     comparable across labels (the max-rule's NOT ENOUGH INFO confidence is not)."""
 
