@@ -10,7 +10,7 @@ Thought → action → observation, where the plan comes from the claim's decomp
 5. search each object on its own.
 
 After every observation the new passages are scored by the stance model; the run stops as soon as
-one item is decisive (P(supports) or P(refutes) ≥ ``stop_threshold``). Memory changes the budget:
+one item is decisive (P(supports) or P(refutes), times its topicality, ≥ ``stop_threshold``). Memory changes the budget:
 none at all when remembered evidence is decisive and reliable; ``warm_steps`` (a short confirming
 search) when a reliable remembered item already takes a side at the judge's decision level. A
 tool failure is an observation like any other: the policy notes it and moves on to the next action.
@@ -27,6 +27,7 @@ from mermaid_verifier.models import Decomposition, Evidence, SourceKind, Stance,
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.toolbox import Toolbox, ToolOutcome
+from mermaid_verifier.topicality import Topicality
 
 CORPUS_SERVER = "local-corpus"
 PAGE_PASSAGES = 10
@@ -150,14 +151,17 @@ def leaning(item: Evidence) -> float:
     return max(probabilities.get(Stance.SUPPORTS.value, 0.0), probabilities.get(Stance.REFUTES.value, 0.0))
 
 
-def _is_decisive(items: list[Evidence], threshold: float) -> bool:
-    return any(leaning(e) >= threshold for e in items if e.stance_probabilities)
+def _decisive(items: list[Evidence], threshold: float, topical: list[float]) -> list[bool]:
+    """Per item: does it take a side at ``threshold`` once its topicality is counted (a decisive-looking
+    sentence about someone else must not end the search)?"""
+    return [bool(e.stance_probabilities) and leaning(e) * weight >= threshold for e, weight in zip(items, topical)]
 
 
 class OfflineExecutor:
     def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5,
                  stop_threshold: float = 0.9, memory_trust: float = 0.6, reliability: ReliabilityConfig | None = None,
-                 clock: Callable[[], float] = time.time, warm_steps: int | None = None, lean_threshold: float = 0.3):
+                 clock: Callable[[], float] = time.time, warm_steps: int | None = None, lean_threshold: float = 0.3,
+                 topicality: Topicality | None = None):
         self.toolbox = toolbox
         self.warm_steps = max_steps if warm_steps is None else warm_steps
         self.lean_threshold = lean_threshold
@@ -168,18 +172,22 @@ class OfflineExecutor:
         self.memory_trust = memory_trust
         self.reliability = reliability or ReliabilityConfig()
         self.clock = clock
+        self.topicality = topicality or Topicality()
 
-    def _memory_settles(self, remembered: list[Evidence]) -> bool:
+    def _memory_settles(self, claim: str, entities: list[str], remembered: list[Evidence]) -> bool:
         """Remembered evidence ends the search only when decisive *and* still reliable (fresh, credible,
         not contradicted): stale or planted items must not stop the executor from looking."""
         trusted = assess_trust(remembered, self.reliability, self.clock())
-        return any(e.trust.reliability >= self.memory_trust for e in trusted if _is_decisive([e], self.stop_threshold))
+        decisive = _decisive(trusted, self.stop_threshold, self.topicality.weights(trusted, claim, entities))
+        return any(e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d)
 
-    def _memory_leans(self, remembered: list[Evidence]) -> bool:
-        """Some reliable remembered item already takes a side (stance ≥ ``lean_threshold``, the level at
-        which the judge would decide): a short confirming search is enough."""
+    def _memory_leans(self, claim: str, entities: list[str], remembered: list[Evidence]) -> bool:
+        """Some reliable, topical remembered item already takes a side (stance ≥ ``lean_threshold``, the
+        level at which the judge would decide): a short confirming search is enough."""
         trusted = assess_trust(remembered, self.reliability, self.clock())
-        return any(e.trust.reliability >= self.memory_trust and leaning(e) >= self.lean_threshold for e in trusted)
+        topical = self.topicality.weights(trusted, claim, entities)
+        return any(e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
+                   for e, t in zip(trusted, topical))
 
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
@@ -192,9 +200,9 @@ class OfflineExecutor:
         result.stats.memory_hits = len(remembered)
         if not remembered:
             return result, self.max_steps
-        if self._memory_settles(result.evidence):
+        if self._memory_settles(claim, decomposition.entities, result.evidence):
             budget, verdict = 0, "decisive and reliable, no search needed"
-        elif self.warm_steps < self.max_steps and self._memory_leans(result.evidence):
+        elif self.warm_steps < self.max_steps and self._memory_leans(claim, decomposition.entities, result.evidence):
             budget, verdict = self.warm_steps, f"reliable and taking a side; a confirming search of {self.warm_steps} step(s)"
         else:
             budget, verdict = self.max_steps, "not decisive or not reliable enough"
@@ -233,12 +241,15 @@ class OfflineExecutor:
             name = f"{action.server}.{action.tool}"
             result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
             new_items = [e for e in evidence_from_outcome(outcome, self.clock()) if e.id not in seen_ids]
-            seen_ids.update(e.id for e in new_items)
+            new_ids = {e.id for e in new_items}
+            seen_ids.update(new_ids)
             new_items = await self._score(claim, new_items)
             result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
             result.trace.append(TraceStep(step=number, thought=action.thought, action=name, action_input=action.arguments,
                                           observation=_observation(outcome, new_items), new_evidence=len(new_items)))
-            if _is_decisive(new_items, self.stop_threshold):
+            topical = self.topicality.weights(result.evidence, claim, decomposition.entities)
+            decisive = _decisive(result.evidence, self.stop_threshold, topical)
+            if any(d for e, d in zip(result.evidence, decisive) if e.id in new_ids):
                 result.trace[-1].observation += "; decisive evidence found, stopping"
                 break
         return result

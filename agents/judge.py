@@ -3,7 +3,9 @@
 1. **Trust** (``scoring.assess_trust``, run just before): every evidence item gets a reliability C from its source's
    credibility, its age and the stance consensus of the other items (``mermaid_verifier.scoring``);
    the terms are kept on the item (``evidence[i].trust``) so a reader sees why it was trusted.
-2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C. The claim's support is
+2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C · topicality — the last
+   from ``mermaid_verifier.topicality``: a page about someone else settles nothing about the claim's
+   subject, so items whose title names nothing the claim names count for less. The claim's support is
    its strongest supporting item, its refutation the strongest refuting item (times
    ``refute_weight``, tuned because the stance model over-calls refutation). When neither reaches
    ``nei_threshold`` the claim is NOT ENOUGH INFO — with a confidence scaled by how much of the
@@ -30,6 +32,7 @@ from pydantic import BaseModel, Field, model_validator
 from mermaid_verifier.memory import entities_mentioned
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.scoring import side_probability as _side
+from mermaid_verifier.topicality import Topicality
 
 
 FEATURES = ("support", "refute", "support_2nd", "refute_2nd", "support_sum", "refute_sum", "coverage",
@@ -96,6 +99,8 @@ class JudgeConfig(BaseModel):
     warm_steps: int = Field(2, ge=0, le=20, description="executor step budget when reliable remembered evidence already "
                                                        "takes a side (stance ≥ nei_threshold): a short confirming search")
     use_reliability: bool = True
+    topicality: Topicality = Field(default_factory=Topicality,
+                                   description="how much items that are not about what the claim names may count")
     model: JudgeModel | None = Field(None, description="when set, it decides the label; thresholds then only abstain")
     confidence_model: ConfidenceModel | None = Field(
         None, description="when set (and no `model`), the confidence is its probability that the rule's label is right")
@@ -128,14 +133,18 @@ def topic_coverage(evidence: list[Evidence], entities: list[str]) -> float:
     return len(covered) / len(set(entities))
 
 
-def annotate(evidence: list[Evidence], config: JudgeConfig) -> list[Evidence]:
-    """Set each item's stance (argmax) and score (its trusted weight for its side), best first."""
+def annotate(evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None) -> list[Evidence]:
+    """Set each item's stance (argmax), score (its trusted, topical weight for its side) and — when it
+    has a trust record — its topicality, best first."""
     annotated = []
-    for item in evidence:
+    for item, topical in zip(evidence, config.topicality.weights(evidence, claim, entities or [])):
         probs = item.stance_probabilities or {}
         stance = Stance(max(probs, key=probs.get)) if probs else Stance.NEUTRAL
-        score = max(_side(item, Stance.SUPPORTS), _side(item, Stance.REFUTES)) * _weight(item, config)
-        annotated.append(item.model_copy(update={"stance": stance, "score": round(score, 4)}))
+        score = max(_side(item, Stance.SUPPORTS), _side(item, Stance.REFUTES)) * _weight(item, config) * topical
+        update = {"stance": stance, "score": round(score, 4)}
+        if item.trust is not None:
+            update["trust"] = item.trust.model_copy(update={"topicality": topical})
+        annotated.append(item.model_copy(update=update))
     return sorted(annotated, key=lambda e: e.score or 0.0, reverse=True)
 
 
@@ -156,9 +165,11 @@ def _top_two(values: list[float]) -> tuple[float, float]:
     return ranked[0], ranked[1]
 
 
-def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None) -> Weighing:
-    supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) for e in evidence]
-    refutes = [_side(e, Stance.REFUTES) * _weight(e, config) for e in evidence]
+def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = "") -> Weighing:
+    """An item counts for a side with P(side) · reliability · topicality."""
+    topical = config.topicality.weights(evidence, claim, entities or [])
+    supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
+    refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
     coverage = topic_coverage(evidence, entities or [])
     features = (support, refute, support_2nd, refute_2nd, min(sum(supports), 3.0), min(sum(refutes), 3.0), coverage,
@@ -232,9 +243,9 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
     )
 
 
-def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None) -> Verdict:
+def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = "") -> Verdict:
     """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
-    return verdict_from(weigh(evidence, config, entities), config)
+    return verdict_from(weigh(evidence, config, entities, claim), config)
 
 
 class OfflineJudge:
@@ -247,4 +258,4 @@ class OfflineJudge:
 
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
         """The verdict from trust-assessed evidence (``scoring.assess_trust`` runs first)."""
-        return decide(evidence, self.config, entities)
+        return decide(evidence, self.config, entities, claim)

@@ -281,7 +281,7 @@ class CascadeExecutor:
             return await self.llm.run(claim, decomposition, remembered, previous=previous)
         result = await self.offline.run(claim, decomposition, remembered, previous=previous)
         verdict = decide(assess_trust(result.evidence, self.reliability, self.clock()), self.judge_config,
-                         decomposition.entities)
+                         decomposition.entities, claim)
         if not verdict.abstained:
             result.stats.backend = "offline"
             return result

@@ -87,10 +87,10 @@ class LLMJudge:
 
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
         entities = entities or []
-        offline = decide(evidence, self.config, entities)  # conflict and stance strengths
+        offline = decide(evidence, self.config, entities, claim)  # conflict and stance strengths
         if not evidence:
             return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
-        shown = annotate(evidence, self.config)[:MAX_SHOWN]
+        shown = annotate(evidence, self.config, claim, entities)[:MAX_SHOWN]
         by_alias = {f"E{i}": item for i, item in enumerate(shown, 1)}
         by_id = {item.id: item for item in shown}
         ids = ", ".join(by_alias)

@@ -142,6 +142,7 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         clock=resources.clock,
         warm_steps=resources.judge_config.warm_steps,
         lean_threshold=resources.judge_config.nei_threshold,
+        topicality=resources.judge_config.topicality,
     )
     executor, judges = offline_executor, {"offline": OfflineJudge(resources.judge_config)}
     if resources.backend != "offline":
@@ -199,7 +200,8 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         with usage_scope() as usage:
             verdict = await judges.get(stats.backend, judges["offline"]).judge(
                 state["claim"], trusted, state["decomposition"].entities)
-        return {"verdict": verdict, "evidence": annotate(trusted, resources.judge_config),
+        ranked = annotate(trusted, resources.judge_config, state["claim"], state["decomposition"].entities)
+        return {"verdict": verdict, "evidence": ranked,
                 "stats": add_usage(stats, usage, pricing)}
 
     async def ask_reviewer(state: VerifierState) -> Command:

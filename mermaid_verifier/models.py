@@ -40,6 +40,8 @@ class Trust(BaseModel):
     recency: float | None = None
     consensus: float | None = None
     reliability: float
+    topicality: float | None = Field(default=None, description="1 when the item's title names what the claim names, "
+                                     "less when only its text does or nothing does (see mermaid_verifier.topicality)")
 
 
 class Triplet(BaseModel):

@@ -5,9 +5,11 @@
     python scripts/evaluate_fever.py --part test --out runs/eval-test
     python scripts/evaluate_scoring.py runs/eval-*/results.jsonl --write-judge-config data/judge_config.json
 
-The executor's evidence does not depend on reliability (it stops on stance alone), so each
-configuration re-decides the *saved*, stance-scored evidence of every claim. For each configuration
-(full; without S; without T; without Ccon; no reliability at all) on the tuning parts only
+The executor's evidence does not depend on reliability (it stops on stance and topicality), so each
+configuration re-decides the *saved*, stance-scored evidence of every claim (the topicality ablations
+re-decide evidence gathered by the topicality-aware executor: they show the judge's share of it). For
+each configuration (full; without S; without T; without Ccon; no reliability; without topicality; neither)
+on the tuning parts only
 (**validation** + **calibration**, page-disjoint from training):
 grid-search ``nei_threshold`` × ``refute_weight`` for macro-F1, then fit the abstention threshold to
 ``--max-risk``. Then apply both, unchanged, to the **test** part and report label accuracy,
@@ -29,13 +31,17 @@ from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, fit_
 from mermaid_verifier.metrics import label_metrics
 from mermaid_verifier.models import Evidence
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.topicality import Topicality
 
-CONFIGS = {
-    "full": (ReliabilityConfig(), True),
-    "without S (source)": (ReliabilityConfig().without("source"), True),
-    "without T (time)": (ReliabilityConfig().without("time"), True),
-    "without Ccon (consensus)": (ReliabilityConfig().without("consensus"), True),
-    "no reliability": (ReliabilityConfig(), False),
+NO_TOPICALITY = {"topicality": Topicality(enabled=False)}
+CONFIGS = {  # name: (reliability terms, judge settings that differ from the bundled ones)
+    "full": (ReliabilityConfig(), {}),
+    "without S (source)": (ReliabilityConfig().without("source"), {}),
+    "without T (time)": (ReliabilityConfig().without("time"), {}),
+    "without Ccon (consensus)": (ReliabilityConfig().without("consensus"), {}),
+    "no reliability": (ReliabilityConfig(), {"use_reliability": False}),
+    "without topicality": (ReliabilityConfig(), NO_TOPICALITY),
+    "no reliability, no topicality": (ReliabilityConfig(), {"use_reliability": False, **NO_TOPICALITY}),
 }
 DECIDERS = ("max-rule", "max-rule + confidence model", "fitted")
 NEI_GRID = [x / 100 for x in range(6, 81, 2)]
@@ -45,6 +51,7 @@ WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
 class Claim:
     def __init__(self, row: dict):
         self.gold = row["gold"]
+        self.text = row["claim"]
         self.entities = row.get("entities", [])
         self.evidence = [Evidence.model_validate(e) for e in row["evidence"]]
         self.now = max((e.retrieved_at or 0.0 for e in self.evidence), default=0.0)
@@ -64,9 +71,8 @@ def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
     return parts
 
 
-def weighings(claims: list[Claim], reliability: ReliabilityConfig, use_reliability: bool) -> list[Weighing]:
-    config = JudgeConfig(use_reliability=use_reliability)
-    return [weigh(claim.trusted(reliability), config, claim.entities) for claim in claims]
+def weighings(claims: list[Claim], reliability: ReliabilityConfig, config: JudgeConfig) -> list[Weighing]:
+    return [weigh(claim.trusted(reliability), config, claim.entities, claim.text) for claim in claims]
 
 
 def predictions(weighed: list[Weighing], config: JudgeConfig) -> list[tuple[str, float, bool]]:
@@ -163,18 +169,21 @@ def main() -> None:
         raise SystemExit("refusing results of train-part claims: the stance model was trained on their evidence")
     validation = parts.get("validation", []) + parts.get("calibration", [])
     test = parts.get("test", [])
-    if not validation or not test:
-        raise SystemExit(f"need tuning (validation/calibration) and test results; got {sorted(parts)}")
-    print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
+    if not validation:
+        raise SystemExit(f"need tuning (validation/calibration) results; got {sorted(parts)}")
+    if test:
+        print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
+    else:  # fix the judge before the test part is ever run with it
+        print(f"tuning on {len(validation)} claims (validation + calibration); no test results given, so test figures are left out")
     results = {}
-    print(f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "
-          f"selective accuracy | test risk | AURC |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, (reliability, use_reliability) in CONFIGS.items():
-        base = JudgeConfig.bundled().model_copy(update={"use_reliability": use_reliability, "model": None,
-                                                        "confidence_model": None})
-        tuning_weighed = weighings(validation, reliability, use_reliability)
-        test_weighed = weighings(test, reliability, use_reliability)
+    if test:
+        print(f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "
+              f"selective accuracy | test risk | AURC |")
+        print("|---|---|---|---|---|---|---|---|")
+    for name, (reliability, judge_settings) in CONFIGS.items():
+        base = JudgeConfig.bundled().model_copy(update={**judge_settings, "model": None, "confidence_model": None})
+        tuning_weighed = weighings(validation, reliability, base)
+        test_weighed = weighings(test, reliability, base)
         for decider in DECIDERS:
             if decider == "max-rule":
                 chosen = tune(validation, tuning_weighed, base)
@@ -189,10 +198,16 @@ def main() -> None:
                 tuning_outcomes = outcomes_from_probabilities(validation, tuning_weighed, out_of_fold, model.classes, chosen)
             threshold, val_coverage, val_risk, bound = fit_threshold(tuning_outcomes, args.max_risk, args.delta)
             final = chosen.model_copy(update={"abstain_below": threshold})
-            figures = report(test, test_weighed, final)
             key = f"{name}, {decider}"
-            results[key] = {"judge": final.model_dump(), "tuning": {"coverage": val_coverage, "risk": val_risk,
-                                                                    "risk_upper_bound": bound}, "test": figures}
+            tuning = {"macro_f1": report(validation, tuning_weighed, final)["macro_f1"], "coverage": val_coverage,
+                      "risk": val_risk, "risk_upper_bound": bound}
+            results[key] = {"judge": final.model_dump(), "tuning": tuning}
+            if not test:
+                print(f"| {key} | tuning (in-sample) macro-F1 {tuning['macro_f1']:.3f} | threshold {threshold:.3f}: "
+                      f"coverage {val_coverage:.3f}, risk {val_risk:.3f} (bound {bound:.3f}) |")
+                continue
+            figures = report(test, test_weighed, final)
+            results[key]["test"] = figures
             per_class = figures["per_class"]
             print(f"| {key} | {figures['accuracy']:.3f} | {figures['macro_f1']:.3f} | "
                   f"{per_class['SUPPORTS']['f1']:.3f} / {per_class['REFUTES']['f1']:.3f} / {per_class['NOT ENOUGH INFO']['f1']:.3f} | "

@@ -56,6 +56,19 @@ async def test_refuted_claim(make_resources):
     assert out["evidence"][0].title == "Mount Everest"
 
 
+async def test_a_decisive_looking_sentence_about_someone_else_neither_stops_the_search_nor_decides(make_resources):
+    # the stance model reads "American film director" as refuting; the sentence is about Kubrick, not Coster-Waldau
+    resources = make_resources(ScriptedStance({"American film director": "refutes"}), use_memory=False)
+    try:
+        out = await verify(resources, "Nikolaj Coster-Waldau is a film director.")
+    finally:
+        await resources.aclose()
+    kubrick = next(e for e in out["evidence"] if e.title == "Stanley Kubrick" and e.line == 0)
+    assert kubrick.stance == Stance.REFUTES and kubrick.trust.topicality == 0.0 and kubrick.score == 0.0
+    assert not any("stopping" in step.observation for step in out["trace"]) and out["stats"].tool_calls == 5
+    assert out["verdict"].label == Label.NOT_ENOUGH_INFO
+
+
 @pytest.mark.parametrize("max_steps", [2, 5])
 async def test_undecided_claim_uses_the_step_budget_and_is_not_enough_info(make_resources, max_steps):
     resources = make_resources(ScriptedStance({}), use_memory=False, max_steps=max_steps)

@@ -11,8 +11,8 @@ RAW = CONFIG.model_copy(update={"use_reliability": False})
 NOW = 1_800_000_000.0
 
 
-def item(i, supports, refutes, kind=SourceKind.LOCAL_CORPUS, age_days=0.0, text="…"):
-    return Evidence(id=f"e{i}", source="test", source_kind=kind, title=f"T{i}", text=text,
+def item(i, supports, refutes, kind=SourceKind.LOCAL_CORPUS, age_days=0.0, text="…", title=None):
+    return Evidence(id=f"e{i}", source="test", source_kind=kind, title=title or f"T{i}", text=text,
                     retrieved_at=NOW - age_days * SECONDS_PER_DAY,
                     stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes})
 
@@ -41,12 +41,31 @@ def test_reliability_scales_each_side():
 
 
 def test_not_enough_info_confidence_scales_with_topic_coverage():
-    weak = [item(1, 0.20, 0.10, text="Ada Lovelace wrote notes.")]
+    weak = [item(1, 0.20, 0.10, text="She wrote notes.", title="Ada Lovelace")]
     covered = decide(weak, RAW, ["Ada Lovelace"])
     assert covered.label == Label.NOT_ENOUGH_INFO and covered.confidence == pytest.approx(0.80) and not covered.abstained
     half = decide(weak, RAW, ["Ada Lovelace", "Charles Babbage"])
     assert half.confidence == pytest.approx(0.40) and half.abstained  # 0.80 * 1/2 < 0.50
     assert topic_coverage([], ["x"]) == 0.0 and topic_coverage(weak, []) == 1.0
+
+
+def test_a_page_about_someone_else_does_not_settle_the_claim():
+    claim = "Marcus Bentley is a director."
+    about_him = item(1, 0.02, 0.10, title="Marcus Bentley", text="Marcus Bentley is a British actor.")
+    other_director = item(2, 0.05, 0.90, title="Tim Hill (director)", text="Tim Hill is an American film director.")
+    verdict = decide([about_him, other_director], RAW, ["Marcus Bentley"], claim)
+    assert verdict.label == Label.NOT_ENOUGH_INFO  # Tim Hill's page counts 0.9 · 0 (off topic)
+    ignoring_topic = RAW.model_copy(update={"topicality": RAW.topicality.model_copy(update={"enabled": False})})
+    assert decide([about_him, other_director], ignoring_topic, ["Marcus Bentley"], claim).label == Label.REFUTES
+
+
+def test_an_item_that_only_mentions_the_entity_counts_half():
+    claim = "Damon Albarn released a solo album."
+    mention = item(1, 0.80, 0.0, title="Blur (band)", text="Damon Albarn later released a solo album.")
+    verdict = decide([mention], RAW, ["Damon Albarn"], claim)
+    assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(0.40)  # 0.80 · 0.5
+    ranked = annotate(trusted(mention), CONFIG, claim, ["Damon Albarn"])
+    assert ranked[0].trust.topicality == 0.5
 
 
 def test_no_evidence_abstains_with_not_enough_info():
@@ -81,7 +100,7 @@ def test_a_fitted_judge_model_decides_the_label_and_its_probability_is_the_confi
     model = JudgeModel(features=FEATURES, classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
                        coef=[zero, [0.0, 2.0] + zero[2:], [2.0] + zero[1:]], intercept=[1.0, 0.0, 0.0])
     config = RAW.model_copy(update={"model": model})
-    verdict = decide([item(1, 0.90, 0.05, text="Ada Lovelace wrote notes.")], config, ["Ada Lovelace"])
+    verdict = decide([item(1, 0.90, 0.05, text="She wrote notes.", title="Ada Lovelace")], config, ["Ada Lovelace"])
     expected = math.exp(1.8) / (math.exp(1.0) + math.exp(0.1) + math.exp(1.8))  # softmax of (1, 0.1, 1.8)
     assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(expected, abs=1e-4)
     assert "fitted judge" in verdict.reason
