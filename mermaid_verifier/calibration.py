@@ -2,8 +2,11 @@
 
 Answering only claims whose confidence is at least t trades coverage for risk (the error rate among
 answered claims). ``fit_threshold`` picks the smallest t — the most coverage — whose risk stays within
-``max_risk`` *with margin*: the Wilson upper bound of the risk at confidence level ``1 − delta`` must be
-≤ ``max_risk``, so that a threshold fitted on a few hundred claims still holds on new ones.
+``max_risk`` *with margin*: the upper bound of the risk at confidence level ``1 − delta`` must be
+≤ ``max_risk``, so that a threshold fitted on a few hundred claims still holds on new ones. The bound
+is Wilson's for independent claims; when outcomes carry a ``group`` (claims about the same pages,
+whose errors go together) it is the larger of Wilson's and the cluster-robust normal bound, which
+counts groups rather than claims.
 Claims the judge abstains on for conflicting evidence stay unanswered whatever t is.
 """
 
@@ -27,6 +30,7 @@ class Outcome:
     confidence: float
     correct: bool
     forced_abstention: bool = False  # e.g. conflicting evidence: never answered
+    group: str | None = None  # claims of one group are not independent (None: a group of its own)
 
 
 class Calibration(BaseModel):
@@ -52,6 +56,33 @@ def wilson_upper(errors: int, n: int, delta: float) -> float:
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return min((centre + spread) / (1 + z * z / n), 1.0)
+
+
+def cluster_upper(answered: list[Outcome], delta: float) -> float:
+    """Normal upper bound on the error rate with the cluster-robust (ratio-estimator) variance:
+    Var(R) ≈ K/(K−1) · Σ_g (e_g − R·n_g)² / N², over the K groups of the N answered claims."""
+    if delta not in _Z:
+        raise ConfigError(f"delta must be one of {sorted(_Z)}, got {delta}")
+    groups: dict[object, list[int]] = {}
+    for position, outcome in enumerate(answered):
+        counts = groups.setdefault(outcome.group if outcome.group is not None else ("claim", position), [0, 0])
+        counts[0] += 1
+        counts[1] += not outcome.correct
+    n, k = len(answered), len(groups)
+    if k < 2:
+        return 1.0
+    risk = sum(errors for _, errors in groups.values()) / n
+    variance = k / (k - 1) * sum((errors - risk * size) ** 2 for size, errors in groups.values()) / n ** 2
+    return min(risk + _Z[delta] * math.sqrt(variance), 1.0)
+
+
+def risk_upper_bound(answered: list[Outcome], delta: float) -> float:
+    """Wilson's bound, or — when the outcomes carry groups — the larger of it and :func:`cluster_upper`."""
+    errors = sum(not o.correct for o in answered)
+    bound = wilson_upper(errors, len(answered), delta)
+    if any(o.group is not None for o in answered):
+        bound = max(bound, cluster_upper(answered, delta))
+    return bound
 
 
 def risk_coverage(outcomes: list[Outcome]) -> list[tuple[float, float, float]]:
@@ -85,7 +116,7 @@ def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) 
         errors += not outcome.correct
         if answered < len(answerable) and answerable[answered].confidence == outcome.confidence:
             continue  # a threshold cannot split equal confidences
-        bound = wilson_upper(errors, answered, delta)
+        bound = risk_upper_bound(answerable[:answered], delta)
         if bound <= max_risk:
             best = (outcome.confidence, answered / len(outcomes), errors / answered, bound)
     return best

@@ -14,10 +14,13 @@ from mermaid_verifier.errors import UsageError
 
 
 def outcomes_from_rows(rows: list[dict]):
+    """Outcomes grouped by page (claims about the same pages share errors; the risk bound counts groups)."""
     from mermaid_verifier.calibration import Outcome
+    from mermaid_verifier.datasets import page_groups, result_anchor_pages
 
-    return [Outcome(confidence=r["confidence"], correct=r["verdict"] == r["gold"], forced_abstention=r.get("conflict", False))
-            for r in rows]
+    groups = page_groups({str(i): result_anchor_pages(r) for i, r in enumerate(rows)})
+    return [Outcome(confidence=r["confidence"], correct=r["verdict"] == r["gold"], forced_abstention=r.get("conflict", False),
+                    group=groups[str(i)]) for i, r in enumerate(rows)]
 
 
 def calibrate_command(

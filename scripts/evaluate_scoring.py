@@ -26,7 +26,7 @@ from pathlib import Path
 
 from mermaid_verifier.agents.judge import (FEATURES, ConfidenceModel, JudgeConfig, JudgeModel, Weighing,
                                           confidence_inputs, rule, weigh)
-from mermaid_verifier.datasets import load_split_ids
+from mermaid_verifier.datasets import load_split_ids, page_groups, result_anchor_pages
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, fit_threshold, risk_coverage
 from mermaid_verifier.metrics import label_metrics
 from mermaid_verifier.models import Evidence
@@ -49,7 +49,8 @@ WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
 
 
 class Claim:
-    def __init__(self, row: dict):
+    def __init__(self, row: dict, group: str):
+        self.group = group  # its page group: claims of one group share pages, so they share folds
         self.gold = row["gold"]
         self.text = row["claim"]
         self.entities = row.get("entities", [])
@@ -62,12 +63,11 @@ class Claim:
 
 def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
     """Every result row, grouped by the split part its claim id belongs to."""
+    rows = [json.loads(line) for path in paths for line in path.open() if line.strip()]
+    groups = page_groups({str(row["id"]): result_anchor_pages(row) for row in rows})
     parts: dict[str, list[Claim]] = {}
-    for path in paths:
-        for line in path.open():
-            if line.strip():
-                row = json.loads(line)
-                parts.setdefault(split[str(row["id"])], []).append(Claim(row))
+    for row in rows:
+        parts.setdefault(split[str(row["id"])], []).append(Claim(row, groups[str(row["id"])]))
     return parts
 
 
@@ -96,12 +96,13 @@ def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5) -> t
     and its out-of-fold class probabilities on these claims (for fitting the abstention threshold
     without judging the model on claims it was fitted to)."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import cross_val_predict
+    from sklearn.model_selection import GroupKFold, cross_val_predict
 
     x = [list(w.features) for w in weighed]
     y = [c.gold for c in claims]
     make = lambda: LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000)  # noqa: E731
-    out_of_fold = cross_val_predict(make(), x, y, cv=folds, method="predict_proba")
+    out_of_fold = cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
+                                    method="predict_proba")
     fitted = make().fit(x, y)
     model = JudgeModel(features=FEATURES, classes=tuple(fitted.classes_), coef=fitted.coef_.tolist(),
                        intercept=fitted.intercept_.tolist(), fitted_on=f"{len(claims)} tuning claims")
@@ -113,18 +114,19 @@ def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeCo
     """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
     (so the abstention threshold is not fitted on probabilities the model was fitted to)."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import cross_val_predict
+    from sklearn.model_selection import GroupKFold, cross_val_predict
 
     decided = predictions(weighed, config)
     x = [confidence_inputs(w.features, label, confidence) for w, (label, confidence, _) in zip(weighed, decided)]
     y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
     make = lambda: LogisticRegression(C=1.0, max_iter=3000)  # noqa: E731
-    out_of_fold = cross_val_predict(make(), x, y, cv=folds, method="predict_proba")[:, 1]
+    out_of_fold = cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
+                                    method="predict_proba")[:, 1]
     fitted = make().fit(x, y)
     model = ConfidenceModel(features=FEATURES, coef=fitted.coef_[0].tolist(), intercept=float(fitted.intercept_[0]),
                             fitted_on=f"{len(claims)} tuning claims")
-    scored = [Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict)
-              for p, right, w, (_, _, conflict) in zip(out_of_fold, y, weighed, decided)]
+    scored = [Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict, claim.group)
+              for p, right, w, (_, _, conflict), claim in zip(out_of_fold, y, weighed, decided, claims)]
     return model, scored
 
 
@@ -133,12 +135,12 @@ def outcomes_from_probabilities(claims: list[Claim], weighed: list[Weighing], pr
     for claim, w, row in zip(claims, weighed, probabilities):
         label = classes[max(range(len(row)), key=row.__getitem__)]
         conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
-        out.append(Outcome(max(row) if w.has_evidence else 0.0, label == claim.gold, conflict))
+        out.append(Outcome(max(row) if w.has_evidence else 0.0, label == claim.gold, conflict, claim.group))
     return out
 
 
 def outcomes(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) -> list[Outcome]:
-    return [Outcome(confidence, label == c.gold, conflict)
+    return [Outcome(confidence, label == c.gold, conflict, c.group)
             for c, (label, confidence, conflict) in zip(claims, predictions(weighed, config))]
 
 

@@ -8,7 +8,9 @@ from typer.testing import CliRunner
 from mermaid_verifier.calibration import (
     Outcome,
     area_under_risk_coverage,
+    cluster_upper,
     fit_threshold,
+    risk_upper_bound,
     load,
     risk_coverage,
     wilson_upper,
@@ -42,6 +44,37 @@ def test_wilson_margin_is_conservative_on_few_claims():
     assert wilson_upper(0, 3, 0.1) == pytest.approx(0.3538, abs=1e-4)
     threshold, coverage, _, _ = fit_threshold(OUTCOMES, max_risk=0.25, delta=0.1)
     assert threshold > 1.0 and coverage == 0.0  # nothing can be promised: answer nothing
+
+
+GROUPED = ([Outcome(0.9, False, group="A"), Outcome(0.9, False, group="A"), Outcome(0.9, True, group="A")]
+           + [Outcome(0.8, True, group="B")] * 3 + [Outcome(0.7, True, group="C")] * 2)
+
+
+def test_cluster_bound_counts_groups_not_claims():
+    # 2 errors in 8 claims, both in group A (3 claims); B has 3 claims, C 2, no errors. R = 0.25;
+    # Var = 3/2 · ((2 − 0.75)² + (0 − 0.75)² + (0 − 0.5)²) / 8² = 1.5 · 2.375 / 64; bound = 0.25 + 1.2816·√Var
+    assert cluster_upper(GROUPED, 0.1) == pytest.approx(0.25 + 1.2816 * (1.5 * 2.375 / 64) ** 0.5, abs=1e-6)
+    assert cluster_upper(GROUPED, 0.1) == pytest.approx(0.5524, abs=1e-4)
+    assert wilson_upper(2, 8, 0.1) == pytest.approx(0.4763, abs=1e-4)  # what independent claims would give
+    assert risk_upper_bound(GROUPED, 0.1) == pytest.approx(0.5524, abs=1e-4)  # the larger of the two
+    ungrouped = [Outcome(o.confidence, o.correct) for o in GROUPED]
+    assert risk_upper_bound(ungrouped, 0.1) == pytest.approx(0.4763, abs=1e-4)
+
+
+def test_errors_that_go_together_cost_coverage():
+    """Forty claims, three wrong; with the errors in one page group the same budget answers fewer."""
+    confidences = [1 - i / 100 for i in range(40)]
+    wrong = {5, 6, 7}
+    independent = [Outcome(c, i not in wrong) for i, c in enumerate(confidences)]
+    clustered = [Outcome(c, i not in wrong, group="same page" if i in wrong else f"page {i}") for i, c in enumerate(confidences)]
+    # all 40 answered: Wilson's bound for 3/40 is 0.1467, the cluster bound 0.1663 (38 groups)
+    assert fit_threshold(independent, max_risk=0.15, delta=0.1)[1] == 1.0
+    assert fit_threshold(clustered, max_risk=0.15, delta=0.1)[1] == 0.0
+    assert fit_threshold(clustered, max_risk=0.20, delta=0.1)[3] == pytest.approx(0.1663, abs=1e-4)
+
+
+def test_a_single_group_cannot_be_bounded():
+    assert cluster_upper([Outcome(0.9, True, group="A"), Outcome(0.8, True, group="A")], 0.1) == 1.0
 
 
 def test_equal_confidences_are_not_split():
