@@ -41,6 +41,22 @@ def _where(evidence) -> str:
     return evidence.page or ""
 
 
+_TOPICALITY_NOTES = {0.0: "names nothing the claim names, not counted", 0.5: "only mentions the claim's entity, counted half"}
+
+
+def why_trusted(evidence) -> str:
+    """One line on how much the judge trusted an item and why: reliability and its terms, topicality."""
+    trust = evidence.trust
+    if trust is None:
+        return ""
+    terms = [f"{name} {value:.2f}" for name, value in (("source", trust.source_credibility), ("recency", trust.recency),
+                                                       ("consensus", trust.consensus)) if value is not None]
+    line = f"reliability {trust.reliability:.2f}" + (f" ({' · '.join(terms)})" if terms else "")
+    if trust.topicality is not None and trust.topicality < 1.0:
+        line += "; " + _TOPICALITY_NOTES.get(trust.topicality, f"topicality {trust.topicality:.2f}")
+    return line
+
+
 def print_panel(console: Console, result: VerificationResult) -> None:
     colour = _COLOURS[result.verdict]
     headline = Text.assemble((result.verdict.value, f"bold {colour}"), f"  confidence {result.confidence:.2f}")
@@ -61,6 +77,8 @@ def print_panel(console: Console, result: VerificationResult) -> None:
         line = Text.assemble(f"{rank}. ", (f"[{stance} {item.score or 0:.2f}]", _STANCE_STYLES.get(stance, "")),
                              " ", (item.title, "bold"), f"  ({_where(item)} · {item.source}{memory})")
         parts += [line, Text(f"   {item.text}")]
+        if why := why_trusted(item):
+            parts.append(Text(f"   {why}", style="dim"))
     if not result.evidence:
         parts.append(Text("   no evidence found", style="dim"))
     s = result.stats

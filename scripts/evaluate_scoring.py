@@ -63,11 +63,16 @@ class Claim:
 
 def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
     """Every result row, grouped by the split part its claim id belongs to."""
-    rows = [json.loads(line) for path in paths for line in path.open() if line.strip()]
-    groups = page_groups({str(row["id"]): result_anchor_pages(row) for row in rows})
+    rows: dict[str, list[dict]] = {}
+    for path in paths:
+        for line in path.open():
+            if line.strip():
+                row = json.loads(line)
+                rows.setdefault(split[str(row["id"])], []).append(row)
     parts: dict[str, list[Claim]] = {}
-    for row in rows:
-        parts.setdefault(split[str(row["id"])], []).append(Claim(row, groups[str(row["id"])]))
+    for part, part_rows in rows.items():  # groups within a part: tuning folds must not depend on other parts' files
+        groups = page_groups({str(row["id"]): result_anchor_pages(row) for row in part_rows})
+        parts[part] = [Claim(row, groups[str(row["id"])]) for row in part_rows]
     return parts
 
 

@@ -56,8 +56,21 @@ def test_json_shape(two_claims):
 def test_readable_panel_by_default(tmp_path):
     done = run(["--corpus", str(WIKI_MINI), "Stanley Kubrick directed 2001: A Space Odyssey."], tmp_path, COLUMNS="120")
     assert done.returncode == 0, done.stderr
-    for expected in ("confidence", "triplets", "evidence", "Stanley Kubrick", "local-corpus", "tool call"):
+    for expected in ("confidence", "triplets", "evidence", "Stanley Kubrick", "local-corpus", "tool call",
+                     "reliability 0.", "source 0.70"):
         assert expected in done.stdout
+
+
+def test_why_an_item_was_trusted_names_the_terms_and_a_topicality_discount():
+    from mermaid_verifier.models import Evidence, Trust
+    from mermaid_verifier.output import why_trusted
+
+    trust = Trust(source_credibility=0.7, recency=1.0, consensus=0.5, reliability=0.79, topicality=0.0)
+    item = Evidence(id="e", source="local-corpus", title="Tim Hill (director)", text="…", trust=trust)
+    assert why_trusted(item) == ("reliability 0.79 (source 0.70 · recency 1.00 · consensus 0.50); "
+                                 "names nothing the claim names, not counted")
+    assert why_trusted(item.model_copy(update={"trust": trust.model_copy(update={"topicality": 1.0})})).endswith("0.50)")
+    assert why_trusted(item.model_copy(update={"trust": None})) == ""
 
 
 @pytest.mark.parametrize("args, env, message", [
