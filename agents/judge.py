@@ -11,7 +11,9 @@
    ``nei_threshold`` the claim is NOT ENOUGH INFO — with a confidence scaled by how much of the
    claim's topic the evidence covers: finding nothing at all about the claim's entities is not
    evidence that the claim is unsupported.
-3. **Confidence**: with the bundled :class:`ConfidenceModel`, the probability that the label is right.
+3. **Confidence**: with the bundled :class:`ConfidenceModel`, the probability that the label is right
+   (the rule's score is one of its inputs; fitted on FEVER, it trusts NOT ENOUGH INFO when nothing
+   found is about the claim's entities — the corpus does not settle such a claim).
 4. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
    under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted
    evidence points both ways.
