@@ -1,0 +1,94 @@
+"""scripts/evaluate_scoring.py on a small made-up set of verified claims: tuning without test results,
+the topicality ablation, the saved judge, and refusing train-part claims."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from mermaid_verifier.agents.judge import JudgeConfig
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "evaluate_scoring.py"
+LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+
+
+def item(page: str, supports: float, refutes: float) -> dict:
+    return {"id": f"wiki:{page}:0", "source": "local-corpus", "title": page.replace("_", " "), "text": "…",
+            "page": page, "line": 0, "source_kind": "local_corpus", "retrieved_at": 1_800_000_000.0,
+            "stance_probabilities": {"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes}}
+
+
+def made_up_rows(n: int = 90, seed: int = 0) -> list[dict]:
+    """Each claim has a page about its subject; NOT ENOUGH INFO claims also get a strongly 'refuting'
+    sentence from a page about someone else (what topicality exists to discount). One claim in eight
+    gets misleading evidence, so the judge is sometimes wrong."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        gold = LABELS[i % 3]
+        subject = f"Person_{i}"
+        strength = rng.uniform(0.75, 0.95)
+        own = {"SUPPORTS": item(subject, strength, 0.02), "REFUTES": item(subject, 0.02, strength),
+               "NOT ENOUGH INFO": item(subject, 0.03, 0.03)}[gold]
+        if i % 8 == 0:
+            own = item(subject, 0.02, strength) if gold == "SUPPORTS" else item(subject, strength, 0.02)
+        evidence = [own] + ([item(f"Stranger_{i}", 0.01, 0.95)] if gold == "NOT ENOUGH INFO" else [])
+        rows.append({"id": str(i), "claim": f"Person {i} did something.", "gold": gold, "entities": [f"Person {i}"],
+                     # claims 3k, 3k+1, 3k+2 also share a page (FEVER claims cluster by page)
+                     "gold_evidence": [[[subject, 0]], [[f"Shared_{i // 3}", 0]]] if gold != "NOT ENOUGH INFO" else [],
+                     "evidence": evidence})
+    return rows
+
+
+def run(tmp_path: Path, rows: list[dict], parts: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split.write_text(json.dumps({"assignment": parts}))
+    return subprocess.run([sys.executable, str(SCRIPT), str(results), "--split", str(split), *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_tunes_on_validation_and_calibration_alone_and_saves_a_loadable_judge(tmp_path):
+    rows = made_up_rows()
+    parts = {r["id"]: "validation" if int(r["id"]) % 2 else "calibration" for r in rows}
+    done = run(tmp_path, rows, parts, "--max-risk", "0.3", "--out", str(tmp_path / "figures.json"),
+               "--write-judge-config", str(tmp_path / "judge_config.json"))
+    assert done.returncode == 0, done.stderr
+    assert "no test results given" in done.stdout
+    figures = json.loads((tmp_path / "figures.json").read_text())
+    assert all("test" not in row for row in figures.values())
+    # the stranger's "refutation" turns every NEI claim into REFUTES unless topicality discounts it
+    with_topicality = figures["full, max-rule"]["tuning"]["macro_f1"]
+    without = figures["without topicality, max-rule"]["tuning"]["macro_f1"]
+    assert with_topicality > 0.8 and without < with_topicality - 0.1
+    saved = json.loads((tmp_path / "judge_config.json").read_text())
+    config = JudgeConfig.model_validate({k: v for k, v in saved.items() if k in JudgeConfig.model_fields})
+    assert config.topicality.enabled and 0 < config.abstain_below <= 1
+    assert (tmp_path / "judge_confidence.json").is_file()  # the shipped decider's confidence model
+
+
+def test_refuses_train_part_claims(tmp_path):
+    rows = made_up_rows(12)
+    done = run(tmp_path, rows, {r["id"]: "train" if r["id"] == "0" else "validation" for r in rows})
+    assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
+
+
+def test_tuning_figures_do_not_depend_on_whether_test_results_are_given(tmp_path):
+    """The judge is fixed before the test part is run: adding test results must not move the tuning fit."""
+    rows = made_up_rows()
+    tuning_parts = {r["id"]: "validation" if int(r["id"]) % 2 else "calibration" for r in rows if int(r["id"]) % 3}
+    tuning = {}
+    for with_test in (False, True):
+        parts = {**tuning_parts, **({r["id"]: "test" for r in rows if not int(r["id"]) % 3} if with_test else {})}
+        directory = tmp_path / str(with_test)
+        directory.mkdir()
+        done = run(directory, [r for r in rows if r["id"] in parts], parts, "--max-risk", "0.3",
+                   "--out", str(directory / "figures.json"))
+        assert done.returncode == 0, done.stderr
+        figures = json.loads((directory / "figures.json").read_text())["full, max-rule + confidence model"]
+        assert ("test" in figures) is with_test
+        tuning[with_test] = (figures["tuning"], figures["judge"]["abstain_below"])
+    assert tuning[False] == tuning[True]
