@@ -174,18 +174,15 @@ class OfflineExecutor:
         self.clock = clock
         self.topicality = topicality or Topicality()
 
-    def _memory_settles(self, claim: str, entities: list[str], remembered: list[Evidence]) -> bool:
+    def _memory_settles(self, trusted: list[Evidence], topical: list[float]) -> bool:
         """Remembered evidence ends the search only when decisive *and* still reliable (fresh, credible,
         not contradicted): stale or planted items must not stop the executor from looking."""
-        trusted = assess_trust(remembered, self.reliability, self.clock())
-        decisive = _decisive(trusted, self.stop_threshold, self.topicality.weights(trusted, claim, entities))
+        decisive = _decisive(trusted, self.stop_threshold, topical)
         return any(e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d)
 
-    def _memory_leans(self, claim: str, entities: list[str], remembered: list[Evidence]) -> bool:
+    def _memory_leans(self, trusted: list[Evidence], topical: list[float]) -> bool:
         """Some reliable, topical remembered item already takes a side (stance ≥ ``lean_threshold``, the
         level at which the judge would decide): a short confirming search is enough."""
-        trusted = assess_trust(remembered, self.reliability, self.clock())
-        topical = self.topicality.weights(trusted, claim, entities)
         return any(e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
                    for e, t in zip(trusted, topical))
 
@@ -200,9 +197,11 @@ class OfflineExecutor:
         result.stats.memory_hits = len(remembered)
         if not remembered:
             return result, self.max_steps
-        if self._memory_settles(claim, decomposition.entities, result.evidence):
+        trusted = assess_trust(result.evidence, self.reliability, self.clock())
+        topical = self.topicality.weights(trusted, claim, decomposition.entities)
+        if self._memory_settles(trusted, topical):
             budget, verdict = 0, "decisive and reliable, no search needed"
-        elif self.warm_steps < self.max_steps and self._memory_leans(claim, decomposition.entities, result.evidence):
+        elif self.warm_steps < self.max_steps and self._memory_leans(trusted, topical):
             budget, verdict = self.warm_steps, f"reliable and taking a side; a confirming search of {self.warm_steps} step(s)"
         else:
             budget, verdict = self.max_steps, "not decisive or not reliable enough"

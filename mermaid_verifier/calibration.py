@@ -58,31 +58,65 @@ def wilson_upper(errors: int, n: int, delta: float) -> float:
     return min((centre + spread) / (1 + z * z / n), 1.0)
 
 
+class AnsweredTally:
+    """Errors among the answered claims, counted per group as claims are added one at a time, so a
+    threshold scan computes every bound in linear time. Ungrouped outcomes are groups of their own."""
+
+    def __init__(self) -> None:
+        self.groups: dict[object, tuple[int, int]] = {}  # group -> (claims, errors)
+        self.claims = self.errors = 0
+        self.grouped = False
+        self._errors_sq = self._errors_by_size = self._size_sq = 0  # Σ e_g², Σ e_g·n_g, Σ n_g²
+
+    def add(self, outcome: Outcome) -> None:
+        key = outcome.group if outcome.group is not None else ("claim", self.claims)
+        size, errors = self.groups.get(key, (0, 0))
+        self._errors_sq -= errors * errors
+        self._errors_by_size -= errors * size
+        self._size_sq -= size * size
+        size, errors = size + 1, errors + (not outcome.correct)
+        self._errors_sq += errors * errors
+        self._errors_by_size += errors * size
+        self._size_sq += size * size
+        self.groups[key] = (size, errors)
+        self.claims += 1
+        self.errors += not outcome.correct
+        self.grouped |= outcome.group is not None
+
+    def cluster_upper(self, delta: float) -> float:
+        """Normal upper bound on the error rate with the cluster-robust (ratio-estimator) variance:
+        Var(R) ≈ K/(K−1) · Σ_g (e_g − R·n_g)² / N², over the K groups of the N answered claims."""
+        if delta not in _Z:
+            raise ConfigError(f"delta must be one of {sorted(_Z)}, got {delta}")
+        n, k = self.claims, len(self.groups)
+        if k < 2:
+            return 1.0
+        risk = self.errors / n
+        spread = self._errors_sq - 2 * risk * self._errors_by_size + risk * risk * self._size_sq
+        variance = k / (k - 1) * max(spread, 0.0) / n ** 2
+        return min(risk + _Z[delta] * math.sqrt(variance), 1.0)
+
+    def upper(self, delta: float) -> float:
+        """Wilson's bound, or — when the outcomes carry groups — the larger of it and the cluster bound."""
+        bound = wilson_upper(self.errors, self.claims, delta)
+        return max(bound, self.cluster_upper(delta)) if self.grouped else bound
+
+
+def _tally(answered: list[Outcome]) -> AnsweredTally:
+    tally = AnsweredTally()
+    for outcome in answered:
+        tally.add(outcome)
+    return tally
+
+
 def cluster_upper(answered: list[Outcome], delta: float) -> float:
-    """Normal upper bound on the error rate with the cluster-robust (ratio-estimator) variance:
-    Var(R) ≈ K/(K−1) · Σ_g (e_g − R·n_g)² / N², over the K groups of the N answered claims."""
-    if delta not in _Z:
-        raise ConfigError(f"delta must be one of {sorted(_Z)}, got {delta}")
-    groups: dict[object, list[int]] = {}
-    for position, outcome in enumerate(answered):
-        counts = groups.setdefault(outcome.group if outcome.group is not None else ("claim", position), [0, 0])
-        counts[0] += 1
-        counts[1] += not outcome.correct
-    n, k = len(answered), len(groups)
-    if k < 2:
-        return 1.0
-    risk = sum(errors for _, errors in groups.values()) / n
-    variance = k / (k - 1) * sum((errors - risk * size) ** 2 for size, errors in groups.values()) / n ** 2
-    return min(risk + _Z[delta] * math.sqrt(variance), 1.0)
+    """:meth:`AnsweredTally.cluster_upper` of these answered claims."""
+    return _tally(answered).cluster_upper(delta)
 
 
 def risk_upper_bound(answered: list[Outcome], delta: float) -> float:
     """Wilson's bound, or — when the outcomes carry groups — the larger of it and :func:`cluster_upper`."""
-    errors = sum(not o.correct for o in answered)
-    bound = wilson_upper(errors, len(answered), delta)
-    if any(o.group is not None for o in answered):
-        bound = max(bound, cluster_upper(answered, delta))
-    return bound
+    return _tally(answered).upper(delta)
 
 
 def risk_coverage(outcomes: list[Outcome]) -> list[tuple[float, float, float]]:
@@ -111,14 +145,14 @@ def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) 
         raise ConfigError(f"max risk must be between 0 and 1, got {max_risk}")
     answerable = sorted((o for o in outcomes if not o.forced_abstention), key=lambda o: o.confidence, reverse=True)
     best = (1.0 + 1e-9, 0.0, 0.0, 0.0)
-    errors = 0
+    tally = AnsweredTally()
     for answered, outcome in enumerate(answerable, 1):
-        errors += not outcome.correct
+        tally.add(outcome)
         if answered < len(answerable) and answerable[answered].confidence == outcome.confidence:
             continue  # a threshold cannot split equal confidences
-        bound = risk_upper_bound(answerable[:answered], delta)
+        bound = tally.upper(delta)
         if bound <= max_risk:
-            best = (outcome.confidence, answered / len(outcomes), errors / answered, bound)
+            best = (outcome.confidence, answered / len(outcomes), tally.errors / answered, bound)
     return best
 
 

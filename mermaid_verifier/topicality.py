@@ -32,8 +32,10 @@ class Topicality(BaseModel):
 
     def weights(self, evidence: list[Evidence], claim: str, entities: list[str]) -> list[float]:
         """One weight per item, in order (see the module docstring)."""
+        if not self.enabled:
+            return [1.0] * len(evidence)
         levels = [self._level(item, claim, entities) for item in evidence]
-        if not self.enabled or not any(level is not None for level in levels):
+        if not any(level is not None for level in levels):
             return [1.0] * len(evidence)
         return [self.off_topic if level is None else level for level in levels]
 
