@@ -9,6 +9,9 @@ Thought → action → observation, where the plan comes from the claim's decomp
 4. search the keywords;
 5. search each object on its own.
 
+A page lookup that finds no page of that title but pages of that name ("House" -> "House (TV
+series)") is followed at once by reading the one the claim's words point to.
+
 After every observation the new passages are scored by the stance model; the run stops as soon as
 one item is decisive (P(supports) or P(refutes), times its topicality, ≥ ``stop_threshold``). Memory changes the budget:
 none at all when remembered evidence is decisive and reliable; ``warm_steps`` (a short confirming
@@ -32,6 +35,7 @@ from mermaid_verifier.topicality import Topicality
 CORPUS_SERVER = "local-corpus"
 PAGE_PASSAGES = 10
 MAX_EVIDENCE = 30
+MIN_NAME_CHARS = 3  # shorter "names" are not followed to pages of that name
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[st
     plan = [a for a in plan if a.tool in available.get(a.server, set())]
     unique, seen = [], set()
     for action in plan:
-        key = (action.server, action.tool, tuple(sorted((k, str(v).casefold()) for k, v in action.arguments.items())))
+        key = _action_key(action.server, action.tool, action.arguments)
         if key not in seen:
             seen.add(key)
             unique.append(action)
@@ -143,6 +147,37 @@ def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
         return message or "no new passages"
     titles = ", ".join(dict.fromkeys(e.title for e in new_items))
     return f"{len(new_items)} new passage(s) from: {titles}" + (f" ({message})" if message else "")
+
+
+def _disambiguator_words(title: str) -> set[str]:
+    found = re.search(r"\(([^)]*)\)\s*$", title)
+    return set(re.findall(r"\w+", found.group(1).casefold())) if found else set()
+
+
+def page_of_that_name(action: PlannedAction, outcome: ToolOutcome, claim: str) -> PlannedAction | None:
+    """When ``get_page`` found no page of that title but pages of that name ("House" -> "House (TV
+    series)", "Gifted" -> "The Gifted (TV series)"), the next step reads the one whose disambiguator
+    shares most words with the claim ("Daag (1973 film)" for "Daag is a film"; the shortest title on a tie)."""
+    data = outcome.data or {}
+    if action.tool != "get_page" or not outcome.ok or data.get("passages") or not data.get("same_name"):
+        return None
+    if len(str(action.arguments.get("title", ""))) < MIN_NAME_CHARS:
+        return None  # "I", "It": a pronoun the parser took for a name, not a page to hunt for
+    claim_words = set(re.findall(r"\w+", claim.casefold()))
+    candidates = sorted(data["same_name"], key=len)  # max() keeps the first of equals: the shortest
+    choice = max(candidates, key=lambda title: len(_disambiguator_words(title) & claim_words))
+    return PlannedAction(f"There is no page {action.arguments.get('title')!r}; read {choice!r}, the page of that name.",
+                         action.tool, {**action.arguments, "title": choice}, action.server)
+
+
+def _action_key(server: str, tool: str, arguments: dict) -> tuple:
+    """Two planned actions with this key are the same call (arguments compared case-blind)."""
+    return server, tool, tuple(sorted((k, str(v).casefold()) for k, v in arguments.items()))
+
+
+def _step_key(action: str, arguments: dict) -> tuple[str, str]:
+    """A call already in the trace (``server.tool`` and its exact arguments)."""
+    return action, repr(sorted(arguments.items()))
 
 
 def leaning(item: Evidence) -> float:
@@ -226,18 +261,23 @@ class OfflineExecutor:
             result = ExecutionResult(evidence=list(previous.evidence), trace=list(previous.trace),
                                      stats=previous.stats.model_copy(deep=True))
             budget = self.max_steps
-        taken = {(step.action, repr(sorted(step.action_input.items()))) for step in result.trace}
+        taken = {_step_key(step.action, step.action_input) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
         memory_titles = {e.title.casefold() for e in remembered}
         available = {server: set(tools) for server, tools in getattr(self.toolbox, "tools", {}).items()} or None
         plan = [a for a in plan_actions(claim, decomposition, memory_titles, self.search_k, deeper=previous is not None,
                                         available=available)
-                if (f"{a.server}.{a.tool}", repr(sorted(a.arguments.items()))) not in taken]
+                if _step_key(f"{a.server}.{a.tool}", a.arguments) not in taken]
         first_step = max((step.step for step in result.trace), default=0) + 1
-        for number, action in enumerate(plan[:budget], first_step):
+        queue = plan[:]
+        for number in range(first_step, first_step + budget):
+            if not queue:
+                break
+            action = queue.pop(0)
             outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
-            result.stats.tool_calls += 1
             name = f"{action.server}.{action.tool}"
+            taken.add(_step_key(name, action.arguments))
+            result.stats.tool_calls += 1
             result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
             new_items = [e for e in evidence_from_outcome(outcome, self.clock()) if e.id not in seen_ids]
             new_ids = {e.id for e in new_items}
@@ -251,4 +291,8 @@ class OfflineExecutor:
             if any(d for e, d in zip(result.evidence, decisive) if e.id in new_ids):
                 result.trace[-1].observation += "; decisive evidence found, stopping"
                 break
+            follow = page_of_that_name(action, outcome, claim)
+            if follow is not None and _step_key(f"{follow.server}.{follow.tool}", follow.arguments) not in taken:
+                key = _action_key(follow.server, follow.tool, follow.arguments)
+                queue = [follow] + [a for a in queue if _action_key(a.server, a.tool, a.arguments) != key]
         return result

@@ -12,8 +12,9 @@
    claim's topic the evidence covers: finding nothing at all about the claim's entities is not
    evidence that the claim is unsupported.
 3. **Confidence**: with the bundled :class:`ConfidenceModel`, the probability that the label is right
-   (the rule's score is one of its inputs; fitted on FEVER, it trusts NOT ENOUGH INFO when nothing
-   found is about the claim's entities — the corpus does not settle such a claim).
+   (the rule's score is one of its inputs, and each input is weighed per label: low topic coverage
+   speaks for a NOT ENOUGH INFO verdict and against a SUPPORTS one; fitted on FEVER, it trusts NOT
+   ENOUGH INFO when nothing found is about the claim's topics — the corpus does not settle such a claim).
 4. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
    under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted
    evidence points both ways.
@@ -31,10 +32,10 @@ from importlib import resources
 
 from pydantic import BaseModel, Field, model_validator
 
-from mermaid_verifier.memory import entities_mentioned
+from mermaid_verifier.memory import entities_mentioned, normalise_entity, without_disambiguator
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.scoring import side_probability as _side
-from mermaid_verifier.topicality import Topicality
+from mermaid_verifier.topicality import Topicality, titled_after_claim
 
 
 FEATURES = ("support", "refute", "support_2nd", "refute_2nd", "support_sum", "refute_sum", "coverage",
@@ -65,30 +66,52 @@ class ConfidenceModel(BaseModel):
     the rule's label (one-hot, in :data:`LABEL_ORDER`) and the rule's own confidence, fitted on the
     tuning parts only (``scripts/evaluate_scoring.py``). The rule's raw confidence ranks claims badly
     for abstention (an all-neutral evidence set gives a NOT ENOUGH INFO "confidence" near 1 even when
-    a swapped entity makes the claim false); this probability is what ``abstain_below`` is fitted on."""
+    a swapped entity makes the claim false); this probability is what ``abstain_below`` is fitted on.
+
+    With ``label_interactions`` each feature (and the rule's confidence) also enters once per label,
+    multiplied by that label's indicator: what a feature says about being right depends on the label
+    — low topic coverage makes a NOT ENOUGH INFO verdict likelier right and a SUPPORTS verdict less so.
+    """
 
     features: tuple[str, ...]
     coef: list[float]
     intercept: float
+    label_interactions: bool = False
     fitted_on: str = ""
 
     @model_validator(mode="after")
     def _one_weight_per_input(self) -> ConfidenceModel:
-        expected = len(self.features) + len(LABEL_ORDER) + 1
+        expected = input_count(len(self.features), self.label_interactions)
         if len(self.coef) != expected:
-            raise ValueError(f"a confidence model over {len(self.features)} features needs {expected} weights, got {len(self.coef)}")
+            raise ValueError(f"a confidence model over {len(self.features)} features "
+                             f"{'with' if self.label_interactions else 'without'} label interactions needs "
+                             f"{expected} weights, got {len(self.coef)}")
         return self
 
     def probability(self, features: tuple[float, ...], label: Label, rule_confidence: float) -> float:
-        x = confidence_inputs(features, label.value, rule_confidence)
+        x = confidence_inputs(features, label.value, rule_confidence, self.label_interactions)
         logit = self.intercept + sum(w * v for w, v in zip(self.coef, x))
         return 1.0 / (1.0 + math.exp(-logit))
 
 
-def confidence_inputs(features: tuple[float, ...], label: str, rule_confidence: float) -> list[float]:
+def input_count(features: int, label_interactions: bool) -> int:
+    """How many inputs :func:`confidence_inputs` gives for this many judge features."""
+    plain = features + len(LABEL_ORDER) + 1
+    return plain + (len(LABEL_ORDER) * (features + 1) if label_interactions else 0)
+
+
+def confidence_inputs(features: tuple[float, ...], label: str, rule_confidence: float,
+                      label_interactions: bool = False) -> list[float]:
     """What a :class:`ConfidenceModel` reads, at fitting and at use: the judge features, the rule's
-    label one-hot in :data:`LABEL_ORDER`, and the rule's own confidence."""
-    return list(features) + [float(label == name) for name in LABEL_ORDER] + [rule_confidence]
+    label one-hot in :data:`LABEL_ORDER`, the rule's own confidence and — with ``label_interactions``
+    — the features and the rule's confidence again for each label in :data:`LABEL_ORDER` (zero
+    except under the rule's label)."""
+    one_hot = [float(label == name) for name in LABEL_ORDER]
+    per_label = [*features, rule_confidence]
+    inputs = list(features) + one_hot + [rule_confidence]
+    if label_interactions:
+        inputs += [value * indicator for indicator in one_hot for value in per_label]
+    return inputs
 
 
 class JudgeConfig(BaseModel):
@@ -125,14 +148,22 @@ def _weight(item: Evidence, config: JudgeConfig) -> float:
     return item.trust.reliability if (config.use_reliability and item.trust is not None) else 1.0
 
 
-def topic_coverage(evidence: list[Evidence], entities: list[str]) -> float:
-    """Share of the claim's entities that some evidence item is about (1.0 when it names none)."""
+def topic_coverage(evidence: list[Evidence], entities: list[str], claim: str = "") -> float:
+    """Share of the claim's topics that some evidence item is about (1.0 when it names none).
+
+    The topics are the claim's entities plus the names of found pages the claim names ("Middle-earth"
+    in "Middle-earth was created by J. K. Rowling", when the parser did not tag it): having found the
+    claim's own page is not "nothing about the claim was found"."""
     if not evidence:
         return 0.0
-    if not entities:
-        return 1.0
-    covered = {e for item in evidence for e in entities_mentioned(item, entities)}
-    return len(covered) / len(set(entities))
+    topics = {normalise_entity(e) for e in entities if normalise_entity(e)}
+    covered = {normalise_entity(e) for item in evidence for e in entities_mentioned(item, entities)}
+    if claim:
+        named = {normalise_entity(without_disambiguator(item.title)) for item in evidence
+                 if titled_after_claim(item, claim, [])}
+        topics |= named
+        covered |= named
+    return len(covered & topics) / len(topics) if topics else 1.0
 
 
 def annotate(evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None) -> list[Evidence]:
@@ -173,7 +204,7 @@ def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | N
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
-    coverage = topic_coverage(evidence, entities or [])
+    coverage = topic_coverage(evidence, entities or [], claim)
     features = (support, refute, support_2nd, refute_2nd, min(sum(supports), 3.0), min(sum(refutes), 3.0), coverage,
                 math.log1p(len(evidence)), float(not evidence))
     return Weighing(support, refute, coverage, bool(evidence), features)

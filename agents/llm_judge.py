@@ -122,7 +122,7 @@ class LLMJudge:
             weight = sum(e.trust.reliability if e.trust is not None else 1.0 for e in cited_items) / len(cited_items)
             rule = f"mean reliability {weight:.2f} of {len(cited_items)} cited item(s)"
         else:
-            weight = topic_coverage(evidence, entities)
+            weight = topic_coverage(evidence, entities, claim)
             rule = f"topic coverage {weight:.2f} (nothing cited)"
         confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
         conflict = offline.conflict

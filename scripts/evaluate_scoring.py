@@ -114,25 +114,55 @@ def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5) -> t
     return model, out_of_fold.tolist()
 
 
-def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig,
-                   folds: int = 5) -> tuple[ConfidenceModel, list[Outcome]]:
+def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig, folds: int = 5,
+                   label_interactions: bool = True) -> tuple[ConfidenceModel, list[Outcome]]:
     """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
-    (so the abstention threshold is not fitted on probabilities the model was fitted to)."""
+    (so the abstention threshold is not fitted on probabilities the model was fitted to). Label
+    interactions were chosen on the tuning parts (:func:`cross_part_check`; figures in the README)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
     decided = predictions(weighed, config)
-    x = [confidence_inputs(w.features, label, confidence) for w, (label, confidence, _) in zip(weighed, decided)]
+    x = [confidence_inputs(w.features, label, confidence, label_interactions)
+         for w, (label, confidence, _) in zip(weighed, decided)]
     y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
+    if len(set(y)) < 2:
+        raise ValueError(f"every rule label on these {len(y)} claims is {'right' if y[0] else 'wrong'}")
     make = lambda: LogisticRegression(C=1.0, max_iter=3000)  # noqa: E731
     out_of_fold = cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
                                     method="predict_proba")[:, 1]
     fitted = make().fit(x, y)
     model = ConfidenceModel(features=FEATURES, coef=fitted.coef_[0].tolist(), intercept=float(fitted.intercept_[0]),
-                            fitted_on=f"{len(claims)} tuning claims")
+                            label_interactions=label_interactions, fitted_on=f"{len(claims)} tuning claims")
     scored = [Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict, claim.group)
               for p, right, w, (_, _, conflict), claim in zip(out_of_fold, y, weighed, decided, claims)]
     return model, scored
+
+
+def cross_part_check(parts: dict[str, list[Claim]], base: JudgeConfig) -> list[str]:
+    """Fit thresholds and confidence model on one tuning part, score the other (page-disjoint) one:
+    the AURC and the error rate of the most confident 50 / 100 / 150 claims, with and without label
+    interactions. Tuning parts only — this is how the confidence model's form was chosen."""
+    lines = []
+    for label_interactions in (False, True):
+        for fitted, scored in (("validation", "calibration"), ("calibration", "validation")):
+            if not parts.get(fitted) or not parts.get(scored):
+                continue
+            fitted_weighed = weighings(parts[fitted], ReliabilityConfig(), base)
+            scored_weighed = weighings(parts[scored], ReliabilityConfig(), base)
+            thresholds = tune(parts[fitted], fitted_weighed, base)
+            interactions = "with" if label_interactions else "without"
+            try:
+                model, _ = fit_confidence(parts[fitted], fitted_weighed, thresholds, label_interactions=label_interactions)
+            except ValueError as exc:
+                lines.append(f"| {interactions} label interactions | {fitted} → {scored} | not fitted: {exc} | — |")
+                continue
+            scored_outcomes = outcomes(parts[scored], scored_weighed, thresholds.model_copy(update={"confidence_model": model}))
+            ranked = sorted(scored_outcomes, key=lambda o: o.confidence, reverse=True)
+            top = " / ".join(f"{sum(not o.correct for o in ranked[:k]) / k:.3f}" for k in (50, 100, 150))
+            lines.append(f"| {interactions} label interactions | {fitted} → {scored} | "
+                         f"{area_under_risk_coverage(scored_outcomes):.3f} | {top} |")
+    return lines
 
 
 def outcomes_from_probabilities(claims: list[Claim], weighed: list[Weighing], probabilities, classes, config) -> list[Outcome]:
@@ -170,6 +200,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="write all figures here as JSON")
     parser.add_argument("--write-judge-config", type=Path, default=None, help="save the full configuration's thresholds")
     parser.add_argument("--decider", choices=DECIDERS, default="max-rule + confidence model", help="which judge to save")
+    parser.add_argument("--cross-part-check", action="store_true",
+                        help="also fit the confidence model on one tuning part and score the other, with and without label interactions")
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))
     if "train" in parts:
@@ -182,6 +214,9 @@ def main() -> None:
         print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
     else:  # fix the judge before the test part is ever run with it
         print(f"tuning on {len(validation)} claims (validation + calibration); no test results given, so test figures are left out")
+    if args.cross_part_check:
+        print("| confidence model | fitted → scored | AURC | error rate of the top 50 / 100 / 150 |\n|---|---|---|---|")
+        print("\n".join(cross_part_check(parts, JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None}))))
     results = {}
     if test:
         print(f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "

@@ -157,6 +157,29 @@ def test_titles_like_suggests_titles_containing_the_query(index):
     assert len(index.titles_like("o", limit=3)) == 3
 
 
+def _titled(*titles: str) -> CorpusIndex:
+    from mermaid_verifier.tools.corpus_index import Passage
+
+    return CorpusIndex.build([Passage(id=f"t:{i}", page=title.replace(" ", "_"), line=0, title=title,
+                                      text=f"{title} is a page.", corpus="t") for i, title in enumerate(titles)])
+
+
+def test_titles_like_puts_pages_of_the_same_name_before_titles_that_merely_contain_it():
+    index = _titled("A Doll's House", "Acid house", "House of Cards", "House (TV series)", "House (film)", "Greenhouse")
+    # same name with a disambiguator, then "starts with", then "contains"; shorter first within each
+    assert index.titles_like("House", limit=10) == [
+        "House (film)", "House (TV series)", "House of Cards", "Acid house", "Greenhouse", "A Doll's House"]
+    assert index.titles_like("house", limit=2) == ["House (film)", "House (TV series)"]
+
+
+def test_pages_named_are_the_pages_whose_name_without_disambiguator_or_article_is_asked_for(index):
+    assert index.pages_named("Soul Food") == ["Soul Food (film)", "Soul Food (TV series)"]
+    assert index.pages_named("Shining") == ["The Shining (film)"]  # the article is not part of the name
+    assert index.pages_named("the shining") == ["The Shining (film)"]
+    assert index.pages_named("Kubrick") == [] and index.pages_named("") == []
+    assert index.pages_named("Soul Food (album)") == []  # a disambiguator says which page is meant
+
+
 def test_normalise_title():
     assert normalise_title("Soul_Food_-LRB-film-RRB-") == "soul food (film)"
     assert normalise_title("2001-COLON-_A_Space_Odyssey") == "2001: a space odyssey"

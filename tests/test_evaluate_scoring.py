@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mermaid_verifier.agents.judge import JudgeConfig
+from mermaid_verifier.agents.judge import ConfidenceModel, JudgeConfig
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "evaluate_scoring.py"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -67,7 +67,23 @@ def test_tunes_on_validation_and_calibration_alone_and_saves_a_loadable_judge(tm
     saved = json.loads((tmp_path / "judge_config.json").read_text())
     config = JudgeConfig.model_validate({k: v for k, v in saved.items() if k in JudgeConfig.model_fields})
     assert config.topicality.enabled and 0 < config.abstain_below <= 1
-    assert (tmp_path / "judge_confidence.json").is_file()  # the shipped decider's confidence model
+    confidence = json.loads((tmp_path / "judge_confidence.json").read_text())  # the shipped decider's confidence model
+    assert confidence["label_interactions"] is True
+    assert ConfidenceModel.model_validate(confidence).label_interactions  # loads: one weight per input
+
+
+def test_cross_part_check_scores_each_tuning_part_with_a_model_fitted_on_the_other(tmp_path):
+    rows = made_up_rows()
+    parts = {r["id"]: "validation" if int(r["id"]) // 8 % 2 else "calibration" for r in rows}  # both parts hold errors
+    done = run(tmp_path, rows, parts, "--max-risk", "0.3", "--cross-part-check")
+    assert done.returncode == 0, done.stderr
+    checks = [line for line in done.stdout.splitlines() if "label interactions |" in line]
+    assert [line.split(" | ")[:2] for line in checks] == [
+        ["| without label interactions", "validation → calibration"], ["| without label interactions", "calibration → validation"],
+        ["| with label interactions", "validation → calibration"], ["| with label interactions", "calibration → validation"]]
+    for line in checks:
+        aurc, top = line.rstrip(" |").split(" | ")[2:4]
+        assert 0 <= float(aurc) <= 1 and all(0 <= float(rate) <= 1 for rate in top.split(" / "))
 
 
 def test_refuses_train_part_claims(tmp_path):
@@ -92,3 +108,11 @@ def test_tuning_figures_do_not_depend_on_whether_test_results_are_given(tmp_path
         assert ("test" in figures) is with_test
         tuning[with_test] = (figures["tuning"], figures["judge"]["abstain_below"])
     assert tuning[False] == tuning[True]
+
+
+def test_cross_part_check_says_so_when_a_part_gives_nothing_to_fit(tmp_path):
+    rows = made_up_rows()
+    parts = {r["id"]: "validation" if int(r["id"]) % 2 else "calibration" for r in rows}  # no misleading claim is odd
+    done = run(tmp_path, rows, parts, "--max-risk", "0.3", "--cross-part-check")
+    assert done.returncode == 0, done.stderr
+    assert "| validation → calibration | not fitted: every rule label on these 45 claims is right |" in done.stdout

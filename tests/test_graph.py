@@ -226,3 +226,63 @@ async def test_remembered_evidence_sets_the_search_budget(leaning, fresh, expect
     result = await executor.run(KUBRICK, decomposition, [remembered])
     assert len(toolbox.calls) == result.stats.tool_calls == expected_calls
     assert note in result.trace[0].observation and result.stats.memory_hits == 1
+
+
+class NamedPagesToolbox:
+    """A corpus where "House" has no page of its own but two pages of that name."""
+
+    PAGES = {"House (TV series)": "House is an American medical drama television series.",
+             "House (film)": "House is a 1977 Japanese horror film."}
+
+    def __init__(self):
+        self.calls = []
+
+    async def call(self, server, tool, arguments):
+        self.calls.append((tool, dict(arguments)))
+        data = {"passages": []}
+        if tool == "get_page" and arguments["title"] in self.PAGES:
+            title = arguments["title"]
+            data["passages"] = [{"id": f"x:{title}", "page": title.replace(" ", "_"), "line": 0, "title": title,
+                                 "text": self.PAGES[title], "corpus": "x"}]
+        elif tool == "get_page":
+            data |= {"same_name": sorted(self.PAGES, key=len), "message": "No page titled 'House', but pages of that name"}
+        return ToolOutcome(server=server, tool=tool, ok=True, text="{}", data=data)
+
+
+HOUSE = Decomposition(triplets=[Triplet(subject="House", relation="is", object="a medical drama")],
+                      keywords=["House", "medical drama"], entities=["House"])
+
+
+@pytest.mark.parametrize(("claim", "opened"), [
+    ("House is a TV series about a doctor.", "House (TV series)"),  # the claim's words pick the page
+    ("House is about a doctor.", "House (film)"),  # nothing to go by: the shortest title
+])
+async def test_a_missing_page_is_followed_by_the_page_of_that_name_the_claim_means(claim, opened):
+    toolbox = NamedPagesToolbox()
+    result = await OfflineExecutor(toolbox, ScriptedStance({}), max_steps=5).run(claim, HOUSE, remembered=[])
+    pages = [arguments["title"] for tool, arguments in toolbox.calls if tool == "get_page"]
+    assert pages == ["House", opened]  # right after the miss, once
+    assert [tool for tool, _ in toolbox.calls][:3] == ["search", "get_page", "get_page"]
+    assert f"read {opened!r}, the page of that name" in result.trace[2].thought
+    assert [e.title for e in result.evidence] == [opened]
+    assert result.stats.tool_calls == len(toolbox.calls) == 5  # the follow-up spends a step of the budget
+
+
+async def test_a_pronoun_taken_for_a_name_is_not_followed_to_pages_of_that_name():
+    toolbox = NamedPagesToolbox()
+    toolbox.PAGES = {"It (novel)": "It is a 1986 horror novel by Stephen King."}
+    it = Decomposition(triplets=[Triplet(subject="It", relation="was", object="watched")], keywords=["watched"], entities=[])
+    await OfflineExecutor(toolbox, ScriptedStance({}), max_steps=5).run("It was watched.", it, remembered=[])
+    assert [arguments["title"] for tool, arguments in toolbox.calls if tool == "get_page"] == ["It"]
+
+
+async def test_the_page_of_that_name_comes_from_the_real_corpus_server(make_resources):
+    resources = make_resources(ScriptedStance({}), use_memory=False)
+    try:
+        out = await verify(resources, "Soul Food was a television series.")
+    finally:
+        await resources.aclose()
+    opened = [step.action_input["title"] for step in out["trace"] if step.action == "local-corpus.get_page"]
+    assert opened[:2] == ["Soul Food", "Soul Food (TV series)"]  # "series" is in the claim, "film" is not
+    miss = next(step for step in out["trace"] if step.action_input.get("title") == "Soul Food")
+    assert "pages of that name" in miss.observation

@@ -49,6 +49,20 @@ def test_not_enough_info_confidence_scales_with_topic_coverage():
     assert topic_coverage([], ["x"]) == 0.0 and topic_coverage(weak, []) == 1.0
 
 
+def test_a_found_page_the_claim_names_counts_as_covered_topic():
+    # the parser tagged only "J. K. Rowling"; the Middle-earth page is still about the claim
+    claim = "Middle-earth was created by J. K. Rowling."
+    page = item(1, 0.02, 0.10, title="Middle-earth", text="Middle-earth is the fictional setting of Tolkien's legendarium.")
+    storm = item(2, 0.02, 0.02, title="Tropical cyclone", text="A tropical cyclone is a storm system.")
+    assert topic_coverage([page, storm], ["J. K. Rowling"], claim) == pytest.approx(0.5)  # 1 of {J. K. Rowling, middle-earth}
+    assert topic_coverage([page, storm], ["J. K. Rowling"]) == 0.0  # without the claim: entities only
+    assert topic_coverage([storm], ["J. K. Rowling"], claim) == 0.0  # nothing found is about the claim
+    # a page named by an entity is not counted twice; a disambiguator is not part of the name
+    film = item(3, 0.02, 0.02, title="Soul Food (film)", text="Soul Food is a 1997 film.")
+    assert topic_coverage([film], ["Soul Food", "Vanessa Williams"], "Soul Food starred Vanessa Williams.") == pytest.approx(0.5)
+    assert topic_coverage([film], [], "Soul Food is a film.") == 1.0
+
+
 def test_a_page_about_someone_else_does_not_settle_the_claim():
     claim = "Marcus Bentley is a director."
     about_him = item(1, 0.02, 0.10, title="Marcus Bentley", text="Marcus Bentley is a British actor.")
@@ -139,6 +153,38 @@ def test_without_evidence_the_confidence_model_is_not_asked():
     config = RAW.model_copy(update={"confidence_model": _confidence_model(10.0)})
     verdict = decide([], config, ["Somebody"])
     assert verdict.confidence == 0.0 and verdict.abstained
+
+
+def test_label_interactions_repeat_the_features_and_rule_confidence_under_the_rules_label():
+    from mermaid_verifier.agents.judge import confidence_inputs, input_count
+
+    plain = confidence_inputs((0.5, 2.0), "REFUTES", 0.7)
+    assert plain == [0.5, 2.0, 0.0, 1.0, 0.0, 0.7]  # features, one-hot (S, R, NEI), rule confidence
+    assert confidence_inputs((0.5, 2.0), "REFUTES", 0.7, label_interactions=True) == plain + [
+        0.0, 0.0, 0.0,  # under SUPPORTS
+        0.5, 2.0, 0.7,  # under REFUTES: the features and the rule's confidence
+        0.0, 0.0, 0.0]  # under NOT ENOUGH INFO
+    assert input_count(2, False) == 6 and input_count(2, True) == 15
+
+
+def test_a_confidence_model_with_label_interactions_weighs_a_feature_per_label():
+    import math
+
+    from mermaid_verifier.agents.judge import FEATURES, ConfidenceModel, input_count
+
+    n = len(FEATURES)
+    coverage = FEATURES.index("coverage")
+    coef = [0.0] * input_count(n, True)
+    first_interaction = n + 3 + 1
+    coef[first_interaction + 2 * (n + 1) + coverage] = -2.0  # under NOT ENOUGH INFO, coverage lowers the odds
+    coef[first_interaction + coverage] = 3.0  # under SUPPORTS it raises them
+    model = ConfidenceModel(features=FEATURES, coef=coef, intercept=1.0, label_interactions=True)
+    features = tuple(0.5 if name == "coverage" else 0.0 for name in FEATURES)
+    assert model.probability(features, Label.NOT_ENOUGH_INFO, 0.9) == pytest.approx(1 / (1 + math.exp(-(1.0 - 1.0))))
+    assert model.probability(features, Label.SUPPORTS, 0.9) == pytest.approx(1 / (1 + math.exp(-(1.0 + 1.5))))
+    assert model.probability(features, Label.REFUTES, 0.9) == pytest.approx(1 / (1 + math.exp(-1.0)))
+    with pytest.raises(ValueError, match="with label interactions needs"):
+        ConfidenceModel(features=FEATURES, coef=[0.0] * input_count(n, False), intercept=0.0, label_interactions=True)
 
 
 def test_a_confidence_model_of_the_wrong_shape_is_refused():

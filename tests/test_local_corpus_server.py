@@ -135,7 +135,11 @@ async def test_unknown_page_suggests_similar_titles(server):
         nothing = structured(await client.call_tool("get_page", {"title": "Zyxxy Qwertz"}))
     assert partial["passages"] == [] and partial["total_passages"] == 0
     assert sorted(partial["suggestions"]) == ["Soul Food (TV series)", "Soul Food (film)"]
-    assert "No page titled 'Soul Food'" in partial["message"] and "Soul Food (film)" in partial["message"]
+    # the pages of that name are listed apart, for a caller to pick the one the claim means
+    assert partial["same_name"] == ["Soul Food (film)", "Soul Food (TV series)"]
+    assert "No page titled 'Soul Food', but pages of that name" in partial["message"]
+    assert "Soul Food (film)" in partial["message"]
+    assert by_words["same_name"] == []
     # no title contains the words: fall back to the titles of the best search hits
     assert by_words["suggestions"][0] == "Mount Everest"
     assert nothing["suggestions"] == [] and "Use search" in nothing["message"]

@@ -66,6 +66,15 @@ def normalise_title(title: str) -> str:
     return re.sub(r"\s+", " ", title).strip().casefold()
 
 
+_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)\s*$")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
+
+
+def title_name(key: str) -> str:
+    """The name in a normalised title: ``the gifted (tv series)`` -> ``gifted``."""
+    return _LEADING_ARTICLE.sub("", _DISAMBIGUATOR.sub("", key).strip())
+
+
 def title_from_page_id(page: str) -> str:
     """A readable title for a FEVER page id: ``Soul_Food_-LRB-film-RRB-`` -> ``Soul Food (film)``."""
     for escaped, plain in _FEVER_ESCAPES.items():
@@ -168,6 +177,9 @@ class CorpusIndex:
             page_key = normalise_title(passage.page)
             if page_key != normalise_title(passage.title):
                 self._by_title.setdefault(page_key, []).append(position)
+        self._titles_by_name: dict[str, set[str]] = {}  # "house" -> {"House (TV series)", ...}
+        for key, positions in self._by_title.items():
+            self._titles_by_name.setdefault(title_name(key), set()).add(self.passages[positions[0]].title)
 
     @classmethod
     def build(cls, passages: list[Passage]) -> "CorpusIndex":
@@ -237,14 +249,30 @@ class CorpusIndex:
         return sorted((self.passages[i] for i in positions), key=lambda p: (p.page, p.line or 0))
 
     def titles_like(self, title: str, limit: int = 5) -> list[str]:
-        """Titles that contain the normalised query, for 'did you mean' answers."""
+        """Titles for 'did you mean' answers, best first: pages of the same name with a disambiguator
+        ("House (TV series)" for "House", "The Gifted (TV series)" for "Gifted"), then titles that
+        start with the query, then titles that contain it; shorter titles first within each."""
         key = normalise_title(title)
         if not key:
             return []
-        found = []
-        for candidate in self._by_title:
-            if key in candidate:
-                found.append(self.passages[self._by_title[candidate][0]].title)
-                if len(found) >= limit:
-                    break
-        return found
+        ranked = {shown: (0, len(shown)) for shown in self.pages_named(title)}
+        for candidate, positions in self._by_title.items():
+            if candidate.startswith(key):
+                rank = 1
+            elif key in candidate:
+                rank = 2
+            else:
+                continue
+            shown = self.passages[positions[0]].title
+            ranked[shown] = min(ranked.get(shown, (rank, len(shown))), (rank, len(shown)))
+        return sorted(ranked, key=lambda t: (*ranked[t], t))[:limit]
+
+    def pages_named(self, title: str) -> list[str]:
+        """Titles of the pages whose name — the title without its disambiguator and a leading
+        article — is the name asked for: the candidates when ``title`` has no page of its own. None
+        for a title with a disambiguator: "Paris (Paris Hilton album)" does not mean "Paris"."""
+        key = normalise_title(title)
+        if _DISAMBIGUATOR.search(key):
+            return []
+        name = title_name(key)
+        return sorted(self._titles_by_name.get(name, ()), key=lambda t: (len(t), t)) if name else []

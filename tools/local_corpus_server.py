@@ -87,6 +87,8 @@ class PageResult(BaseModel):
     total_passages: int = Field(description="How many passages the page has in all.")
     truncated: bool = Field(description="True when only the first max_passages are returned.")
     suggestions: list[str] = Field(default_factory=list, description="Similar titles when the title is unknown.")
+    same_name: list[str] = Field(default_factory=list, description="When the title is unknown: the pages of that name "
+                                 "with a disambiguator, e.g. 'House (TV series)' for 'House'.")
     message: str | None = Field(default=None, description="What to do next, when there is something to say.")
 
 
@@ -120,13 +122,17 @@ def page_result(index: CorpusIndex, title: str, max_passages: int) -> PageResult
     passages = index.get_page(title)
     if not passages:
         suggestions = similar_titles(index, title)
-        if suggestions:
+        same_name = index.pages_named(title)
+        if same_name:
+            listed = "; ".join(repr(t) for t in same_name)
+            message = f"No page titled {title!r}, but pages of that name: {listed}. Call get_page with the one the claim means."
+        elif suggestions:
             listed = "; ".join(repr(t) for t in suggestions)
             message = f"No page titled {title!r}. Similar titles: {listed}. Call get_page with one of them."
         else:
             message = f"No page titled {title!r} and no similar titles. Use search to find the right page."
         return PageResult(title=title, passages=[], total_passages=0, truncated=False,
-                          suggestions=suggestions, message=message)
+                          suggestions=suggestions, same_name=same_name, message=message)
     shown = passages[:max_passages]
     truncated = len(passages) > len(shown)
     message = None
