@@ -116,3 +116,33 @@ def test_cross_part_check_says_so_when_a_part_gives_nothing_to_fit(tmp_path):
     done = run(tmp_path, rows, parts, "--max-risk", "0.3", "--cross-part-check")
     assert done.returncode == 0, done.stderr
     assert "| validation → calibration | not fitted: every rule label on these 45 claims is right |" in done.stdout
+
+
+HALVINGS = SCRIPT.with_name("check_threshold_halvings.py")
+
+
+def test_threshold_halvings_fit_on_one_half_of_the_page_groups_and_score_the_other(tmp_path):
+    rows = made_up_rows()
+    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split.write_text(json.dumps({"assignment": {r["id"]: "validation" if int(r["id"]) // 8 % 2 else "calibration" for r in rows}}))
+    done = subprocess.run([sys.executable, str(HALVINGS), str(results), "--split", str(split), "--halvings", "4",
+                           "--max-risk", "0.3"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "4 halvings; budget 0.3" in done.stdout
+    table = [line for line in done.stdout.splitlines() if "label interactions |" in line]
+    assert [line.split(" | ")[0] for line in table] == ["| without label interactions", "| with label interactions"]
+    for line in table:
+        answered, risk, over = line.split(" | ")[1:4]
+        assert 0 <= float(answered) <= 1 and 0 <= float(risk) <= 1
+        assert over.split()[0] in {"0.00", "0.25", "0.50", "0.75", "1.00"}  # a share of the 4 halvings
+
+
+def test_threshold_halvings_refuse_the_test_part(tmp_path):
+    rows = made_up_rows(12)
+    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split.write_text(json.dumps({"assignment": {r["id"]: "test" if r["id"] == "0" else "validation" for r in rows}}))
+    done = subprocess.run([sys.executable, str(HALVINGS), str(results), "--split", str(split)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "tuning parts only" in done.stderr
