@@ -13,14 +13,19 @@ interactions.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
-from pathlib import Path
 
-from evaluate_scoring import Claim, fit_confidence, load, outcomes, weighings
-
+from evaluate_scoring import (
+    Claim,
+    fit_confidence,
+    load,
+    outcomes,
+    tuning_arguments,
+    weighings,
+)
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
+
 from mermaid_verifier.calibration import fit_threshold
 from mermaid_verifier.datasets import load_split_ids
 from mermaid_verifier.scoring import ReliabilityConfig
@@ -43,12 +48,8 @@ def held_out(claims: list[Claim], weighed: list[Weighing], fitted_groups: set[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, nargs="+", help="results.jsonl of the validation and calibration parts")
-    parser.add_argument("--split", type=Path, default=Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json")
+    parser = tuning_arguments(__doc__.splitlines()[0], "results.jsonl of the validation and calibration parts")
     parser.add_argument("--halvings", type=int, default=200)
-    parser.add_argument("--max-risk", type=float, default=0.10)
-    parser.add_argument("--delta", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))

@@ -46,6 +46,7 @@ CONFIGS = {  # name: (reliability terms, judge settings that differ from the bun
 DECIDERS = ("max-rule", "max-rule + confidence model", "fitted")
 NEI_GRID = [x / 100 for x in range(6, 81, 2)]
 WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
+DEFAULT_SPLIT = Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json"
 
 
 class Claim:
@@ -191,12 +192,18 @@ def report(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) ->
     return metrics
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, nargs="+", help="results.jsonl files of evaluate_fever.py runs")
-    parser.add_argument("--split", type=Path, default=Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json")
+def tuning_arguments(description: str, results_help: str) -> argparse.ArgumentParser:
+    """The arguments every tuning script takes: result files, the split, the risk budget and its δ."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("results", type=Path, nargs="+", help=results_help)
+    parser.add_argument("--split", type=Path, default=DEFAULT_SPLIT)
     parser.add_argument("--max-risk", type=float, default=0.10)
     parser.add_argument("--delta", type=float, default=0.1)
+    return parser
+
+
+def main() -> None:
+    parser = tuning_arguments(__doc__.splitlines()[0], "results.jsonl files of evaluate_fever.py runs")
     parser.add_argument("--out", type=Path, default=None, help="write all figures here as JSON")
     parser.add_argument("--write-judge-config", type=Path, default=None, help="save the full configuration's thresholds")
     parser.add_argument("--decider", choices=DECIDERS, default="max-rule + confidence model", help="which judge to save")
