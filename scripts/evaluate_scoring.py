@@ -239,7 +239,10 @@ def main() -> None:
                 tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
             elif decider == "max-rule + confidence model":
                 thresholds = tune(validation, tuning_weighed, base)
-                confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, thresholds)
+                try:
+                    confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, thresholds)
+                except ValueError as exc:
+                    raise SystemExit(f"{name}: cannot fit the confidence model: {exc}") from exc
                 chosen = thresholds.model_copy(update={"confidence_model": confidence_model})
             else:
                 model, out_of_fold = fit_model(validation, tuning_weighed)
