@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from mermaid_verifier.models import Decomposition, Evidence, SourceKind, Stance, Stats, TraceStep
+from mermaid_verifier.names import disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.toolbox import Toolbox, ToolOutcome
@@ -150,8 +151,7 @@ def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
 
 
 def _disambiguator_words(title: str) -> set[str]:
-    found = re.search(r"\(([^)]*)\)\s*$", title)
-    return set(re.findall(r"\w+", found.group(1).casefold())) if found else set()
+    return set(re.findall(r"\w+", disambiguator(title).casefold()))
 
 
 def page_of_that_name(action: PlannedAction, outcome: ToolOutcome, claim: str) -> PlannedAction | None:

@@ -30,6 +30,7 @@ from langgraph.store.base import BaseStore, GetOp, PutOp
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.models import Evidence, Stance
+from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import (
     ReliabilityConfig,
     ScoredItem,
@@ -47,23 +48,8 @@ ALIASES = ("mermaid", "aliases")
 STATS = ("mermaid", "stats")
 HISTORY_LENGTH = 10
 RECALL_CANDIDATES = 200
-_FEVER_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-COLON-": ":"}
-_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)\s*$")
 _WORD = re.compile(r"\w+")
 _STOP = frozenset("a an the of in on at to for by with and or is was are were be been it its as from".split())
-
-
-def normalise_entity(name: str) -> str:
-    """One key per entity: FEVER escapes undone, case and spaces folded, a leading article dropped."""
-    for escaped, plain in _FEVER_ESCAPES.items():
-        name = name.replace(escaped, plain)
-    name = re.sub(r"[\s_]+", " ", name).strip().casefold()
-    return re.sub(r"^(the|a|an)\s+", "", name)
-
-
-def without_disambiguator(title: str) -> str:
-    """``Soul Food (film)`` -> ``Soul Food``: the disambiguator is not part of the name."""
-    return _DISAMBIGUATOR.sub("", title).strip()
 
 
 def aliases_of(title: str, page: str | None) -> set[str]:

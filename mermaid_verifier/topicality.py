@@ -21,8 +21,9 @@ import re
 
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.memory import entities_mentioned, normalise_entity, without_disambiguator
+from mermaid_verifier.memory import entities_mentioned
 from mermaid_verifier.models import Evidence
+from mermaid_verifier.names import normalise_entity, without_disambiguator
 
 
 class Topicality(BaseModel):

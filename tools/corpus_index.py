@@ -26,6 +26,7 @@ import orjson
 import Stemmer
 
 from mermaid_verifier.errors import CorpusError
+from mermaid_verifier.names import disambiguator, normalise_entity, without_disambiguator
 
 logger = logging.getLogger(__name__)
 
@@ -64,15 +65,6 @@ def normalise_title(title: str) -> str:
         title = title.replace(escaped, plain)
     title = title.replace("_", " ")
     return re.sub(r"\s+", " ", title).strip().casefold()
-
-
-_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)\s*$")
-_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
-
-
-def title_name(key: str) -> str:
-    """The name in a normalised title: ``the gifted (tv series)`` -> ``gifted``."""
-    return _LEADING_ARTICLE.sub("", _DISAMBIGUATOR.sub("", key).strip())
 
 
 def title_from_page_id(page: str) -> str:
@@ -179,7 +171,8 @@ class CorpusIndex:
                 self._by_title.setdefault(page_key, []).append(position)
         self._titles_by_name: dict[str, set[str]] = {}  # "house" -> {"House (TV series)", ...}
         for key, positions in self._by_title.items():
-            self._titles_by_name.setdefault(title_name(key), set()).add(self.passages[positions[0]].title)
+            self._titles_by_name.setdefault(normalise_entity(without_disambiguator(key)), set()).add(
+                self.passages[positions[0]].title)
 
     @classmethod
     def build(cls, passages: list[Passage]) -> "CorpusIndex":
@@ -272,7 +265,7 @@ class CorpusIndex:
         article — is the name asked for: the candidates when ``title`` has no page of its own. None
         for a title with a disambiguator: "Paris (Paris Hilton album)" does not mean "Paris"."""
         key = normalise_title(title)
-        if _DISAMBIGUATOR.search(key):
+        if disambiguator(key):
             return []
-        name = title_name(key)
+        name = normalise_entity(key)
         return sorted(self._titles_by_name.get(name, ()), key=lambda t: (len(t), t)) if name else []
