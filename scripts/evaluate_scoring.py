@@ -144,14 +144,14 @@ def cross_part_check(parts: dict[str, list[Claim]], base: JudgeConfig) -> list[s
     """Fit thresholds and confidence model on one tuning part, score the other (page-disjoint) one:
     the AURC and the error rate of the most confident 50 / 100 / 150 claims, with and without label
     interactions. Tuning parts only — this is how the confidence model's form was chosen."""
+    if not (parts.get("validation") and parts.get("calibration")):
+        return []
+    weighed = {part: weighings(parts[part], ReliabilityConfig(), base) for part in ("validation", "calibration")}
+    thresholds_by_part = {part: tune(parts[part], weighed[part], base) for part in weighed}  # once per part, not per model
     lines = []
     for label_interactions in (False, True):
         for fitted, scored in (("validation", "calibration"), ("calibration", "validation")):
-            if not parts.get(fitted) or not parts.get(scored):
-                continue
-            fitted_weighed = weighings(parts[fitted], ReliabilityConfig(), base)
-            scored_weighed = weighings(parts[scored], ReliabilityConfig(), base)
-            thresholds = tune(parts[fitted], fitted_weighed, base)
+            fitted_weighed, scored_weighed, thresholds = weighed[fitted], weighed[scored], thresholds_by_part[fitted]
             interactions = "with" if label_interactions else "without"
             try:
                 model, _ = fit_confidence(parts[fitted], fitted_weighed, thresholds, label_interactions=label_interactions)
