@@ -8,6 +8,10 @@ is Wilson's for independent claims; when outcomes carry a ``group`` (claims abou
 whose errors go together) it is the larger of Wilson's and the cluster-robust normal bound, which
 counts groups rather than claims.
 Claims the judge abstains on for conflicting evidence stay unanswered whatever t is.
+
+``check_held_out`` re-runs the fit with each fold of groups held out and answers the held-out claims:
+how the procedure does on topics it never saw, which the bound alone cannot show when a user's
+claims cluster more than the groups say.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +38,18 @@ class Outcome:
     group: str | None = None  # claims of one group are not independent (None: a group of its own)
 
 
+class HeldOutCheck(BaseModel):
+    """The threshold fit re-run ``folds`` times, each time without one fold of groups, then applied to it."""
+
+    folds: int
+    coverage: float  # share of all claims answered by the threshold fitted without their fold
+    risk: float | None  # error rate among those answered claims (None when none was)
+    answered: int
+    folds_over_budget: int  # folds whose own held-out risk exceeded max_risk
+    folds_answering: int  # folds in which anything was answered
+    seed: int
+
+
 class Calibration(BaseModel):
     abstain_below: float
     max_risk: float
@@ -43,6 +60,7 @@ class Calibration(BaseModel):
     claims: int
     fitted_on: str
     fitted_at: str
+    held_out: HeldOutCheck | None = None  # None: not checked (older files, or too few groups)
 
 
 def wilson_upper(errors: int, n: int, delta: float) -> float:
@@ -156,11 +174,51 @@ def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) 
     return best
 
 
-def fit(outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str) -> Calibration:
+def group_key(outcome: Outcome, index: int) -> object:
+    """The outcome's group, or a group of its own when it has none."""
+    return outcome.group if outcome.group is not None else ("claim", index)
+
+
+def deal_folds(groups: list, folds: int, rng: random.Random) -> list[set]:
+    """The groups shuffled and dealt round-robin into ``folds`` folds (sizes differ by at most one)."""
+    shuffled = sorted(groups, key=str)  # a fixed order first: sets iterate in hash order
+    rng.shuffle(shuffled)
+    return [set(shuffled[k::folds]) for k in range(folds)]
+
+
+def group_count(outcomes: list[Outcome]) -> int:
+    return len({group_key(o, i) for i, o in enumerate(outcomes)})
+
+
+def check_held_out(outcomes: list[Outcome], max_risk: float, delta: float, folds: int = 5, seed: int = 0) -> HeldOutCheck:
+    """Fit the threshold without each fold of groups in turn and answer that fold's claims with it."""
+    keys = [group_key(o, i) for i, o in enumerate(outcomes)]
+    if folds < 2 or group_count(outcomes) < folds:
+        raise ConfigError(f"a {folds}-fold held-out check needs at least {max(folds, 2)} groups; "
+                          f"these claims fall in {group_count(outcomes)}")
+    answered = errors = over = answering = 0
+    for held in deal_folds(list(set(keys)), folds, random.Random(seed)):
+        fitted = [o for o, key in zip(outcomes, keys) if key not in held]
+        threshold, *_ = fit_threshold(fitted, max_risk, delta)
+        fold_answered = [o for o, key in zip(outcomes, keys)
+                         if key in held and not o.forced_abstention and o.confidence >= threshold]
+        fold_errors = sum(not o.correct for o in fold_answered)
+        answered, errors = answered + len(fold_answered), errors + fold_errors
+        if fold_answered:
+            answering += 1
+            over += fold_errors / len(fold_answered) > max_risk
+    return HeldOutCheck(folds=folds, coverage=round(answered / len(outcomes), 4), answered=answered,
+                        risk=round(errors / answered, 4) if answered else None, folds_over_budget=over,
+                        folds_answering=answering, seed=seed)
+
+
+def fit(outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str,
+        held_out: HeldOutCheck | None = None) -> Calibration:
     threshold, coverage, risk, bound = fit_threshold(outcomes, max_risk, delta)
     return Calibration(abstain_below=round(threshold, 6), max_risk=max_risk, delta=delta, coverage=round(coverage, 4),
                        risk=round(risk, 4), risk_upper_bound=round(bound, 4), claims=len(outcomes), fitted_on=fitted_on,
-                       fitted_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+                       fitted_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                       held_out=held_out)
 
 
 def calibration_path(cache_dir: Path) -> Path:

@@ -23,12 +23,22 @@ def outcomes_from_rows(rows: list[dict]):
                     group=groups[str(i)]) for i, r in enumerate(rows)]
 
 
+def held_out_summary(check, max_risk: float) -> str:
+    """One line on :class:`~mermaid_verifier.calibration.HeldOutCheck`: what a user's next topics may see."""
+    if check.answered == 0:
+        return f"held-out check ({check.folds} folds by page group): fitted without a fold, the threshold answered none of its claims"
+    return (f"held-out check ({check.folds} folds by page group): fitted without a fold, the threshold answered "
+            f"{check.coverage:.1%} of its claims with {check.risk:.1%} errors; {check.folds_over_budget} of "
+            f"{check.folds_answering} folds that answered any went over the {max_risk:.1%} budget")
+
+
 def calibrate_command(
     claims: Annotated[Optional[Path], typer.Argument(help="Labelled claims (FEVER-style jsonl: id, claim, label).", show_default=False)] = None,
     max_risk: Annotated[float, typer.Option("--max-risk", help="Largest acceptable error rate among answered claims.")] = 0.10,
     delta: Annotated[float, typer.Option(help="The bound holds with probability 1 − delta (0.01, 0.05, 0.1, 0.2 or 0.5).")] = 0.1,
     from_results: Annotated[Optional[Path], typer.Option("--from-results", help="Reuse a results.jsonl (rows with gold, verdict, confidence) instead of verifying.")] = None,
     limit: Annotated[int, typer.Option(help="Use only the first N claims (0 = all).")] = 0,
+    check_folds: Annotated[int, typer.Option("--check-folds", min=0, help="Also re-fit without each of K folds of page groups and answer the held-out fold, to show how the threshold does on topics it never saw (0 = skip).")] = 5,
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
     corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
 ) -> None:
@@ -63,9 +73,18 @@ def calibrate_command(
             rows, source = asyncio.run(run()), str(claims)
         else:
             raise UsageError("give a claims file or --from-results")
-        fitted = calibration.fit(outcomes_from_rows(rows[:limit] if limit else rows), max_risk, delta, source)
+        outcomes = outcomes_from_rows(rows[:limit] if limit else rows)
+        held_out = None
+        if check_folds and calibration.group_count(outcomes) < max(check_folds, 2):
+            stderr.print(f"held-out check skipped: {calibration.group_count(outcomes)} page groups cannot fill {check_folds} folds",
+                         highlight=False, soft_wrap=True)
+        elif check_folds:
+            held_out = calibration.check_held_out(outcomes, max_risk, delta, check_folds)
+        fitted = calibration.fit(outcomes, max_risk, delta, source, held_out)
         calibration.save(fitted, settings.calibration_path)
         print(fitted.model_dump_json(indent=2))
+        if held_out is not None:
+            stderr.print(held_out_summary(held_out, max_risk), highlight=False, soft_wrap=True)
         stderr.print(f"saved to {settings.calibration_path}; `verify` now abstains below confidence {fitted.abstain_below:.3f}",
                      highlight=False, soft_wrap=True)
 

@@ -192,13 +192,18 @@ def report(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) ->
     return metrics
 
 
-def tuning_arguments(description: str, results_help: str) -> argparse.ArgumentParser:
-    """The arguments every tuning script takes: result files, the split, the risk budget and its δ."""
+def tuning_arguments(description: str, results_help: str, several_deltas: bool = False) -> argparse.ArgumentParser:
+    """The arguments every tuning script takes: result files, the split, the risk budget and its δ
+    (with ``several_deltas``, ``--delta`` may be repeated and ``args.delta`` is a list)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("results", type=Path, nargs="+", help=results_help)
     parser.add_argument("--split", type=Path, default=DEFAULT_SPLIT)
     parser.add_argument("--max-risk", type=float, default=0.10)
-    parser.add_argument("--delta", type=float, default=0.1)
+    delta_help = "the risk bound's error probability"
+    if several_deltas:
+        parser.add_argument("--delta", type=float, action="append", help=f"{delta_help}; repeat to compare (default 0.1)")
+    else:
+        parser.add_argument("--delta", type=float, default=0.1, help=delta_help)
     return parser
 
 

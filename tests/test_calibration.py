@@ -1,6 +1,7 @@
 """Risk–coverage and the risk-budget threshold, on a hand-made set of outcomes."""
 
 import json
+import random
 
 import pytest
 from typer.testing import CliRunner
@@ -8,14 +9,17 @@ from typer.testing import CliRunner
 from mermaid_verifier.calibration import (
     Outcome,
     area_under_risk_coverage,
+    check_held_out,
     cluster_upper,
+    deal_folds,
     fit_threshold,
-    risk_upper_bound,
     load,
     risk_coverage,
+    risk_upper_bound,
     wilson_upper,
 )
 from mermaid_verifier.cli import app
+from mermaid_verifier.errors import ConfigError
 
 OUTCOMES = [Outcome(0.95, True), Outcome(0.90, True), Outcome(0.85, True), Outcome(0.80, False),
             Outcome(0.70, True), Outcome(0.60, False), Outcome(0.50, False),
@@ -83,6 +87,34 @@ def test_equal_confidences_are_not_split():
     assert [c for c, _, _ in curve] == [0.8, 0.7]
 
 
+def test_folds_hold_every_group_once_and_depend_only_on_the_seed():
+    groups = [f"g{i}" for i in range(23)] + [("claim", 0)]  # ungrouped outcomes are keyed by a tuple
+    folds = deal_folds(groups, 5, random.Random(1))
+    assert sorted(map(str, (g for fold in folds for g in fold))) == sorted(map(str, groups))
+    assert sorted(len(fold) for fold in folds) == [4, 5, 5, 5, 5]  # 24 = 4 × 5 + 4
+    assert deal_folds(list(reversed(groups)), 5, random.Random(1)) == folds  # input order does not matter
+    assert deal_folds(groups, 5, random.Random(2)) != folds
+
+
+def test_held_out_check_fits_without_each_group_and_answers_it():
+    """Three groups, one per fold (so dealing cannot matter), no margin (delta 0.5), budget 0.4:
+    without A the threshold is 0.7 (B+C: risk 1/3 there, 2/4 at 0.6) and A answers 2 of 2 rightly;
+    without B it is 0.7 (A+C: 1/4) and B answers its 0.9, not its wrong 0.6; without C it is 0.6
+    (A+B: 1/4) and C answers both, one wrongly: 1/2 is over the budget. Pooled: 5 of 7 answered
+    (A's conflict never is), 1 error."""
+    outcomes = [Outcome(0.9, True, group="A"), Outcome(0.8, True, group="A"), Outcome(0.99, False, True, group="A"),
+                Outcome(0.9, True, group="B"), Outcome(0.6, False, group="B"),
+                Outcome(0.95, True, group="C"), Outcome(0.7, False, group="C")]
+    check = check_held_out(outcomes, max_risk=0.4, delta=0.5, folds=3)
+    assert (check.answered, check.coverage, check.risk) == (5, round(5 / 7, 4), 0.2)
+    assert (check.folds_over_budget, check.folds_answering) == (1, 3)
+
+
+def test_held_out_check_needs_a_group_per_fold():
+    with pytest.raises(ConfigError, match="needs at least 5 groups; these claims fall in 2"):
+        check_held_out([Outcome(0.9, True, group="A"), Outcome(0.8, False, group="B")], 0.1, 0.1, folds=5)
+
+
 def test_calibrate_command_from_results_saves_and_verify_settings_pick_it_up(tmp_path):
     rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 10 else "REFUTES", "confidence": 1 - i / 1000, "conflict": False}
             for i in range(400)]
@@ -92,6 +124,11 @@ def test_calibrate_command_from_results_saves_and_verify_settings_pick_it_up(tmp
     assert out.exit_code == 0, out.output
     saved = load(tmp_path / "calibration.json")
     assert saved.max_risk == 0.15 and saved.risk_upper_bound <= 0.15 and saved.coverage > 0.9
+    # rows without pages are groups of their own: 400 groups in 5 folds; every tenth row is wrong, so
+    # each fold's threshold answers nearly all of its 80 rows at about 10 % errors
+    assert saved.held_out.folds == 5 and saved.held_out.folds_answering == 5 and saved.held_out.folds_over_budget == 0
+    assert saved.held_out.coverage > 0.9 and 0.05 < saved.held_out.risk <= 0.15
+    assert f"answered {saved.held_out.coverage:.1%} of its claims with {saved.held_out.risk:.1%} errors" in out.output
     from mermaid_verifier.config import Settings
     from mermaid_verifier.graph import judge_config_for
 
@@ -101,3 +138,16 @@ def test_calibrate_command_from_results_saves_and_verify_settings_pick_it_up(tmp
 def test_calibrate_needs_input(tmp_path):
     out = CliRunner().invoke(app, ["calibrate", "--cache-dir", str(tmp_path)])
     assert out.exit_code == 2 and "give a claims file or --from-results" in out.output
+
+
+def test_calibrate_says_when_the_held_out_check_is_skipped(tmp_path):
+    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9, "gold_evidence": [[["Same_page", 0]]]}
+            for _ in range(30)]  # one page group
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert "held-out check skipped: 1 page groups cannot fill 5 folds" in out.output
+    assert load(tmp_path / "calibration.json").held_out is None
+    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path), "--check-folds", "0"])
+    assert out.exit_code == 0 and "held-out check" not in out.output

@@ -146,3 +146,38 @@ def test_threshold_halvings_refuse_the_test_part(tmp_path):
     done = subprocess.run([sys.executable, str(HALVINGS), str(results), "--split", str(split)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "tuning parts only" in done.stderr
+
+
+CROSS_VALIDATE = SCRIPT.with_name("cross_validate_risk.py")
+
+
+def test_cross_validation_answers_each_claim_once_per_repeat_with_a_judge_fitted_without_its_group(tmp_path):
+    rows = made_up_rows(120)
+    parts = {r["id"]: ("validation", "calibration", "test")[int(r["id"]) // 8 % 3] for r in rows}
+    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split.write_text(json.dumps({"assignment": parts}))
+    done = subprocess.run([sys.executable, str(CROSS_VALIDATE), str(results), "--split", str(split), "--folds", "3",
+                           "--repeats", "2", "--max-risk", "0.3", "--delta", "0.05", "--delta", "0.1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "120 claims (" in done.stdout and "3 folds × 2 repeats; budget 0.3" in done.stdout
+    table = [line for line in done.stdout.splitlines() if line.startswith("| 0.")]
+    assert [line.split(" | ")[0] for line in table] == ["| 0.1", "| 0.05"]  # loosest bound first
+    for line in table:
+        answered, risk, within, over, by_part = line.rstrip(" |").split(" | ")[1:6]
+        assert 0 <= float(answered.split()[0]) <= 1 and 0 <= float(risk.split()[0]) <= 1
+        assert within in {"0 of 2", "1 of 2", "2 of 2"} and 0 <= float(over) <= 1
+        assert [entry.split()[0] for entry in by_part.split(" / ")] == sorted(set(parts.values()), key=list(parts.values()).index)
+    # a tighter bound never answers more
+    assert float(table[1].split(" | ")[1].split()[0]) <= float(table[0].split(" | ")[1].split()[0])
+
+
+def test_cross_validation_refuses_train_part_claims(tmp_path):
+    rows = made_up_rows(12)
+    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split.write_text(json.dumps({"assignment": {r["id"]: "train" if r["id"] == "0" else "test" for r in rows}}))
+    done = subprocess.run([sys.executable, str(CROSS_VALIDATE), str(results), "--split", str(split)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
