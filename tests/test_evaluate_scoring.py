@@ -43,11 +43,12 @@ def made_up_rows(n: int = 90, seed: int = 0) -> list[dict]:
     return rows
 
 
-def run(tmp_path: Path, rows: list[dict], parts: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+def run(tmp_path: Path, rows: list[dict], parts: dict[str, str], *args: str, script: Path = SCRIPT) -> subprocess.CompletedProcess:
+    """``script`` on these result rows, with a split file assigning each row's id to its part."""
     results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     split.write_text(json.dumps({"assignment": parts}))
-    return subprocess.run([sys.executable, str(SCRIPT), str(results), "--split", str(split), *args],
+    return subprocess.run([sys.executable, str(script), str(results), "--split", str(split), *args],
                           capture_output=True, text=True, timeout=300)
 
 
@@ -123,11 +124,8 @@ HALVINGS = SCRIPT.with_name("check_threshold_halvings.py")
 
 def test_threshold_halvings_fit_on_one_half_of_the_page_groups_and_score_the_other(tmp_path):
     rows = made_up_rows()
-    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
-    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    split.write_text(json.dumps({"assignment": {r["id"]: "validation" if int(r["id"]) // 8 % 2 else "calibration" for r in rows}}))
-    done = subprocess.run([sys.executable, str(HALVINGS), str(results), "--split", str(split), "--halvings", "4",
-                           "--max-risk", "0.3"], capture_output=True, text=True, timeout=300)
+    parts = {r["id"]: "validation" if int(r["id"]) // 8 % 2 else "calibration" for r in rows}
+    done = run(tmp_path, rows, parts, "--halvings", "4", "--max-risk", "0.3", script=HALVINGS)
     assert done.returncode == 0, done.stderr
     assert "4 halvings; budget 0.3" in done.stdout
     table = [line for line in done.stdout.splitlines() if "label interactions |" in line]
@@ -140,11 +138,7 @@ def test_threshold_halvings_fit_on_one_half_of_the_page_groups_and_score_the_oth
 
 def test_threshold_halvings_refuse_the_test_part(tmp_path):
     rows = made_up_rows(12)
-    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
-    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    split.write_text(json.dumps({"assignment": {r["id"]: "test" if r["id"] == "0" else "validation" for r in rows}}))
-    done = subprocess.run([sys.executable, str(HALVINGS), str(results), "--split", str(split)],
-                          capture_output=True, text=True, timeout=300)
+    done = run(tmp_path, rows, {r["id"]: "test" if r["id"] == "0" else "validation" for r in rows}, script=HALVINGS)
     assert done.returncode != 0 and "tuning parts only" in done.stderr
 
 
@@ -154,12 +148,8 @@ CROSS_VALIDATE = SCRIPT.with_name("cross_validate_risk.py")
 def test_cross_validation_answers_each_claim_once_per_repeat_with_a_judge_fitted_without_its_group(tmp_path):
     rows = made_up_rows(120)
     parts = {r["id"]: ("validation", "calibration", "test")[int(r["id"]) // 8 % 3] for r in rows}
-    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
-    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    split.write_text(json.dumps({"assignment": parts}))
-    done = subprocess.run([sys.executable, str(CROSS_VALIDATE), str(results), "--split", str(split), "--folds", "3",
-                           "--repeats", "2", "--max-risk", "0.3", "--delta", "0.05", "--delta", "0.1"],
-                          capture_output=True, text=True, timeout=300)
+    done = run(tmp_path, rows, parts, "--folds", "3", "--repeats", "2", "--max-risk", "0.3", "--delta", "0.05",
+               "--delta", "0.1", script=CROSS_VALIDATE)
     assert done.returncode == 0, done.stderr
     assert "120 claims (" in done.stdout and "3 folds × 2 repeats; budget 0.3" in done.stdout
     table = [line for line in done.stdout.splitlines() if line.startswith("| 0.")]
@@ -175,9 +165,5 @@ def test_cross_validation_answers_each_claim_once_per_repeat_with_a_judge_fitted
 
 def test_cross_validation_refuses_train_part_claims(tmp_path):
     rows = made_up_rows(12)
-    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
-    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    split.write_text(json.dumps({"assignment": {r["id"]: "train" if r["id"] == "0" else "test" for r in rows}}))
-    done = subprocess.run([sys.executable, str(CROSS_VALIDATE), str(results), "--split", str(split)],
-                          capture_output=True, text=True, timeout=300)
+    done = run(tmp_path, rows, {r["id"]: "train" if r["id"] == "0" else "test" for r in rows}, script=CROSS_VALIDATE)
     assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
