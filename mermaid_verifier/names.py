@@ -1,7 +1,8 @@
 """What a page title or entity *names*: one place for the folding that memory keys, topicality, the
 judge's topic coverage, the corpus index's same-name lookup and the executor all rely on.
 
-``normalise_entity`` folds FEVER escapes, case, spaces and a leading article ("The_Beatles" ->
+``unescape_fever`` undoes FEVER's bracket and colon escapes ("-LRB-film-RRB-" -> "(film)");
+``normalise_entity`` folds them, case, spaces and a leading article ("The_Beatles" ->
 "beatles"); ``without_disambiguator`` drops a trailing parenthesised disambiguator ("Soul Food
 (film)" -> "Soul Food"), and ``disambiguator`` returns it ("film"). Pure functions, standard library
 only, so a tool server can use them without loading the rest of the package.
@@ -11,15 +12,20 @@ from __future__ import annotations
 
 import re
 
-_FEVER_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-COLON-": ":"}
+FEVER_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "-COLON-": ":"}
 _DISAMBIGUATOR = re.compile(r"\s*\(([^)]*)\)\s*$")
+
+
+def unescape_fever(text: str) -> str:
+    """FEVER's escaped brackets and colons back to the characters: ``Soul_Food_-LRB-film-RRB-`` -> ``Soul_Food_(film)``."""
+    for escaped, plain in FEVER_ESCAPES.items():
+        text = text.replace(escaped, plain)
+    return text
 
 
 def normalise_entity(name: str) -> str:
     """One key per entity: FEVER escapes undone, case and spaces folded, a leading article dropped."""
-    for escaped, plain in _FEVER_ESCAPES.items():
-        name = name.replace(escaped, plain)
-    name = re.sub(r"[\s_]+", " ", name).strip().casefold()
+    name = re.sub(r"[\s_]+", " ", unescape_fever(name)).strip().casefold()
     return re.sub(r"^(the|a|an)\s+", "", name)
 
 

@@ -17,14 +17,13 @@ import jinja2
 from markupsafe import Markup, escape
 
 from mermaid_verifier.models import Label
+from mermaid_verifier.names import unescape_fever
 
 DEFAULT_TITLE = "mermaid-verifier FEVER run"
 LABELS = [label.value for label in Label]
 SHOWN_EVIDENCE = 5
 MAX_CURVE_POINTS = 400  # a risk–coverage curve has one point per distinct confidence; thin it for file size
 WIKIPEDIA = "https://en.wikipedia.org/wiki/"
-# FEVER's page ids escape brackets and colons the Penn-Treebank way.
-_FEVER_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "-COLON-": ":"}
 
 # Chart geometry (SVG user units).
 _WIDTH, _HEIGHT = 420, 300
@@ -279,9 +278,7 @@ def reliability_svg(metrics: dict) -> Markup | None:
 
 def wikipedia_url(page: str) -> str:
     """The English Wikipedia address of a FEVER page id (underscores for spaces, brackets unescaped)."""
-    title = page.replace(" ", "_")
-    for escaped, char in _FEVER_ESCAPES.items():
-        title = title.replace(escaped, char)
+    title = unescape_fever(page.replace(" ", "_"))
     return WIKIPEDIA + quote(title, safe="()_,:-.~!")
 
 

@@ -35,6 +35,8 @@ def test_normalise_entity_and_aliases():
     assert normalise_entity("The_Beatles") == "beatles"
     assert normalise_entity("Soul_Food_-LRB-film-RRB-") == "soul food (film)"
     assert aliases_of("Soul Food (film)", "Soul_Food_-LRB-film-RRB-") == {"soul food (film)", "soul food"}
+    # every FEVER escape folds, braces included (page ids, the corpus index and report links share the table)
+    assert normalise_entity("2001-COLON-_-LSB-x-RSB-_-LCB-y-RCB-") == "2001: [x] {y}"
 
 
 async def test_remember_then_recall_by_entity_title_and_alias(memory):

@@ -26,7 +26,7 @@ import orjson
 import Stemmer
 
 from mermaid_verifier.errors import CorpusError
-from mermaid_verifier.names import disambiguator, normalise_entity, without_disambiguator
+from mermaid_verifier.names import disambiguator, normalise_entity, unescape_fever, without_disambiguator
 
 logger = logging.getLogger(__name__)
 
@@ -56,29 +56,20 @@ class Passage:
         }
 
 
-_FEVER_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-COLON-": ":", "-LCB-": "{", "-RCB-": "}"}
-
-
 def normalise_title(title: str) -> str:
     """Fold a page title or FEVER page id to one lookup key: ``Soul_Food_-LRB-film-RRB-`` -> ``soul food (film)``."""
-    for escaped, plain in _FEVER_ESCAPES.items():
-        title = title.replace(escaped, plain)
-    title = title.replace("_", " ")
+    title = unescape_fever(title).replace("_", " ")
     return re.sub(r"\s+", " ", title).strip().casefold()
 
 
 def title_from_page_id(page: str) -> str:
     """A readable title for a FEVER page id: ``Soul_Food_-LRB-film-RRB-`` -> ``Soul Food (film)``."""
-    for escaped, plain in _FEVER_ESCAPES.items():
-        page = page.replace(escaped, plain)
-    return re.sub(r"\s+", " ", page.replace("_", " ")).strip()
+    return re.sub(r"\s+", " ", unescape_fever(page).replace("_", " ")).strip()
 
 
 def clean_fever_text(text: str) -> str:
     """Undo FEVER's PTB tokenisation artefacts so the text reads (and tokenises) like prose."""
-    for escaped, plain in _FEVER_ESCAPES.items():
-        text = text.replace(escaped, plain)
-    text = text.replace("``", '"').replace("''", '"')
+    text = unescape_fever(text).replace("``", '"').replace("''", '"')
     text = re.sub(r"\s+([,.;:!?%)\]])", r"\1", text)
     text = re.sub(r"([(\[$])\s+", r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
