@@ -58,7 +58,7 @@ def summarise(rows: list[dict], wall_seconds: float) -> dict:
 
 def markdown(metrics: dict) -> str:
     lines = [
-        f"| claims | accuracy | macro-F1 | F1 SUPPORTS | F1 REFUTES | F1 NEI | mean tool calls | s/claim (graph) |",
+        "| claims | accuracy | macro-F1 | F1 SUPPORTS | F1 REFUTES | F1 NEI | mean tool calls | s/claim (graph) |",
         "|---|---|---|---|---|---|---|---|",
         "| {claims} | {accuracy:.3f} | {macro_f1:.3f} | {s:.3f} | {r:.3f} | {n:.3f} | {mean_tool_calls:.2f} | {mean_seconds_per_claim:.3f} |".format(
             s=metrics["per_class"]["SUPPORTS"]["f1"], r=metrics["per_class"]["REFUTES"]["f1"],

@@ -51,7 +51,7 @@ async def test_planted_low_credibility_contradictions_do_not_flip_a_supported_ve
     assert out["stats"].memory_hits == 3 and out["stats"].tool_calls >= 1  # planted items did not end the search
     planted_trust = [e.trust.reliability for e in out["evidence"] if e.id.startswith("planted:")]
     real = next(e for e in out["evidence"] if e.title == "Mount Everest" and not e.from_memory)
-    assert max(planted_trust) < 0.35 < 0.6 < real.trust.reliability
+    assert max(planted_trust) < 0.35 and real.trust.reliability > 0.6
 
 
 async def test_newer_credible_evidence_revises_an_outdated_belief(make_resources, corpus):

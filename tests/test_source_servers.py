@@ -255,6 +255,7 @@ def test_retry_after_as_seconds_or_http_date():
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=1445412500.0) == pytest.approx(10.0)
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412500.0) == 0.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+    assert parse_retry_after("nan") is None  # float() parses it; it is no wait time
 
 
 # ----------------------------------------------------------------------------- rate limit

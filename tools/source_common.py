@@ -36,6 +36,7 @@ import socket
 import sqlite3
 import sys
 import threading
+import math
 import time
 import urllib.error
 import xml.etree.ElementTree as ET
@@ -71,11 +72,11 @@ NCBI_INTERVAL_WITH_KEY_S = 0.11  # at most 10 requests per second with NCBI_API_
 
 
 def _package_version() -> str:
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         return version("mermaid-verifier")
-    except Exception:  # not installed (running from a checkout)
+    except PackageNotFoundError:  # not installed (running from a checkout)
         return "0"
 
 
@@ -191,7 +192,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         if when.tzinfo is None:
             when = when.replace(tzinfo=timezone.utc)
         seconds = when.timestamp() - (time.time() if now is None else now)
-    if seconds != seconds:  # NaN
+    if math.isnan(seconds):
         return None
     return max(0.0, seconds)
 
