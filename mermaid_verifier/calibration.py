@@ -87,7 +87,7 @@ class AnsweredTally:
         self._errors_sq = self._errors_by_size = self._size_sq = 0  # Σ e_g², Σ e_g·n_g, Σ n_g²
 
     def add(self, outcome: Outcome) -> None:
-        key = outcome.group if outcome.group is not None else ("claim", self.claims)
+        key = group_key(outcome, self.claims)
         size, errors = self.groups.get(key, (0, 0))
         self._errors_sq -= errors * errors
         self._errors_by_size -= errors * size
@@ -190,14 +190,20 @@ def group_count(outcomes: list[Outcome]) -> int:
     return len({group_key(o, i) for i, o in enumerate(outcomes)})
 
 
+def can_fill_folds(groups: int, folds: int) -> bool:
+    """Whether a ``folds``-fold held-out check is possible over this many groups."""
+    return 2 <= folds <= groups
+
+
 def check_held_out(outcomes: list[Outcome], max_risk: float, delta: float, folds: int = 5, seed: int = 0) -> HeldOutCheck:
     """Fit the threshold without each fold of groups in turn and answer that fold's claims with it."""
     keys = [group_key(o, i) for i, o in enumerate(outcomes)]
-    if folds < 2 or group_count(outcomes) < folds:
+    groups = set(keys)
+    if not can_fill_folds(len(groups), folds):
         raise ConfigError(f"a {folds}-fold held-out check needs at least {max(folds, 2)} groups; "
-                          f"these claims fall in {group_count(outcomes)}")
+                          f"these claims fall in {len(groups)}")
     answered = errors = over = answering = 0
-    for held in deal_folds(list(set(keys)), folds, random.Random(seed)):
+    for held in deal_folds(list(groups), folds, random.Random(seed)):
         fitted = [o for o, key in zip(outcomes, keys) if key not in held]
         threshold, *_ = fit_threshold(fitted, max_risk, delta)
         fold_answered = [o for o, key in zip(outcomes, keys)

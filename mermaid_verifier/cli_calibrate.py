@@ -50,6 +50,8 @@ def calibrate_command(
         from mermaid_verifier.datasets import read_labelled_claims
         from mermaid_verifier.graph import open_verifier
 
+        if check_folds == 1:
+            raise UsageError("--check-folds takes 0 (no check) or 2 and more: one fold leaves nothing to fit on")
         settings = settings_from_options(corpus=corpus, cache_dir=cache_dir, use_memory=False)
         if from_results is not None:
             if not from_results.is_file():
@@ -74,12 +76,12 @@ def calibrate_command(
         else:
             raise UsageError("give a claims file or --from-results")
         outcomes = outcomes_from_rows(rows[:limit] if limit else rows)
-        held_out = None
-        if check_folds and calibration.group_count(outcomes) < max(check_folds, 2):
-            stderr.print(f"held-out check skipped: {calibration.group_count(outcomes)} page groups cannot fill {check_folds} folds",
-                         highlight=False, soft_wrap=True)
-        elif check_folds:
+        held_out, groups = None, calibration.group_count(outcomes)
+        if check_folds and calibration.can_fill_folds(groups, check_folds):
             held_out = calibration.check_held_out(outcomes, max_risk, delta, check_folds)
+        elif check_folds:
+            stderr.print(f"held-out check skipped: {groups} page groups cannot fill {check_folds} folds",
+                         highlight=False, soft_wrap=True)
         fitted = calibration.fit(outcomes, max_risk, delta, source, held_out)
         calibration.save(fitted, settings.calibration_path)
         print(fitted.model_dump_json(indent=2))

@@ -21,6 +21,7 @@ from evaluate_scoring import (
     fit_confidence,
     load,
     outcomes,
+    pooled_claims,
     tuning_arguments,
     weighings,
 )
@@ -55,10 +56,7 @@ def main() -> None:
     parts = load(args.results, load_split_ids(args.split))
     if set(parts) - {"validation", "calibration"}:
         raise SystemExit(f"tuning parts only (validation, calibration); got {sorted(parts)}")
-    claims = [c for part, part_claims in parts.items() for c in part_claims]
-    for part, part_claims in parts.items():
-        for claim in part_claims:
-            claim.group = f"{part}:{claim.group}"  # groups never span parts
+    claims, _ = pooled_claims(parts)
     groups = sorted({c.group for c in claims})
     base = JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None})
     weighed = weighings(claims, ReliabilityConfig(), base)

@@ -28,6 +28,8 @@ from evaluate_scoring import (
     fit_confidence,
     load,
     outcomes,
+    pooled_claims,
+    refuse_train_part,
     tune,
     tuning_arguments,
     weighings,
@@ -92,14 +94,8 @@ def main() -> None:
     args = parser.parse_args()
     deltas = sorted(set(args.delta or [0.1]), reverse=True)
     split_parts = load(args.results, load_split_ids(args.split))
-    if "train" in split_parts:
-        raise SystemExit("refusing results of train-part claims: the stance model was trained on their evidence")
-    claims, parts = [], []
-    for part, part_claims in split_parts.items():
-        for claim in part_claims:
-            claim.group = f"{part}:{claim.group}"  # groups never span parts
-            claims.append(claim)
-            parts.append(part)
+    refuse_train_part(split_parts)
+    claims, parts = pooled_claims(split_parts)
     groups = sorted({c.group for c in claims})
     if len(groups) < args.folds:
         raise SystemExit(f"{len(groups)} page groups cannot fill {args.folds} folds")

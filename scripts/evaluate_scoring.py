@@ -77,6 +77,23 @@ def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
     return parts
 
 
+def refuse_train_part(parts: dict[str, list[Claim]]) -> None:
+    if "train" in parts:
+        raise SystemExit("refusing results of train-part claims: the stance model was trained on their evidence")
+
+
+def pooled_claims(parts: dict[str, list[Claim]]) -> tuple[list[Claim], list[str]]:
+    """Every claim of these parts, in part order, with its group renamed ``part:group`` (page groups
+    are found within a part, so two parts' groups must not merge by name), and each claim's part."""
+    claims, claim_parts = [], []
+    for part, part_claims in parts.items():
+        for claim in part_claims:
+            claim.group = f"{part}:{claim.group}"
+            claims.append(claim)
+            claim_parts.append(part)
+    return claims, claim_parts
+
+
 def weighings(claims: list[Claim], reliability: ReliabilityConfig, config: JudgeConfig) -> list[Weighing]:
     return [weigh(claim.trusted(reliability), config, claim.entities, claim.text) for claim in claims]
 
@@ -216,8 +233,7 @@ def main() -> None:
                         help="also fit the confidence model on one tuning part and score the other, with and without label interactions")
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))
-    if "train" in parts:
-        raise SystemExit("refusing results of train-part claims: the stance model was trained on their evidence")
+    refuse_train_part(parts)
     validation = parts.get("validation", []) + parts.get("calibration", [])
     test = parts.get("test", [])
     if not validation:

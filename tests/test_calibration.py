@@ -151,3 +151,9 @@ def test_calibrate_says_when_the_held_out_check_is_skipped(tmp_path):
     assert load(tmp_path / "calibration.json").held_out is None
     out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path), "--check-folds", "0"])
     assert out.exit_code == 0 and "held-out check" not in out.output
+
+
+def test_calibrate_refuses_a_single_fold(tmp_path):
+    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(tmp_path / "none.jsonl"), "--cache-dir", str(tmp_path),
+                                   "--check-folds", "1"])
+    assert out.exit_code == 2 and "--check-folds takes 0 (no check) or 2 and more" in out.output
