@@ -17,10 +17,17 @@ one item is decisive (P(supports) or P(refutes), times its topicality, ≥ ``sto
 none at all when remembered evidence is decisive and reliable; ``warm_steps`` (a short confirming
 search) when a reliable remembered item already takes a side at the judge's decision level. A
 tool failure is an observation like any other: the policy notes it and moves on to the next action.
+
+Memory also remembers the lookups themselves (``EvidenceMemory.recall_lookup``): a planned call
+already made to the same source within its TTL is not made again; its remembered answer is the
+step's observation ("answered from memory"; passages come back as ``from_memory`` evidence, a
+lookup that found nothing as a known negative) and counts as a memory hit, not a tool call. It
+still takes its step of the budget, so the same claim gathers the same evidence as before.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -140,6 +147,13 @@ def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evi
     ]
 
 
+def _remembered_observation(record, outcome: ToolOutcome, new_items: list[Evidence]) -> str:
+    """The observation of a step answered by a remembered lookup (``LookupRecord``)."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(record.looked_up_at))
+    answer = f"found nothing ({_observation(outcome, [])})" if record.found_nothing else _observation(outcome, new_items)
+    return f"answered from memory: {record.describe()} was looked up on {when} UTC ({record.source}); {answer}"
+
+
 def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
     if not outcome.ok:
         return f"error: {outcome.text}"
@@ -196,8 +210,9 @@ class OfflineExecutor:
     def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5,
                  stop_threshold: float = 0.9, memory_trust: float = 0.6, reliability: ReliabilityConfig | None = None,
                  clock: Callable[[], float] = time.time, warm_steps: int | None = None, lean_threshold: float = 0.3,
-                 topicality: Topicality | None = None):
+                 topicality: Topicality | None = None, lookups=None):
         self.toolbox = toolbox
+        self.lookups = lookups  # an EvidenceMemory: remembered lookups are answered from it (None: never)
         self.warm_steps = max_steps if warm_steps is None else warm_steps
         self.lean_threshold = lean_threshold
         self.stance = stance
@@ -220,6 +235,22 @@ class OfflineExecutor:
         level at which the judge would decide): a short confirming search is enough."""
         return any(e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
                    for e, t in zip(trusted, topical))
+
+    def _source(self, server: str) -> str | None:
+        return (getattr(self.toolbox, "sources", None) or {}).get(server)
+
+    async def _call(self, action: PlannedAction) -> tuple[ToolOutcome, object | None]:
+        """The action's outcome and, when it was answered from memory, the remembered lookup."""
+        if self.lookups is not None:
+            record = await self.lookups.recall_lookup(action.server, action.tool, action.arguments, self._source(action.server))
+            if record is not None:
+                return ToolOutcome(server=record.server, tool=record.tool, ok=True, text=json.dumps(record.result),
+                                   data=record.result), record
+        outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
+        if self.lookups is not None and outcome.ok:  # a failure (timeout, missing tool) is not worth remembering
+            await self.lookups.remember_lookup(action.server, action.tool, action.arguments,
+                                               self._source(action.server), outcome.data)
+        return outcome, None
 
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
@@ -274,18 +305,26 @@ class OfflineExecutor:
             if not queue:
                 break
             action = queue.pop(0)
-            outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
+            outcome, remembered_lookup = await self._call(action)
             name = f"{action.server}.{action.tool}"
             taken.add(_step_key(name, action.arguments))
-            result.stats.tool_calls += 1
-            result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
-            new_items = [e for e in evidence_from_outcome(outcome, self.clock()) if e.id not in seen_ids]
+            if remembered_lookup is None:
+                result.stats.tool_calls += 1
+                result.stats.tool_calls_by_tool[name] = result.stats.tool_calls_by_tool.get(name, 0) + 1
+                found = evidence_from_outcome(outcome, self.clock())
+            else:
+                result.stats.memory_hits += 1
+                found = [e.model_copy(update={"from_memory": True})
+                         for e in evidence_from_outcome(outcome, remembered_lookup.looked_up_at)]
+            new_items = [e for e in found if e.id not in seen_ids]
             new_ids = {e.id for e in new_items}
             seen_ids.update(new_ids)
             new_items = await self._score(claim, new_items)
             result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
+            observation = (_observation(outcome, new_items) if remembered_lookup is None
+                           else _remembered_observation(remembered_lookup, outcome, new_items))
             result.trace.append(TraceStep(step=number, thought=action.thought, action=name, action_input=action.arguments,
-                                          observation=_observation(outcome, new_items), new_evidence=len(new_items)))
+                                          observation=observation, new_evidence=len(new_items)))
             topical = self.topicality.weights(result.evidence, claim, decomposition.entities)
             decisive = _decisive(result.evidence, self.stop_threshold, topical)
             if any(d for e, d in zip(result.evidence, decisive) if e.id in new_ids):

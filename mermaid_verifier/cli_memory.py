@@ -11,7 +11,7 @@ from typing import Annotated, AsyncIterator, Optional
 import typer
 from rich.table import Table
 
-from mermaid_verifier.cli import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stdout
+from mermaid_verifier.cli import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
 from mermaid_verifier.errors import UsageError
 
 memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
@@ -123,7 +123,8 @@ def revalidate_command(
     lambda_access: Annotated[Optional[float], typer.Option("--lambda-access", help="Priority weight of access count (default 0.5).")] = None,
     corpus: CorpusOpt = None, as_json: JsonOpt = False, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
 ) -> None:
-    """Re-check the K most urgent items against their sources and update their veracity."""
+    """Re-check the K most urgent items against their sources and update their veracity; remove
+    the remembered lookups whose time to live has passed."""
 
     async def body():
         from mermaid_verifier.corpora import resolve_corpora
@@ -137,11 +138,15 @@ def revalidate_command(
         async with opened_memory(cache_dir, alpha=alpha, lambda_age=lambda_age, lambda_access=lambda_access) as (memory, _):
             async with toolbox:
                 report = await revalidate(memory, toolbox, StanceModel(settings.stance_model_dir), top_k)
-        if as_json:
+            pruned = await memory.prune_lookups()
+        if as_json:  # stdout keeps one re-check per line
             for row in report:
                 print(row.model_dump_json())
+            if pruned:
+                stderr.print(f"removed {pruned} expired lookup(s)")
             return
-        table = Table("id", "priority", "before", "v̂", "after", "note", title=f"re-checked {len(report)} items")
+        table = Table("id", "priority", "before", "v̂", "after", "note",
+                      title=f"re-checked {len(report)} items; removed {pruned} expired lookup(s)")
         for row in report:
             fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
             table.add_row(row.id, f"{row.priority:.2f}", fmt(row.before), fmt(row.observed), fmt(row.after), row.note)

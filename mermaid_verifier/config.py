@@ -67,6 +67,9 @@ class Settings:
     cache_dir: Path = field(default_factory=_default_cache_dir, metadata={"env": "CACHE_DIR", "parse": Path})
     use_memory: bool = field(default=True, metadata={"env": "MEMORY", "parse": _truthy})
     memory_location: Path | None = field(default=None, metadata={"env": "MEMORY_DIR", "parse": Path})  # default: cache_dir/evidence-memory
+    # how long a remembered lookup (tool call and its answer) is served; 0 = lookups are not remembered
+    lookup_ttl_days: float = field(default=30.0, metadata={"env": "LOOKUP_TTL_DAYS", "parse": float})  # local corpora
+    live_lookup_ttl_days: float = field(default=1.0, metadata={"env": "LIVE_LOOKUP_TTL_DAYS", "parse": float})  # live sources
     max_steps: int = field(default=5, metadata={"env": "MAX_STEPS", "parse": int})
     search_k: int = field(default=5, metadata={"env": "SEARCH_K", "parse": int})
     tool_timeout_s: float = field(default=20.0, metadata={"env": "TOOL_TIMEOUT", "parse": float})
@@ -95,6 +98,8 @@ class Settings:
             raise ConfigError(f"max_steps must be between 1 and 20, got {self.max_steps}")
         if not 1 <= self.search_k <= 50:
             raise ConfigError(f"search_k must be between 1 and 50, got {self.search_k}")
+        if self.lookup_ttl_days < 0 or self.live_lookup_ttl_days < 0:
+            raise ConfigError("MERMAID_LOOKUP_TTL_DAYS / MERMAID_LIVE_LOOKUP_TTL_DAYS must not be negative")
         if self.tool_timeout_s <= 0:
             raise ConfigError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
         if self.backend is not None and self.backend not in BACKENDS:

@@ -28,7 +28,7 @@ from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, annotate
 from mermaid_verifier.agents.llm import LLMOutputError, Pricing, add_usage, as_model_factory, chat_model_factory, usage_scope
 from mermaid_verifier.config import Settings
-from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.memory import EvidenceMemory, LookupPolicy
 from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
@@ -90,7 +90,8 @@ class Resources:
         if memory is None and settings.use_memory:
             if store is None:
                 store = owned_store = DiskCacheStore(settings.memory_dir)
-            memory = EvidenceMemory(store)
+            memory = EvidenceMemory(store, lookups=LookupPolicy(local_days=settings.lookup_ttl_days,
+                                                                live_days=settings.live_lookup_ttl_days))
         reliability = ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
         if memory is not None:
             memory.reliability_config = reliability
@@ -143,6 +144,7 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         warm_steps=resources.judge_config.warm_steps,
         lean_threshold=resources.judge_config.nei_threshold,
         topicality=resources.judge_config.topicality,
+        lookups=resources.memory,
     )
     executor, judges = offline_executor, {"offline": OfflineJudge(resources.judge_config)}
     if resources.backend != "offline":
@@ -217,7 +219,9 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
 
     async def remember(state: VerifierState) -> dict:
         if resources.memory is not None:
-            worth_keeping = [e for e in state["evidence"] if not e.from_memory and (e.score or 0) >= REMEMBER_MIN_SCORE
+            # items from memory are kept only when new to it (a remembered lookup's passage that now bears
+            # on a verdict); remember() gives stored ones no "seen-again" check
+            worth_keeping = [e for e in state["evidence"] if (e.score or 0) >= REMEMBER_MIN_SCORE
                              and e.stance != Stance.NEUTRAL]
             await resources.memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
         stats = state["stats"].model_copy(update={"seconds": round(time.time() - state["started_at"], 3)})

@@ -6,6 +6,7 @@ Layout in the store (namespace labels may not contain ".", so entity namespaces 
 * ``("mermaid", "entity", <digest>)``   key = evidence id  → ``{"entity": name}`` (the entity index)
 * ``("mermaid", "aliases")``            key = alias        → ``{"entities": [canonical, …]}``
 * ``("mermaid", "stats")``              key = "veracity"   → running count / sum / sum of squares
+* ``("mermaid", "lookups")``            key = lookup digest → :class:`LookupRecord` as JSON
 
 Entities are normalised (case, underscores, FEVER escapes, a leading article); a page title, its
 FEVER page id and the title without its disambiguator ("Soul Food (film)" → "soul food") are aliases
@@ -16,11 +17,20 @@ Recall: candidates by entity key, ranked by word overlap with the claim, kept on
 veracity v ≥ τ = μ_v − γ·σ_v over the store. Remember: new evidence gets an initial veracity from
 source reputation, stance confidence and consistency with the other items gathered for the claim
 (remembered ones included); evidence seen again counts as a passed re-check.
+
+Lookups: every tool call the executor made (server, tool, normalised arguments) is remembered with
+what it returned — the passages, or nothing — where from (the server and its source: a corpus
+fingerprint, or a live source's name) and until when (:class:`LookupPolicy`: 30 days for a local
+corpus, 1 for live sources). A later claim that plans the same call within that time gets the
+remembered answer instead of calling the tool; a changed corpus has another fingerprint, so its
+lookups are never served from an older corpus. Expired lookups are ignored and removed by
+:meth:`EvidenceMemory.prune_lookups` (``memory revalidate``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import time
@@ -46,6 +56,8 @@ SCHEMA_VERSION = 1
 ITEMS = ("mermaid", "items")
 ALIASES = ("mermaid", "aliases")
 STATS = ("mermaid", "stats")
+LOOKUPS = ("mermaid", "lookups")
+DAY = 86_400.0
 HISTORY_LENGTH = 10
 RECALL_CANDIDATES = 200
 _WORD = re.compile(r"\w+")
@@ -118,6 +130,61 @@ class RecallResult(BaseModel):
     rejected_low_veracity: int
 
 
+class LookupPolicy(BaseModel):
+    """How long a remembered lookup is served: local corpora change rarely (and a change is seen by
+    their fingerprint), live sources may change any day. 0 days: such lookups are not remembered."""
+
+    local_days: float = Field(default=30.0, ge=0)
+    live_days: float = Field(default=1.0, ge=0)
+
+    def ttl_seconds(self, source: str) -> float:
+        return (self.local_days if is_local_source(source) else self.live_days) * DAY
+
+
+def is_local_source(source: str) -> bool:
+    """A source id of a local corpus (``corpus:<fingerprint>``) rather than a live service."""
+    return source.startswith("corpus:")
+
+
+def normalised_arguments(arguments: dict) -> dict:
+    """Tool arguments as compared between lookups: strings case-folded with whitespace collapsed."""
+    return {k: " ".join(v.casefold().split()) if isinstance(v, str) else v for k, v in sorted(arguments.items())}
+
+
+def lookup_key(server: str, tool: str, arguments: dict, source: str) -> str:
+    """The store key of one lookup: the same call to the same source (corpus fingerprint included)."""
+    text = json.dumps([server, tool, source, normalised_arguments(arguments)], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha1(text.encode()).hexdigest()[:24]
+
+
+class LookupRecord(BaseModel):
+    """One tool call the executor made and what it returned (the tool's structured result, JSON)."""
+
+    schema_version: int = SCHEMA_VERSION
+    key: str
+    server: str
+    tool: str
+    arguments: dict = Field(description="normalised (see normalised_arguments)")
+    source: str = Field(description="what the server served: 'corpus:<fingerprint>' or a live source's name")
+    looked_up_at: float
+    expires_at: float
+    passage_ids: list[str] = Field(default_factory=list, description="empty: the lookup found nothing")
+    result: dict = Field(default_factory=dict, description="the tool's structured result, replayed as is")
+
+    @property
+    def found_nothing(self) -> bool:
+        return not self.passage_ids
+
+    def expired(self, now: float) -> bool:
+        return now >= self.expires_at
+
+    def describe(self) -> str:
+        """``local-corpus.search("tilda swinton is a vegan.")``"""
+        main = next((v for k, v in self.arguments.items() if k in ("query", "title")), None)
+        shown = json.dumps(main, ensure_ascii=False) if main is not None else json.dumps(self.arguments, ensure_ascii=False)
+        return f"{self.server}.{self.tool}({shown})"
+
+
 def _overlap(claim_words: set[str], text: str) -> float:
     words = {w for w in _WORD.findall(text.casefold()) if w not in _STOP}
     return len(claim_words & words) / (len(claim_words) or 1)
@@ -133,10 +200,11 @@ class EvidenceMemory:
     """Entity-keyed evidence with veracity, on any LangGraph ``BaseStore``."""
 
     def __init__(self, store: BaseStore, *, veracity: VeracityConfig | None = None,
-                 reliability: ReliabilityConfig | None = None, clock=time.time):
+                 reliability: ReliabilityConfig | None = None, clock=time.time, lookups: LookupPolicy | None = None):
         self.store = store
         self.veracity_config = veracity or VeracityConfig()
         self.reliability_config = reliability or ReliabilityConfig()
+        self.lookup_policy = lookups or LookupPolicy()
         self.clock = clock
 
     # ------------------------------------------------------------------ reading
@@ -233,6 +301,9 @@ class EvidenceMemory:
         now = self.clock()
         existing = {r.id: r for r in await self.records([e.id for e in evidence])}
         removed, added = [], []
+        # An item from memory (recalled, or a remembered lookup's passage) was not read from its source
+        # again: it is added when new, but an existing record gets no "seen-again" check from it.
+        evidence = [e for e in evidence if not (e.from_memory and e.id in existing)]
         for item in evidence:
             mentioned = entities_mentioned(item, claim_entities)
             keys = {normalise_entity(e) for e in mentioned} | {normalise_entity(item.title)}
@@ -257,6 +328,53 @@ class EvidenceMemory:
         old = await self.store.aget(ITEMS, record.id)
         await self.store.aput(ITEMS, record.id, record.model_dump(mode="json"))
         await self._add_to_stats([old.value["veracity"]] if old else [], [record.veracity])
+
+    # ------------------------------------------------------------------ lookups
+
+    async def recall_lookup(self, server: str, tool: str, arguments: dict, source: str | None) -> LookupRecord | None:
+        """The remembered answer to this call, when made to the same source and not expired."""
+        if not source:
+            return None
+        found = await self.store.aget(LOOKUPS, lookup_key(server, tool, arguments, source))
+        if found is None:
+            return None
+        record = LookupRecord.model_validate(found.value)
+        if record.source != source or record.expired(self.clock()):
+            return None
+        return record
+
+    async def remember_lookup(self, server: str, tool: str, arguments: dict, source: str | None,
+                              result: dict | None) -> LookupRecord | None:
+        """Remember that this call was made and what it returned (``result``: the tool's structured
+        result). Nothing is written without a source id or when its TTL is 0."""
+        ttl = self.lookup_policy.ttl_seconds(source) if source else 0.0
+        if ttl <= 0 or result is None:
+            return None
+        now = self.clock()
+        key = lookup_key(server, tool, arguments, source)
+        record = LookupRecord(key=key, server=server, tool=tool, arguments=normalised_arguments(arguments),
+                              source=source, looked_up_at=now, expires_at=now + ttl,
+                              passage_ids=[str(p.get("id")) for p in result.get("passages", []) if isinstance(p, dict)],
+                              result=result)
+        await self.store.aput(LOOKUPS, key, record.model_dump(mode="json"))
+        return record
+
+    async def all_lookups(self, page_size: int = 1000) -> list[LookupRecord]:
+        records, offset = [], 0
+        while True:
+            page = await self.store.asearch(LOOKUPS, limit=page_size, offset=offset)
+            records += [LookupRecord.model_validate(item.value) for item in page]
+            if len(page) < page_size:
+                return records
+            offset += page_size
+
+    async def prune_lookups(self) -> int:
+        """Delete the expired lookups; returns how many."""
+        now = self.clock()
+        expired = [r.key for r in await self.all_lookups() if r.expired(now)]
+        if expired:
+            await self.store.abatch([PutOp(LOOKUPS, key, None) for key in expired])
+        return len(expired)
 
     # ------------------------------------------------------------------ upkeep and inspection
 
@@ -283,6 +401,7 @@ class EvidenceMemory:
             "recall_threshold": round(await self.threshold(), 4),
             "by_source": {s: sum(r.source == s for r in records) for s in sorted({r.source for r in records})},
             "never_recalled": sum(r.access_count == 0 for r in records),
+            "lookups": sum(not r.expired(self.clock()) for r in await self.all_lookups()),
         }
 
     async def import_records(self, records: list[MemoryRecord], chunk: int = 1000) -> int:

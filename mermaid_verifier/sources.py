@@ -60,7 +60,8 @@ def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cach
         if not up[host]:
             skipped[name] = f"{host} is unreachable"
             continue
-        servers.append(stdio_server(name, sys.executable, ["-m", module, "--cache-dir", str(cache_dir / "sources")]))
+        servers.append(stdio_server(name, sys.executable, ["-m", module, "--cache-dir", str(cache_dir / "sources")],
+                                    source=name))
     return SourcePlan(servers, skipped)
 
 

@@ -44,13 +44,30 @@ class ToolOutcome(BaseModel):
 
 @dataclass(frozen=True)
 class ServerSpec:
-    """A tool server and how to reach it (``connect`` yields an initialised ClientSession)."""
+    """A tool server and how to reach it (``connect`` yields an initialised ClientSession).
+
+    ``source`` says what it serves, for the lookups memory remembers: ``corpus:<fingerprint>`` for
+    local corpora (a changed corpus is another source), a live source's name otherwise; None: its
+    lookups are not remembered."""
 
     name: str
     connect: SessionConnector = field(compare=False)
+    source: str | None = field(default=None, compare=False)
 
 
-def stdio_server(name: str, command: str, args: list[str], env: dict[str, str] | None = None) -> ServerSpec:
+def corpus_source(corpora: list[Path]) -> str | None:
+    """The source id of a local-corpus server over these files (changes when a file does); None when
+    a file cannot be read (the server will say why)."""
+    from mermaid_verifier.tools.corpus_index import corpus_fingerprint
+
+    try:
+        return f"corpus:{corpus_fingerprint(corpora)}"
+    except OSError:
+        return None
+
+
+def stdio_server(name: str, command: str, args: list[str], env: dict[str, str] | None = None,
+                 source: str | None = None) -> ServerSpec:
     """A server started as a subprocess speaking MCP over stdio; its stderr is kept for errors."""
 
     @contextlib.asynccontextmanager
@@ -69,7 +86,7 @@ def stdio_server(name: str, command: str, args: list[str], env: dict[str, str] |
                 errlog.seek(0)
                 raise ToolServerError(_server_failure(name, exc, errlog.read())) from exc
 
-    return ServerSpec(name, connect)
+    return ServerSpec(name, connect, source)
 
 
 def corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec:
@@ -77,7 +94,7 @@ def corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec:
     args = ["-m", "mermaid_verifier.tools.local_corpus_server", "--cache-dir", str(cache_dir)]
     for path in corpora:
         args += ["--corpus", str(path)]
-    return stdio_server("local-corpus", sys.executable, args)
+    return stdio_server("local-corpus", sys.executable, args, source=corpus_source(corpora))
 
 
 def _leaf_exceptions(exc: BaseException) -> list[BaseException]:
@@ -106,6 +123,7 @@ class Toolbox:
         if len(set(names)) != len(names):
             raise ToolServerError(f"tool server names must be unique, got {names}")
         self.servers = servers
+        self.sources: dict[str, str | None] = {s.name: s.source for s in servers}  # see ServerSpec.source
         self.call_timeout_s = call_timeout_s
         self._sessions: dict[str, ClientSession] = {}
         self.tools: dict[str, dict[str, types.Tool]] = {}

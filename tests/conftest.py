@@ -15,7 +15,7 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.graph import Resources
 from mermaid_verifier.memory import EvidenceMemory
 from mermaid_verifier.store import DiskCacheStore
-from mermaid_verifier.toolbox import ServerSpec, Toolbox
+from mermaid_verifier.toolbox import ServerSpec, Toolbox, corpus_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WIKI_MINI = FIXTURES / "wiki_mini.jsonl"
@@ -59,7 +59,8 @@ def in_process_corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec
     from mermaid_verifier.tools.local_corpus_server import create_server
 
     server = create_server(corpora, cache_dir)
-    return ServerSpec("local-corpus", lambda: create_connected_server_and_client_session(server))
+    return ServerSpec("local-corpus", lambda: create_connected_server_and_client_session(server),
+                      source=corpus_source(corpora))
 
 
 @pytest.fixture(scope="session")
