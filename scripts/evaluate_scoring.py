@@ -114,22 +114,23 @@ def tune(claims: list[Claim], weighed: list[Weighing], base: JudgeConfig) -> Jud
     return best
 
 
-def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5) -> tuple[JudgeModel, list[list[float]]]:
+def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5,
+              fitted_on: str = "tuning claims") -> tuple[JudgeModel, list[list[float]]]:
     """A multinomial logistic regression on the judge features (classes balanced, for macro-F1),
     and its out-of-fold class probabilities on these claims (for fitting the abstention threshold
-    without judging the model on claims it was fitted to)."""
+    without judging the model on claims it was fitted to; none with ``folds=0``)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
     x = [list(w.features) for w in weighed]
     y = [c.gold for c in claims]
     make = lambda: LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000)  # noqa: E731
-    out_of_fold = cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
-                                    method="predict_proba")
+    out_of_fold = (cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
+                                     method="predict_proba").tolist() if folds else [])
     fitted = make().fit(x, y)
     model = JudgeModel(features=FEATURES, classes=tuple(fitted.classes_), coef=fitted.coef_.tolist(),
-                       intercept=fitted.intercept_.tolist(), fitted_on=f"{len(claims)} tuning claims")
-    return model, out_of_fold.tolist()
+                       intercept=fitted.intercept_.tolist(), fitted_on=f"{len(claims)} {fitted_on}")
+    return model, out_of_fold
 
 
 def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig, folds: int = 5,
@@ -231,8 +232,14 @@ def main() -> None:
     parser.add_argument("--decider", choices=DECIDERS, default="max-rule + confidence model", help="which judge to save")
     parser.add_argument("--cross-part-check", action="store_true",
                         help="also fit the confidence model on one tuning part and score the other, with and without label interactions")
+    parser.add_argument("--fit-on-train", action="store_true",
+                        help="fit the 'fitted' judge on the train part's results (the evidence the pipeline retrieves for "
+                             "training claims) and score it on the tuning parts, which it never saw")
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))
+    train_part = parts.pop("train", []) if args.fit_on_train else []
+    if args.fit_on_train and not train_part:
+        raise SystemExit("--fit-on-train needs results of train-part claims")
     refuse_train_part(parts)
     validation = parts.get("validation", []) + parts.get("calibration", [])
     test = parts.get("test", [])
@@ -265,6 +272,11 @@ def main() -> None:
                 except ValueError as exc:
                     raise SystemExit(f"{name}: cannot fit the confidence model: {exc}") from exc
                 chosen = thresholds.model_copy(update={"confidence_model": confidence_model})
+            elif train_part:  # train as you infer: fitted on training claims, scored on tuning claims it never saw
+                model, _ = fit_model(train_part, weighings(train_part, reliability, base), folds=0,
+                                     fitted_on="train-part claims (the pipeline's own evidence)")
+                chosen = base.model_copy(update={"model": model})
+                tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
             else:
                 model, out_of_fold = fit_model(validation, tuning_weighed)
                 chosen = base.model_copy(update={"model": model})
@@ -276,7 +288,8 @@ def main() -> None:
                       "risk": val_risk, "risk_upper_bound": bound}
             results[key] = {"judge": final.model_dump(), "tuning": tuning}
             if not test:
-                print(f"| {key} | tuning (in-sample) macro-F1 {tuning['macro_f1']:.3f} | threshold {threshold:.3f}: "
+                sample = "held-out" if decider == "fitted" and train_part else "in-sample"
+                print(f"| {key} | tuning ({sample}) macro-F1 {tuning['macro_f1']:.3f} | threshold {threshold:.3f}: "
                       f"coverage {val_coverage:.3f}, risk {val_risk:.3f} (bound {bound:.3f}) |")
                 continue
             figures = report(test, test_weighed, final)
@@ -297,7 +310,9 @@ def main() -> None:
                 model_path.write_text(json.dumps(fitted, indent=2) + "\n")
             elif model_path.exists():
                 model_path.unlink()
-        chosen.update(tuned_on=f"FEVER paper_dev validation + calibration parts ({len(validation)} claims)", max_risk=args.max_risk,
+        fitted_on = (f"decision fitted on {len(train_part)} train-part claims; abstention on " if train_part and args.decider == "fitted"
+                     else "")
+        chosen.update(tuned_on=f"{fitted_on}FEVER paper_dev validation + calibration parts ({len(validation)} claims)", max_risk=args.max_risk,
                       tuned_at=datetime.date.today().isoformat())
         args.write_judge_config.write_text(json.dumps(chosen, indent=2) + "\n")
 

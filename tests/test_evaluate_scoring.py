@@ -167,3 +167,28 @@ def test_cross_validation_refuses_train_part_claims(tmp_path):
     rows = made_up_rows(12)
     done = run(tmp_path, rows, {r["id"]: "train" if r["id"] == "0" else "test" for r in rows}, script=CROSS_VALIDATE)
     assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
+
+
+def test_fit_on_train_fits_the_decision_on_train_claims_and_scores_it_on_tuning_claims(tmp_path):
+    train_rows = made_up_rows(120, seed=1)
+    for row in train_rows:
+        row["id"] = f"t{row['id']}"
+    tuning_rows = made_up_rows(90, seed=2)
+    parts = {r["id"]: "train" for r in train_rows} | {r["id"]: "validation" if int(r["id"]) % 2 else "calibration"
+                                                       for r in tuning_rows}
+    done = run(tmp_path, train_rows + tuning_rows, parts, "--max-risk", "0.3", "--fit-on-train", "--decider", "fitted",
+               "--out", str(tmp_path / "figures.json"), "--write-judge-config", str(tmp_path / "judge_config.json"))
+    assert done.returncode == 0, done.stderr
+    assert "full, fitted | tuning (held-out)" in done.stdout
+    model = json.loads((tmp_path / "judge_model.json").read_text())
+    assert model["fitted_on"] == "120 train-part claims (the pipeline's own evidence)"
+    saved = json.loads((tmp_path / "judge_config.json").read_text())
+    assert saved["tuned_on"].startswith("decision fitted on 120 train-part claims")
+    figures = json.loads((tmp_path / "figures.json").read_text())
+    assert figures["full, fitted"]["tuning"]["macro_f1"] > 0.8  # the made-up evidence is learnable
+
+
+def test_fit_on_train_needs_train_results(tmp_path):
+    rows = made_up_rows()
+    done = run(tmp_path, rows, {r["id"]: "validation" for r in rows}, "--fit-on-train")
+    assert done.returncode != 0 and "needs results of train-part claims" in done.stderr

