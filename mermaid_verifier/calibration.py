@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from mermaid_verifier.errors import ConfigError
+from mermaid_verifier.errors import CalibrationError, ConfigError
 
 _Z = {0.5: 0.0, 0.2: 0.8416, 0.1: 1.2816, 0.05: 1.6449, 0.01: 2.3263}
 
@@ -220,7 +220,16 @@ def check_held_out(outcomes: list[Outcome], max_risk: float, delta: float, folds
 
 def fit(outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str,
         held_out: HeldOutCheck | None = None) -> Calibration:
+    """The threshold with the most coverage whose error bound meets ``max_risk``.
+
+    Raises :class:`CalibrationError` when no threshold answers any claim within the budget: saving it
+    would make ``verify`` abstain on everything, silently."""
     threshold, coverage, risk, bound = fit_threshold(outcomes, max_risk, delta)
+    if coverage == 0.0:
+        raise CalibrationError(
+            f"no confidence threshold keeps errors at or below {max_risk:.1%} (bound at delta {delta}) on these "
+            f"{len(outcomes)} claims: `verify` would abstain on every claim, so nothing was saved; allow a larger "
+            f"--max-risk or calibrate on more claims")
     return Calibration(abstain_below=round(threshold, 6), max_risk=max_risk, delta=delta, coverage=round(coverage, 4),
                        risk=round(risk, 4), risk_upper_bound=round(bound, 4), claims=len(outcomes), fitted_on=fitted_on,
                        fitted_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

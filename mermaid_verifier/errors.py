@@ -32,3 +32,7 @@ class ToolServerError(MermaidError):
 
 class ModelError(MermaidError):
     """A bundled model (stance model, parser) is missing or cannot be loaded."""
+
+
+class CalibrationError(MermaidError):
+    """A risk budget no abstention threshold can meet on the given claims: nothing is saved."""

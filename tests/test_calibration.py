@@ -141,13 +141,13 @@ def test_calibrate_needs_input(tmp_path):
 
 
 def test_calibrate_says_when_the_held_out_check_is_skipped(tmp_path):
-    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9, "gold_evidence": [[["Same_page", 0]]]}
-            for _ in range(30)]  # one page group
+    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9, "gold_evidence": [[[f"Page_{i % 2}", 0]]]}
+            for i in range(30)]  # two page groups
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path)])
     assert out.exit_code == 0, out.output
-    assert "held-out check skipped: 1 page groups cannot fill 5 folds" in out.output
+    assert "held-out check skipped: 2 page groups cannot fill 5 folds" in out.output
     assert load(tmp_path / "calibration.json").held_out is None
     out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path), "--check-folds", "0"])
     assert out.exit_code == 0 and "held-out check" not in out.output
@@ -157,3 +157,14 @@ def test_calibrate_refuses_a_single_fold(tmp_path):
     out = CliRunner().invoke(app, ["calibrate", "--from-results", str(tmp_path / "none.jsonl"), "--cache-dir", str(tmp_path),
                                    "--check-folds", "1"])
     assert out.exit_code == 2 and "--check-folds takes 0 (no check) or 2 and more" in out.output
+
+
+def test_calibrate_refuses_a_budget_it_cannot_meet_and_saves_nothing(tmp_path):
+    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 3 else "REFUTES", "confidence": 1 - i / 1000, "conflict": False}
+            for i in range(300)]  # one error in three at every confidence: no threshold reaches 5 %
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--max-risk", "0.05", "--cache-dir", str(tmp_path)])
+    assert out.exit_code == 1
+    assert "no confidence threshold keeps errors at or below 5.0%" in out.output and "nothing was saved" in out.output
+    assert not (tmp_path / "calibration.json").exists()
