@@ -129,7 +129,7 @@ class JudgeConfig(BaseModel):
                                    description="how much items that are not about what the claim names may count")
     model: JudgeModel | None = Field(None, description="when set, it decides the label; thresholds then only abstain")
     confidence_model: ConfidenceModel | None = Field(
-        None, description="when set (and no `model`), the confidence is its probability that the rule's label is right")
+        None, description="when set, the confidence is its probability that the label (the rule's or `model`'s) is right")
 
     @classmethod
     def bundled(cls) -> "JudgeConfig":
@@ -214,7 +214,7 @@ def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | N
 def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
     """The decision rule: (label, confidence, conflict) from a weighing and the thresholds — or, when
     a fitted :class:`JudgeModel` is configured, its most probable label and that probability. With a
-    :class:`ConfidenceModel`, the thresholds' label keeps its place and the confidence becomes the
+    :class:`ConfidenceModel`, the label keeps its place and the confidence becomes the confidence
     model's probability that the label is right."""
     label, confidence, conflict = _threshold_rule(w, config)
     if _confidence_from_model(w, config):
@@ -223,8 +223,9 @@ def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
 
 
 def _confidence_from_model(w: Weighing, config: JudgeConfig) -> bool:
-    """The confidence model speaks when there is evidence and no fitted judge already gives a probability."""
-    return w.has_evidence and config.model is None and config.confidence_model is not None
+    """The confidence model speaks whenever there is evidence: it says how likely the label — the
+    thresholds' or the fitted judge's — is right (the fitted judge's own probability is one of its inputs)."""
+    return w.has_evidence and config.confidence_model is not None
 
 
 def _threshold_rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:

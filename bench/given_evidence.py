@@ -118,9 +118,9 @@ def main() -> None:
     else:
         summary = gold(judge, gold_claims(args.claims, args.split, args.part))
     summary |= {"mode": args.mode, "model_dir": str(args.model_dir or "bundled"), "seconds": round(time.time() - started, 1)}
-    print(json.dumps(summary, indent=2))
-    if args.out:
+    if args.out:  # written first: a closed stdout (| head) must not lose a measurement
         args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ CONFIGS = {  # name: (reliability terms, judge settings that differ from the bun
     "without topicality": (ReliabilityConfig(), NO_TOPICALITY),
     "no reliability, no topicality": (ReliabilityConfig(), {"use_reliability": False, **NO_TOPICALITY}),
 }
-DECIDERS = ("max-rule", "max-rule + confidence model", "fitted")
+DECIDERS = ("max-rule", "max-rule + confidence model", "fitted", "fitted + confidence model")
 NEI_GRID = [x / 100 for x in range(6, 81, 2)]
 WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
 DEFAULT_SPLIT = Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json"
@@ -277,6 +277,11 @@ def main() -> None:
                                      fitted_on="train-part claims (the pipeline's own evidence)")
                 chosen = base.model_copy(update={"model": model})
                 tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
+                if decider == "fitted + confidence model":  # how likely its label is right, out of fold on tuning claims
+                    confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, chosen)
+                    chosen = chosen.model_copy(update={"confidence_model": confidence_model})
+            elif decider == "fitted + confidence model":
+                continue  # needs --fit-on-train: a judge fitted on the tuning claims leaves none to fit its confidence on
             else:
                 model, out_of_fold = fit_model(validation, tuning_weighed)
                 chosen = base.model_copy(update={"model": model})
@@ -288,7 +293,7 @@ def main() -> None:
                       "risk": val_risk, "risk_upper_bound": bound}
             results[key] = {"judge": final.model_dump(), "tuning": tuning}
             if not test:
-                sample = "held-out" if decider == "fitted" and train_part else "in-sample"
+                sample = "held-out" if decider == "fitted" and train_part else "out-of-fold confidence" if train_part and decider.startswith("fitted") else "in-sample"
                 print(f"| {key} | tuning ({sample}) macro-F1 {tuning['macro_f1']:.3f} | threshold {threshold:.3f}: "
                       f"coverage {val_coverage:.3f}, risk {val_risk:.3f} (bound {bound:.3f}) |")
                 continue
@@ -310,7 +315,7 @@ def main() -> None:
                 model_path.write_text(json.dumps(fitted, indent=2) + "\n")
             elif model_path.exists():
                 model_path.unlink()
-        fitted_on = (f"decision fitted on {len(train_part)} train-part claims; abstention on " if train_part and args.decider == "fitted"
+        fitted_on = (f"decision fitted on {len(train_part)} train-part claims; abstention on " if train_part and args.decider.startswith("fitted")
                      else "")
         chosen.update(tuned_on=f"{fitted_on}FEVER paper_dev validation + calibration parts ({len(validation)} claims)", max_risk=args.max_risk,
                       tuned_at=datetime.date.today().isoformat())

@@ -1,8 +1,10 @@
 """The judge: reliability of each item, weighing, NOT ENOUGH INFO, abstention (hand-computed values)."""
 
+import math
+
 import pytest
 
-from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide, topic_coverage
+from mermaid_verifier.agents.judge import FEATURES, JudgeConfig, JudgeModel, annotate, decide, topic_coverage
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stance
 from mermaid_verifier.scoring import SECONDS_PER_DAY, ReliabilityConfig, assess_trust
 
@@ -196,12 +198,28 @@ def test_a_confidence_model_of_the_wrong_shape_is_refused():
         ConfidenceModel(features=FEATURES, coef=[1.0], intercept=0.0)
 
 
-def test_the_bundled_judge_decides_by_thresholds_with_its_fitted_confidence_model():
+def test_the_bundled_judge_decides_with_a_model_fitted_on_training_claims_and_its_confidence_model():
     bundled = JudgeConfig.bundled()
-    assert bundled.model is None and bundled.confidence_model is not None
-    assert "tuning claims" in bundled.confidence_model.fitted_on
-    verdict = decide([item(1, 0.95, 0.01, text="Ada Lovelace wrote notes.")], bundled, ["Ada Lovelace"])
-    rule_only = decide([item(1, 0.95, 0.01, text="Ada Lovelace wrote notes.")],
-                       bundled.model_copy(update={"confidence_model": None}), ["Ada Lovelace"])
-    assert verdict.label == rule_only.label == Label.SUPPORTS
-    assert verdict.confidence != rule_only.confidence and "confidence model" in verdict.reason
+    assert bundled.model is not None and bundled.confidence_model is not None
+    assert "train-part claims" in bundled.model.fitted_on and "tuning claims" in bundled.confidence_model.fitted_on
+    evidence = [item(1, 0.95, 0.01, text="Ada Lovelace wrote notes.")]
+    verdict = decide(evidence, bundled, ["Ada Lovelace"])
+    model_only = decide(evidence, bundled.model_copy(update={"confidence_model": None}), ["Ada Lovelace"])
+    assert verdict.label == model_only.label == Label.SUPPORTS
+    assert "fitted judge" in verdict.reason and "confidence model" in verdict.reason
+    assert verdict.confidence != model_only.confidence
+    refuting = decide([item(1, 0.01, 0.95, text="Ada Lovelace wrote notes.")], bundled, ["Ada Lovelace"])
+    assert refuting.label == Label.REFUTES
+
+
+def test_a_confidence_model_also_scores_a_fitted_judges_label():
+    model = JudgeModel(features=FEATURES, classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
+                       coef=[[0.0] * len(FEATURES), [0.0] * len(FEATURES), [5.0] + [0.0] * (len(FEATURES) - 1)],
+                       intercept=[0.0, 0.0, 0.0])
+    fitted = RAW.model_copy(update={"model": model})
+    evidence = [item(1, 0.9, 0.01)]
+    alone = decide(evidence, fitted)
+    doubted = decide(evidence, fitted.model_copy(update={"confidence_model": _confidence_model(-3.0)}))
+    assert alone.label == doubted.label == Label.SUPPORTS
+    assert doubted.confidence == pytest.approx(1 / (1 + math.exp(3.0)), abs=1e-4)
+    assert doubted.confidence < alone.confidence
