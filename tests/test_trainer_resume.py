@@ -119,3 +119,14 @@ def test_resume_refuses_changed_pairs(tmp_path):
         handle.write(json.dumps(tiny_rows(1)[0]) + "\n")
     with pytest.raises(SystemExit, match="changed since the run started"):
         train_stance.main([*common, "--resume"])
+
+
+def test_a_model_directory_is_a_base_with_a_fresh_three_way_head(tmp_path):
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    model.save_pretrained(tmp_path / "encoder")
+    tokenizer.save_pretrained(tmp_path / "encoder")
+    _, loaded, description = train_stance.base_model(str(tmp_path / "encoder"), seed=3)
+    assert description == f"encoder from {tmp_path / 'encoder'}"
+    assert loaded.config.num_labels == 3 and loaded.config.id2label[1] == "REFUTES"
+    with pytest.raises(SystemExit, match="unknown base model"):
+        train_stance.base_model(str(tmp_path / "missing"), seed=3)

