@@ -359,14 +359,18 @@ class EvidenceMemory:
         await self.store.aput(LOOKUPS, key, record.model_dump(mode="json"))
         return record
 
-    async def all_lookups(self, page_size: int = 1000) -> list[LookupRecord]:
-        records, offset = [], 0
+    async def _all_values(self, namespace: tuple[str, ...], page_size: int = 1000) -> list[dict]:
+        """Every value stored in ``namespace``, read page by page."""
+        values, offset = [], 0
         while True:
-            page = await self.store.asearch(LOOKUPS, limit=page_size, offset=offset)
-            records += [LookupRecord.model_validate(item.value) for item in page]
+            page = await self.store.asearch(namespace, limit=page_size, offset=offset)
+            values += [item.value for item in page]
             if len(page) < page_size:
-                return records
+                return values
             offset += page_size
+
+    async def all_lookups(self) -> list[LookupRecord]:
+        return [LookupRecord.model_validate(value) for value in await self._all_values(LOOKUPS)]
 
     async def prune_lookups(self) -> int:
         """Delete the expired lookups; returns how many."""
@@ -378,14 +382,8 @@ class EvidenceMemory:
 
     # ------------------------------------------------------------------ upkeep and inspection
 
-    async def all_records(self, page_size: int = 1000) -> list[MemoryRecord]:
-        records, offset = [], 0
-        while True:
-            page = await self.store.asearch(ITEMS, limit=page_size, offset=offset)
-            records += [MemoryRecord.model_validate(item.value) for item in page]
-            if len(page) < page_size:
-                return records
-            offset += page_size
+    async def all_records(self) -> list[MemoryRecord]:
+        return [MemoryRecord.model_validate(value) for value in await self._all_values(ITEMS)]
 
     async def show(self, entity: str) -> list[MemoryRecord]:
         """Every record stored under ``entity`` (or an alias of it), whatever its veracity."""

@@ -128,3 +128,17 @@ def _no_network(monkeypatch):
         raise NetworkUsedInTest(f"a test tried to reach {address!r}")
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+
+
+@pytest.fixture(params=["diskcache", "in-memory"])
+def store(request, tmp_path):
+    """A memory store: the default DiskCacheStore, and LangGraph's InMemoryStore (suites run on both)."""
+    from langgraph.store.memory import InMemoryStore
+
+    from mermaid_verifier.store import DiskCacheStore
+
+    if request.param == "in-memory":
+        yield InMemoryStore()
+        return
+    with DiskCacheStore(tmp_path / "store") as disk_store:
+        yield disk_store

@@ -11,7 +11,6 @@ import shutil
 import time
 
 import pytest
-from langgraph.store.memory import InMemoryStore
 from typer.testing import CliRunner
 
 from mermaid_verifier.cli import app
@@ -131,14 +130,6 @@ async def test_a_changed_corpus_is_not_served_from_lookups_of_the_old_one(make_r
 # ---------------------------------------------------------------- the store
 
 
-@pytest.fixture(params=["diskcache", "in-memory"])
-def store(request, tmp_path):
-    if request.param == "in-memory":
-        yield InMemoryStore()
-        return
-    store = DiskCacheStore(tmp_path / "store")
-    yield store
-    store.close()
 
 
 async def test_lookups_are_keyed_by_normalised_arguments_and_source(store):

@@ -1,23 +1,13 @@
 """Evidence memory behind BaseStore: one suite run on the default DiskCacheStore and on InMemoryStore."""
 
 import pytest
-from langgraph.store.memory import InMemoryStore
 
 from mermaid_verifier.memory import ITEMS, EvidenceMemory, aliases_of, normalise_entity
 from mermaid_verifier.models import Evidence, SourceKind
-from mermaid_verifier.store import DiskCacheStore
 
 NOW = 1_800_000_000.0
 
 
-@pytest.fixture(params=["diskcache", "in-memory"])
-def store(request, tmp_path):
-    if request.param == "in-memory":
-        yield InMemoryStore()
-        return
-    store = DiskCacheStore(tmp_path / "store")
-    yield store
-    store.close()
 
 
 @pytest.fixture

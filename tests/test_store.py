@@ -21,13 +21,6 @@ from langgraph.store.memory import InMemoryStore
 from mermaid_verifier.store import INDEX_FILENAME, JOURNAL_KEY, DiskCacheStore, StoreDataError, StoreTimeout
 
 
-@pytest.fixture(params=["diskcache", "memory"])
-def store(request, tmp_path):
-    if request.param == "memory":
-        yield InMemoryStore()
-        return
-    with DiskCacheStore(tmp_path / "store") as disk_store:
-        yield disk_store
 
 
 @pytest.fixture
