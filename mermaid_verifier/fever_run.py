@@ -201,7 +201,7 @@ async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[in
 
 def _run_details(options: RunOptions, settings: Settings, rows: list[dict], kept: list[dict], wall_seconds: float,
                  claims: int, failed: int, bad_lines: int) -> dict:
-    """What was run, and the throughput of this session only (resumed rows were decided earlier)."""
+    """What was run, and the throughput of this invocation only (resumed rows were decided by an earlier one)."""
     details: dict = {"run": {"claims_file": str(options.claims_path), "claims": claims, "resumed_rows": len(kept),
                              "failed": failed, "bad_lines": bad_lines, "memory": settings.use_memory,
                              "options": {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(options).items()}}}

@@ -390,7 +390,7 @@ class EvidenceMemory:
         return await self.records(await self._item_ids(await self._canonical_keys([entity])))
 
     async def summary(self) -> dict:
-        records = await self.all_records()
+        records, now = await self.all_records(), self.clock()
         veracities = [r.veracity for r in records]
         return {
             "items": len(records),
@@ -399,7 +399,7 @@ class EvidenceMemory:
             "recall_threshold": round(await self.threshold(), 4),
             "by_source": {s: sum(r.source == s for r in records) for s in sorted({r.source for r in records})},
             "never_recalled": sum(r.access_count == 0 for r in records),
-            "lookups": sum(not r.expired(self.clock()) for r in await self.all_lookups()),
+            "lookups": sum(not r.expired(now) for r in await self.all_lookups()),
         }
 
     async def import_records(self, records: list[MemoryRecord], chunk: int = 1000) -> int:

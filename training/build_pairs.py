@@ -216,9 +216,7 @@ def scifact_pairs(shared: Path, records: list[dict], split: dict[str, str], rng:
 def edited_pairs(gold: list[dict], records: list[dict], index: CorpusIndex, nlp, rng: random.Random,
                  pool: dict[str, list[str]]) -> list[dict]:
     """NEI three ways and contrastive twins around gold pairs and their claim records."""
-    page_sentences = {}
-    for p in index.passages:
-        page_sentences.setdefault(p.page, []).append((p.title, p.text))
+    page_sentences = group_by_page(index.passages)
     record_docs = list(nlp.pipe([r["claim"] for r in records], batch_size=256))
     supports = [r for r in gold if r["label"] == "SUPPORTS"]
     refutes = [r for r in gold if r["label"] == "REFUTES"]

@@ -32,6 +32,7 @@ import orjson
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
 
+from mermaid_verifier.metrics import label_metrics
 from trainer import LABELS, MAX_LENGTH, Stage, StopRequested, Trainer, encode, file_sha256, predict, write_json
 
 REPO = Path(__file__).resolve().parents[1]
@@ -101,26 +102,19 @@ def input_hashes(shared: Path, pairs_dir: Path) -> dict[str, str]:
     return {name: file_sha256(path) for name, path in inputs.items() if path.exists()}
 
 
-def macro_f1(gold: list[int], pred: list[int]) -> dict:
-    f1s = []
-    for c in range(len(LABELS)):
-        tp = sum(g == c and p == c for g, p in zip(gold, pred))
-        fp = sum(g != c and p == c for g, p in zip(gold, pred))
-        fn = sum(g == c and p != c for g, p in zip(gold, pred))
-        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return {"pairs": len(gold), "accuracy": round(sum(g == p for g, p in zip(gold, pred)) / max(1, len(gold)), 4),
-            "macro_f1": round(sum(f1s) / len(f1s), 4), "f1_per_class": dict(zip(LABELS, [round(f, 4) for f in f1s]))}
-
-
 def score(model, tokenizer, rows: list[dict]) -> dict:
-    """Accuracy and macro-F1 over ``rows``, and accuracy per pair origin."""
-    predicted = list(predict(model, tokenizer, rows).argmax(-1))
-    gold = [LABELS.index(r["label"]) for r in rows]
+    """Accuracy and macro-F1 over ``rows`` (``metrics.label_metrics``, as for verdicts), and accuracy per pair origin."""
+    if not rows:
+        return {"pairs": 0}
+    predicted = [LABELS[i] for i in predict(model, tokenizer, rows).argmax(-1)]
+    gold = [r["label"] for r in rows]
+    metrics = label_metrics(gold, predicted)
     by_origin: dict[str, list[bool]] = {}
     for row, g, p in zip(rows, gold, predicted):
         by_origin.setdefault(row["origin"], []).append(g == p)
-    return macro_f1(gold, predicted) | {
-        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())}}
+    return {"pairs": len(rows), "accuracy": round(metrics["accuracy"], 4), "macro_f1": round(metrics["macro_f1"], 4),
+            "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
+            "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())}}
 
 
 def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict:

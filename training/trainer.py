@@ -29,6 +29,8 @@ from typing import Callable
 import torch
 from transformers import get_linear_schedule_with_warmup
 
+from mermaid_verifier.stance import evidence_segment  # the input format the runtime model is fed
+
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
 LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
 MAX_LENGTH = 128
@@ -56,10 +58,6 @@ class Position:
 
 class StopRequested(Exception):
     """The run stopped before its end (wall-time limit or a signal); a checkpoint was written."""
-
-
-def evidence_segment(title: str, evidence: str) -> str:
-    return f"{title}: {evidence}" if title else evidence
 
 
 def batch_order(rows: list[dict], batch_size: int, seed: int, stage: int, epoch: int) -> list[list[int]]:
