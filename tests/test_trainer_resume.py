@@ -130,3 +130,66 @@ def test_a_model_directory_is_a_base_with_a_fresh_three_way_head(tmp_path):
     assert loaded.config.num_labels == 3 and loaded.config.id2label[1] == "REFUTES"
     with pytest.raises(SystemExit, match="unknown base model"):
         train_stance.base_model(str(tmp_path / "missing"), seed=3)
+
+
+# -- distillation: the teacher's probabilities as soft labels ------------------------------------
+
+from trainer import stance_loss  # noqa: E402
+import teacher_labels  # noqa: E402
+
+
+def test_the_loss_is_gold_cross_entropy_without_a_teacher_and_soft_cross_entropy_with_one():
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 0.3]])
+    labels = torch.tensor([0, 2])
+    teacher = torch.tensor([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
+    gold = torch.nn.functional.cross_entropy(logits, labels)
+    assert torch.allclose(stance_loss(logits, labels), gold)
+    soft = stance_loss(logits, labels, teacher, 1.0)
+    assert not torch.allclose(soft, gold)
+    # the soft term is smallest when the student reproduces the teacher
+    assert stance_loss(teacher.log(), labels, teacher, 1.0) < soft
+    half = stance_loss(logits, labels, teacher, 0.5)
+    assert torch.allclose(half, (gold + soft) / 2)
+
+
+def test_distillation_moves_the_student_towards_the_teacher(tmp_path):
+    """The same run, once on gold labels and once on soft labels that say the opposite: the predictions follow."""
+    rows = tiny_rows()
+    for row in rows:  # a teacher that always says NOT ENOUGH INFO, whatever the gold label
+        row["teacher"] = [0.05, 0.05, 0.9]
+    results = {}
+    for weight in (0.0, 1.0):
+        (tmp_path / str(weight)).mkdir()
+        tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+        trainer = Trainer(model, tokenizer, rows, [Stage("all", None, 4, 5e-3)], tmp_path / str(weight), seed=5,
+                          batch_size=8, bf16=False, distill_weight=weight, log=lambda _line: None)
+        trainer.train()
+        from trainer import predict
+        results[weight] = predict(model, tokenizer, rows)[:, 2].mean()
+    assert results[1.0] > 0.8 > results[0.0]
+
+
+def test_distillation_refuses_pairs_without_teacher_probabilities(tmp_path):
+    pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
+    with pytest.raises(SystemExit, match="teacher probabilities"):
+        train_stance.main(["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--no-bf16", "--shared",
+                           str(tmp_path), "--pairs", str(pairs), "--distill-weight", "0.5"])
+
+
+def test_teacher_labelling_continues_after_a_torn_write_and_labels_every_row_once(tmp_path):
+    pairs = write_pairs(tmp_path / "pairs")
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    out = tmp_path / "labelled"
+    out.mkdir()
+    source, target = pairs / "pairs_train.jsonl", out / "pairs_train.jsonl"
+    first_rows = source.read_text().splitlines()[:5]
+    partial = out / "pairs_train.jsonl.partial"
+    complete = [json.loads(line) | {"teacher": [0.2, 0.3, 0.5]} for line in first_rows]
+    partial.write_text("".join(json.dumps(r) + "\n" for r in complete) + '{"claim": "torn')  # killed mid-line
+    labelled = teacher_labels.label_file(model, tokenizer, source, target, bf16=False, log=lambda _line: None)
+    assert labelled == len(tiny_rows()) - 5 and not partial.exists()
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [r["claim"] for r in rows] == [r["claim"] for r in tiny_rows()]
+    assert rows[0]["teacher"] == [0.2, 0.3, 0.5]  # kept, not relabelled
+    assert all(len(r["teacher"]) == 3 and abs(sum(r["teacher"]) - 1) < 1e-3 for r in rows[5:])
+    assert teacher_labels.label_file(model, tokenizer, source, target, bf16=False, log=lambda _line: None) == 0

@@ -45,6 +45,7 @@ IN_DOMAIN = ("fever", "fever-gold", "fever-retrieved", "fever-page-other", "feve
 PLANS: dict[str, list[Stage]] = {
     "default": [Stage("all", None, 2, 3e-5)],
     "two-stage": [Stage("all", None, 2, 3e-5), Stage("in-domain", IN_DOMAIN, 1, 2e-5)],
+    "teacher": [Stage("all", None, 1, 3e-5)],  # a larger base (e.g. MPNet, ~4 pairs/s here): one pass
     "smoke": [Stage("all", None, 1, 5e-4)],
 }
 
@@ -165,7 +166,7 @@ def prepare_run(args) -> dict:
         "base": args.base, "plan": args.plan, "stages": [s.__dict__ | {"origins": list(s.origins) if s.origins else None}
                                                          for s in PLANS[args.plan]],
         "seed": args.seed, "batch_size": args.batch_size, "bf16": not args.no_bf16, "max_length": MAX_LENGTH,
-        "limit": args.limit, "checkpoint_minutes": args.checkpoint_minutes, "versions": package_versions(),
+        "limit": args.limit, "distill_weight": args.distill_weight, "checkpoint_minutes": args.checkpoint_minutes, "versions": package_versions(),
         "torch_threads": torch.get_num_threads(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     write_json(run / "config.json", config)
@@ -196,9 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="first N training pairs only (smoke tests)")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument("--max-hours", type=float, default=2.75, help="stop with a checkpoint after this much wall time")
+    parser.add_argument("--distill-weight", type=float, default=0.0,
+                        help="share of the loss that follows the teacher probabilities the pairs carry (teacher_labels.py)")
     parser.add_argument("--no-export", action="store_true", help="stop after training and validation")
     parser.add_argument("--ship", action="store_true", help="copy the exported model into data/stance_model/")
     args = parser.parse_args(argv)
+    if not 0.0 <= args.distill_weight <= 1.0:
+        parser.error(f"--distill-weight must lie in [0, 1], not {args.distill_weight}")
     torch.set_num_threads(2)
     run = args.run_dir
 
@@ -214,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     validation = load_pairs(run / "pairs" / "pairs_validation.jsonl")
     if config["limit"]:
         train, validation = train[:config["limit"]], validation[:config["limit"]]
+    distill_weight = config.get("distill_weight", 0.0)
+    if distill_weight and any("teacher" not in row for row in train):
+        raise SystemExit(f"--distill-weight needs pairs with teacher probabilities (training/teacher_labels.py)"
+                         f"; {run / 'pairs' / 'pairs_train.jsonl'} has rows without them")
 
     tokenizer, model, description = base_model(config["base"], config["seed"])
     with (run / "train_log.txt").open("a") as log_file:
@@ -225,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{'resuming' if args.resume else 'starting'}: {description}, {len(train)} training pairs")
         trainer = Trainer(model, tokenizer, train, stages, run, seed=config["seed"], batch_size=config["batch_size"],
                           bf16=config["bf16"], checkpoint_seconds=config["checkpoint_minutes"] * 60,
-                          max_seconds=args.max_hours * 3600, log=log)
+                          max_seconds=args.max_hours * 3600, distill_weight=distill_weight, log=log)
         try:
             position = trainer.train(resume=args.resume)
         except StopRequested as stop:
@@ -235,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
 
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")
-    metrics = {"base": description, "train_pairs": len(train), "steps": position.steps_done,
+    metrics = {"base": description, "train_pairs": len(train), "distill_weight": distill_weight, "steps": position.steps_done,
                "train_minutes": round(position.train_seconds / 60, 1), "loss_per_100_steps": position.losses,
                "validation": score(model, tokenizer, validation)}
     print("validation:", json.dumps(metrics["validation"]))

@@ -89,6 +89,26 @@ def encode(tokenizer, rows: list[dict], return_tensors: str = "pt"):
     )
 
 
+def teacher_probabilities(rows: list[dict]):
+    """The teacher's (S, R, NEI) probabilities each row carries (``teacher_labels.py`` adds them)."""
+    missing = sum("teacher" not in r for r in rows)
+    if missing:
+        raise ValueError(f"{missing} training pairs carry no teacher probabilities: label them with teacher_labels.py")
+    return torch.tensor([r["teacher"] for r in rows], dtype=torch.float32)
+
+
+def stance_loss(logits, labels, teacher=None, distill_weight: float = 0.0):
+    """Cross-entropy on the gold labels, mixed with cross-entropy on the teacher's probabilities.
+
+    ``distill_weight`` 0: gold labels only; 1: the teacher's soft labels only (knowledge distillation
+    at temperature 1, as the teacher's probabilities are what the student should reproduce)."""
+    hard = torch.nn.functional.cross_entropy(logits, labels)
+    if not distill_weight:
+        return hard
+    soft = -(teacher * torch.nn.functional.log_softmax(logits, -1)).sum(-1).mean()
+    return (1 - distill_weight) * hard + distill_weight * soft
+
+
 def stage_rows(rows: list[dict], stage: Stage) -> list[dict]:
     if stage.origins is None:
         return rows
@@ -100,8 +120,9 @@ class Trainer:
 
     def __init__(self, model, tokenizer, rows: list[dict], stages: list[Stage], run_dir: Path, *,
                  seed: int, batch_size: int = 32, bf16: bool = True, checkpoint_seconds: float = 600,
-                 max_seconds: float | None = None, log: Callable[[str], None] = print):
+                 max_seconds: float | None = None, distill_weight: float = 0.0, log: Callable[[str], None] = print):
         self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
+        self.distill_weight = distill_weight  # share of the loss that follows the teacher's probabilities
         self.run_dir = Path(run_dir)
         self.seed, self.batch_size, self.bf16 = seed, batch_size, bf16
         self.checkpoint_seconds, self.max_seconds = checkpoint_seconds, max_seconds
@@ -144,9 +165,10 @@ class Trainer:
     def _step(self, batch: list[dict], optimizer, scheduler) -> float:
         inputs = encode(self.tokenizer, batch)
         labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch])
+        teacher = teacher_probabilities(batch) if self.distill_weight else None
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
             logits = self.model(**inputs).logits
-        loss = torch.nn.functional.cross_entropy(logits.float(), labels)
+        loss = stance_loss(logits.float(), labels, teacher, self.distill_weight)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
         optimizer.step()
