@@ -278,6 +278,15 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
     )
 
 
+def abstain_after_llm_failure(verdict: Verdict, failure: str) -> Verdict:
+    """``verdict`` (the stance model's reading of whatever evidence was gathered) as an abstention that
+    names the LLM endpoint failure which cut the claim's search or judgement short."""
+    return verdict.model_copy(update={
+        "abstained": True,
+        "reason": f"abstained: the LLM endpoint failed ({failure}); the stance model's reading of the evidence "
+                  f"gathered before the failure: {verdict.label.value} at {verdict.confidence:.2f}"})
+
+
 def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = "") -> Verdict:
     """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
     return verdict_from(weigh(evidence, config, entities, claim), config)

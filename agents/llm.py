@@ -23,14 +23,20 @@ Structured output
     malformed answer becomes an exception without the raw text; as a dict the answer comes back as
     ``raw`` + ``parsed`` + ``parsing_error`` and is validated here. A bad or empty answer is sent
     back once with a repair message quoting the error; a second bad answer raises
-    :class:`LLMOutputError`. A server that rejects JSON-schema mode (HTTP 400/422) is switched to
-    function calling for the rest of the run.
+    :class:`LLMOutputError`. A server that rejects an output mode is switched to the next one
+    (JSON schema → JSON object with the schema → function calling) for the rest of the run.
+Wire format
+    :func:`compatible_payload` rewrites each request into what every OpenAI-compatible server
+    accepts (``content: ""`` instead of ``null``, ``max_tokens``); ``tests/test_llm_wire.py`` pins the
+    exact bodies sent through the real ``openai`` client.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import contextvars
+import functools
 import json
 import logging
 import re
@@ -45,6 +51,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
+from mermaid_verifier.config import STRUCTURED_METHODS
 from mermaid_verifier.errors import ConfigError, MermaidError
 from mermaid_verifier.models import Stats
 
@@ -74,9 +81,13 @@ class LLMServiceError(MermaidError):
         self.context_overflow = context_overflow
 
     @property
-    def rejects_structured_output(self) -> bool:
-        """A 400/422 that is not a context overflow: most likely the server has no JSON-schema mode."""
-        return self.status_code in (400, 422) and not self.context_overflow
+    def rejects_request(self) -> bool:
+        """The server refused this request's form, for another reason than its length.
+
+        Servers reject an output mode they lack in different ways: 400 or 422 (vLLM, OpenAI), 500
+        (llama.cpp's request validation), 501; any of them makes a structured call try the next mode.
+        Auth, rate limits and gateway errors (502-504) are not about the request's form."""
+        return self.status_code in (400, 422, 500, 501) and not self.context_overflow
 
 
 def _as_service_error(exc: BaseException) -> LLMServiceError | None:
@@ -103,22 +114,52 @@ def chat_model_factory(settings) -> Callable[[str], BaseChatModel]:
     def make(role: str) -> BaseChatModel:
         name = settings.model_for(role)
         if name not in built:
-            from langchain_openai import ChatOpenAI
-
             kwargs: dict[str, Any] = dict(
                 model=name,
                 base_url=settings.openai_base_url,
                 api_key=settings.openai_api_key or PLACEHOLDER_API_KEY,
                 use_responses_api=False,
                 timeout=settings.llm_timeout_s,
-                max_retries=2,
+                max_retries=settings.llm_retries,
+                max_tokens=settings.llm_max_tokens,
             )
             if settings.llm_temperature is not None:
                 kwargs["temperature"] = settings.llm_temperature
-            built[name] = ChatOpenAI(**kwargs)
+            built[name] = compatible_chat_model_class()(**kwargs)
         return built[name]
 
     return make
+
+
+def compatible_payload(payload: dict, model: str | None) -> dict:
+    """A Chat Completions request body in the dialect every OpenAI-compatible server accepts.
+
+    - An assistant turn that only calls tools goes out with ``content: ""``, not ``null`` (llama.cpp
+      answers HTTP 500 to ``null``; OpenAI, vLLM and Ollama accept both).
+    - The completion cap goes out as ``max_tokens`` (LangChain writes ``max_completion_tokens``, which
+      llama.cpp and older servers ignore, so an answer could run to the context limit); OpenAI's
+      o-series models take only ``max_completion_tokens`` and keep it."""
+    for message in payload.get("messages", []):
+        if message.get("role") == "assistant" and message.get("content") is None:
+            message["content"] = ""
+    if "max_completion_tokens" in payload and not re.match(r"^o\d", model or ""):
+        payload["max_tokens"] = payload.pop("max_completion_tokens")
+    return payload
+
+
+@functools.cache
+def compatible_chat_model_class():
+    """``ChatOpenAI`` whose requests pass through :func:`compatible_payload` (langchain-openai is
+    imported on first use: the offline path never needs it)."""
+    from langchain_openai import ChatOpenAI
+
+    class CompatibleChatOpenAI(ChatOpenAI):
+        """ChatOpenAI speaking the Chat Completions dialect local servers accept."""
+
+        def _get_request_payload(self, input_, *, stop=None, **kwargs) -> dict:
+            return compatible_payload(super()._get_request_payload(input_, stop=stop, **kwargs), self.model_name)
+
+    return CompatibleChatOpenAI
 
 
 def as_model_factory(chat_model) -> Callable[[str], BaseChatModel]:
@@ -288,28 +329,31 @@ def message_text(message: BaseMessage) -> str:
     return "".join(parts)
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_TOOL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_DECODER = json.JSONDecoder()
+_CALL_NAME_KEYS = ("name", "tool", "action", "function", "tool_name")
+_CALL_ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "action_input", "input")
 
 
 def json_values(text: str) -> list[Any]:
-    """JSON values in a model's text: the whole text, else every ``<tool_call>`` tag, else every fenced
-    block, else the outermost ``{...}`` span."""
+    """The JSON values a model wrote, in order: the whole text if it is JSON, else every object or array
+    found in it (inside ``<tool_call>`` tags, code fences or prose; spread over lines or not).
+
+    Two slips of real servers are forgiven when nothing parses as written: doubled braces
+    (``{{"name": …}}``, copied from a template) and Python literals (single quotes, ``True``/``None``)."""
     text = text.strip()
     if not text:
         return []
     whole = _loads(text)
     if whole is not None:
         return [whole]
-    for pattern in (_TOOL_TAG, _FENCE):
-        found = [v for v in (_loads(m.strip()) for m in pattern.findall(text)) if v is not None]
-        if found:
-            return found
-    if "{" in text and "}" in text:
-        span = _loads(text[text.index("{"): text.rindex("}") + 1])
-        if span is not None:
-            return [span]
-    return []
+    found = []
+    if "{{" in text:  # never valid JSON outside a string: the braces were doubled
+        found = _scan(text.replace("{{", "{").replace("}}", "}"))
+    if not found:
+        found = _scan(text)
+    if not found:
+        found = [v for v in (_literal(span) for span in _balanced_spans(text)) if v is not None]
+    return found
 
 
 def _loads(text: str) -> Any:
@@ -319,7 +363,56 @@ def _loads(text: str) -> Any:
         return None
 
 
+def _scan(text: str) -> list[Any]:
+    """Every top-level JSON object or array in ``text`` (a failed start moves on by one character)."""
+    values, at = [], 0
+    while True:
+        starts = [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]
+        if not starts:
+            return values
+        start = min(starts)
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError:
+            at = start + 1
+            continue
+        if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            values.append(value)
+        at = end
+
+
+def _balanced_spans(text: str) -> list[str]:
+    """Outermost ``{…}`` spans, braces inside quotes ignored."""
+    spans, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            if char == quote and text[i - 1] != "\\":
+                quote = ""
+        elif char in "\"'":
+            quote = char if depth else ""
+        elif char == "{":
+            start = i if depth == 0 else start
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start:i + 1])
+    return spans
+
+
+def _literal(span: str) -> Any:
+    try:
+        value = ast.literal_eval(span)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _call_items(value: Any) -> list[dict]:
+    """``{"name": str, "arguments": …}`` for every tool call ``value`` describes, in any of the shapes
+    servers and ReAct-trained models write: OpenAI ``{"function": {…}}`` items, ``{"tool_calls": […]}``,
+    ``{"name", "arguments" | "parameters" | "args"}``, ``{"tool", "tool_input"}``, ``{"action",
+    "action_input"}``, ``{"function": name, "arguments"}``, or a list of these."""
     if isinstance(value, list):
         return [item for v in value for item in _call_items(v)]
     if not isinstance(value, dict):
@@ -328,14 +421,16 @@ def _call_items(value: Any) -> list[dict]:
         return [item for v in value["tool_calls"] for item in _call_items(v)]
     if isinstance(value.get("function"), dict):
         return _call_items(value["function"])
-    if isinstance(value.get("name"), str) and any(k in value for k in ("arguments", "parameters", "args")):
-        return [value]
-    return []
+    name = next((value[k] for k in _CALL_NAME_KEYS if isinstance(value.get(k), str)), None)
+    arguments_key = next((k for k in _CALL_ARGUMENT_KEYS if k in value), None)
+    if name is None or arguments_key is None:
+        return []
+    return [{"name": name, "arguments": value[arguments_key], "id": value.get("id")}]
 
 
 def tool_calls_from_content(text: str, resolve: Callable[[str], str | None]) -> list[dict]:
-    """Tool calls a server wrote as JSON text (``{"name": …, "arguments": {…}}``, ``{"tool_calls": […]}``,
-    OpenAI-style ``{"function": {…}}`` items, a list of these, fenced or in ``<tool_call>`` tags).
+    """Tool calls a server wrote as JSON text (see :func:`json_values` and :func:`_call_items` for the
+    forms understood).
 
     Only JSON naming a known tool counts (``resolve`` maps a name to its canonical tool name, or None), so
     a JSON final answer is never mistaken for a call. Ids are left empty for the caller to assign."""
@@ -344,9 +439,9 @@ def tool_calls_from_content(text: str, resolve: Callable[[str], str | None]) -> 
         return []
     calls = []
     for item in items:
-        arguments = next(item[k] for k in ("arguments", "parameters", "args") if k in item)
+        arguments = item["arguments"]
         if isinstance(arguments, str):
-            arguments = _loads(arguments) if arguments.strip() else {}
+            arguments = (_loads(arguments) or _literal(arguments)) if arguments.strip() else {}
         name = resolve(item["name"]) or item["name"]
         calls.append({"name": name, "args": arguments if isinstance(arguments, dict) else {"__invalid__": arguments},
                       "id": item.get("id") or "", "type": "tool_call"})
@@ -377,9 +472,10 @@ def _salvage(raw: AIMessage | None, name: str) -> Any:
     for value in json_values(message_text(raw)):
         items = _call_items(value)
         if items and items[0]["name"] == name:
-            arguments = next(items[0][k] for k in ("arguments", "parameters", "args") if k in items[0])
+            arguments = items[0]["arguments"]
             return _loads(arguments) if isinstance(arguments, str) else arguments
-        return value
+        if isinstance(value, dict):
+            return value
     return None
 
 
@@ -400,12 +496,19 @@ def _repair_turn(raw: AIMessage | None, text: str) -> list[BaseMessage]:
 
 
 class StructuredCaller:
-    """Ask a model for a pydantic ``schema``; repair once; fall back to function calling when needed."""
+    """Ask a model for a pydantic ``schema``; repair once; fall back to the next output mode when the
+    server rejects one.
+
+    Modes, in fallback order: ``json_schema`` (OpenAI's structured outputs), ``json_object`` with the
+    schema attached (``response_format={"type": "json_object", "schema": …}``: llama.cpp and vLLM
+    constrain the answer to it), ``function_calling`` (the schema as a forced function). A rejection
+    (any HTTP error that is not about length, auth or rate; llama.cpp answers 500 to ``json_schema``)
+    moves this caller to the next mode for the rest of the run."""
 
     def __init__(self, model: BaseChatModel, schema: type[BaseModel], *, method: str = "json_schema",
                  error_class: type[LLMOutputError] = LLMOutputError, what: str = "answer"):
-        if method not in ("json_schema", "function_calling"):
-            raise ConfigError(f"structured output method must be json_schema or function_calling, got {method!r}")
+        if method not in STRUCTURED_METHODS:
+            raise ConfigError(f"structured output method must be one of {', '.join(STRUCTURED_METHODS)}, got {method!r}")
         self.model = model
         self.schema = schema
         self.method = method
@@ -414,18 +517,26 @@ class StructuredCaller:
         self.tool = convert_to_openai_tool(schema)["function"]  # {name, description, parameters}
         self.name = self.tool["name"]
 
+    def _runnable(self):
+        if self.method == "json_object":
+            return self.model.bind(response_format={"type": "json_object", "schema": self.tool["parameters"]})
+        return self.model.with_structured_output(self.tool, method=self.method, include_raw=True)
+
     async def _once(self, messages: list[BaseMessage]) -> tuple[AIMessage | None, Any, str | None]:
         """(raw answer, parsed JSON value or None, error text or None)."""
         try:
-            out = await ainvoke_model(self.model.with_structured_output(self.tool, method=self.method, include_raw=True),
-                                      messages)
+            out = await ainvoke_model(self._runnable(), messages)
         except LLMServiceError as exc:
-            if self.method != "json_schema" or not exc.rejects_structured_output:
+            following = STRUCTURED_METHODS[STRUCTURED_METHODS.index(self.method) + 1:]
+            if not following or not exc.rejects_request:
                 raise
-            logger.warning("the LLM server rejected JSON-schema output (%s); using function calling from now on", exc)
-            self.method = "function_calling"
+            logger.warning("the LLM server rejected %s output (%s); using %s from now on", self.method, exc, following[0])
+            self.method = following[0]
             return await self._once(messages)
-        raw, parsed, error = out.get("raw"), out.get("parsed"), out.get("parsing_error")
+        if isinstance(out, dict):
+            raw, parsed, error = out.get("raw"), out.get("parsed"), out.get("parsing_error")
+        else:  # json_object: the JSON is the message text
+            raw, parsed, error = out, None, None
         if parsed is None:
             parsed = _salvage(raw, self.name)
         if parsed is None:

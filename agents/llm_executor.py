@@ -39,8 +39,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from mermaid_verifier.agents.executor import (MAX_EVIDENCE, ExecutionResult, OfflineExecutor, _observation,
                                               evidence_from_outcome, leaning)
 from mermaid_verifier.agents.judge import JudgeConfig, decide
-from mermaid_verifier.agents.llm import (Pricing, add_usage, ainvoke_model, load_prompt, message_text,
-                                         tool_calls_from_content, usage_scope)
+from mermaid_verifier.agents.llm import (LLMServiceError, Pricing, add_usage, ainvoke_model, json_values, load_prompt,
+                                         message_text, tool_calls_from_content, usage_scope)
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
@@ -52,6 +52,8 @@ PROMPT_PLACEHOLDERS = {
 }
 SHOWN_EVIDENCE = 10  # evidence items quoted in the first user message
 SHOWN_CHARS = 300  # of each of them
+SUMMARY_CHARS = 400  # an earlier observation, once shortened
+MAX_REPEATED_STEPS = 2  # steps that only repeat earlier calls before the search is stopped
 
 
 def _spec_name(server: str, tool: str) -> str:
@@ -183,7 +185,8 @@ class LLMExecutor:
                   previous: ExecutionResult | None = None) -> ExecutionResult:
         """Let the model search until it answers or ``max_steps`` tool-using steps are spent. With
         ``previous`` (a reviewer asked for more, or the cascade escalated), continue its evidence and
-        trace with a fresh budget."""
+        trace with a fresh budget. An LLM endpoint failure ends the search, not the claim: the trace
+        says what failed, ``stats.llm_failure`` carries it to the judge, and the evidence gathered stays."""
         if previous is None:
             result, budget = await self.offline._start(claim, decomposition, remembered)
             result.stats.backend = "llm"
@@ -195,73 +198,172 @@ class LLMExecutor:
             result.stats.backend = "llm"
         await self.toolbox.start()
         specs, routes = tool_specs(self.toolbox.tools)
-        resolve = tool_resolver(routes)
-        known = ", ".join(f"{s}.{t}" for s, t in routes.values()) or "none"
         step = max((s.step for s in result.trace), default=0) + 1
         if not specs:
             result.trace.append(TraceStep(step=step, thought="", action="stop", action_input={},
                                           observation="no tools are available; nothing to search"))
             return result
-        seen_ids = {e.id for e in result.evidence}
+        search = _Search(self, claim, result, routes, step)
         messages: list[BaseMessage] = [SystemMessage(self.prompt.render("system", max_steps=self.max_steps)),
                                        HumanMessage(self._first_message(claim, decomposition, result))]
-        model = self.model.bind_tools(specs)
+        model = self.model.bind_tools(specs, tool_choice="auto")
         with usage_scope() as usage:
-            for used in range(self.max_steps + 1):
-                if used == self.max_steps:
-                    result.trace.append(TraceStep(
-                        step=step, thought="", action="stop", action_input={},
-                        observation=f"step budget exhausted: {self.max_steps} tool-using step(s) taken; "
-                                    f"stopping with the {len(result.evidence)} evidence item(s) gathered so far"))
-                    break
-                response = await ainvoke_model(model, messages)
-                thought = message_text(response).strip()
-                calls = [dict(c) for c in response.tool_calls or []]
-                invalid = [{"name": c.get("name") or "", "args": {"__invalid__": c.get("args")}, "id": c.get("id") or "",
-                            "type": "tool_call", "error": c.get("error")} for c in response.invalid_tool_calls or []]
-                if not calls and not invalid:
-                    calls = tool_calls_from_content(thought, resolve)
-                    if calls:
-                        thought = ""  # the text *was* the call
-                if not calls and not invalid:
-                    result.trace.append(TraceStep(step=step, thought=thought, action="finish", action_input={},
-                                                  observation="the model ended the search"))
-                    break
-                calls = calls + invalid
-                for number, call in enumerate(calls):
-                    call["id"] = call.get("id") or f"call_{step}_{number}"
-                    call["name"] = resolve(call["name"]) or call["name"]
-                messages.append(AIMessage(content=thought, tool_calls=[
-                    {"name": c["name"], "args": c["args"] if isinstance(c["args"], dict) else {}, "id": c["id"],
-                     "type": "tool_call"} for c in calls]))
-                run, skipped = calls[: self.max_calls_per_step], calls[self.max_calls_per_step:]
-                outcomes = await asyncio.gather(*(self._call(routes.get(c["name"]), c["name"], c["args"], known)
-                                                  for c in run))
-                for call, outcome in zip(run, outcomes):
-                    route = routes.get(call["name"])
-                    action = _action(call["name"], routes)
-                    if route is not None and isinstance(call["args"], dict) and "__invalid__" not in call["args"]:
-                        result.stats.tool_calls += 1
-                        result.stats.tool_calls_by_tool[action] = result.stats.tool_calls_by_tool.get(action, 0) + 1
-                    new_items = [e for e in evidence_from_outcome(outcome, self.clock()) if e.id not in seen_ids]
-                    seen_ids.update(e.id for e in new_items)
-                    new_items = await self.offline._score(claim, new_items)
-                    result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
-                    arguments = call["args"] if isinstance(call["args"], dict) and "__invalid__" not in call["args"] \
-                        else {"invalid_arguments": str(call["args"].get("__invalid__"))}
-                    result.trace.append(TraceStep(step=step, thought=thought, action=action, action_input=arguments,
-                                                  observation=_observation(outcome, new_items), new_evidence=len(new_items)))
-                    messages.append(ToolMessage(content=_model_observation(outcome, self.observation_chars),
-                                                tool_call_id=call["id"]))
-                for call in skipped:
-                    note = f"not run: at most {self.max_calls_per_step} tool calls per step"
-                    result.trace.append(TraceStep(step=step, thought=thought, action=_action(call["name"], routes),
-                                                  action_input=call["args"] if isinstance(call["args"], dict) else {},
-                                                  observation=note))
-                    messages.append(ToolMessage(content=note, tool_call_id=call["id"]))
-                step += 1
+            try:
+                await search.loop(model, messages)
+            except LLMServiceError as exc:
+                result.stats.llm_failure = str(exc)
+                result.trace.append(TraceStep(step=search.step, thought="", action="llm.error", action_input={},
+                                              observation=f"the search stopped: {exc}; keeping the "
+                                                          f"{len(result.evidence)} evidence item(s) gathered so far"))
         result.stats = add_usage(result.stats, usage, self.pricing)
         return result
+
+
+def _call_key(route: tuple[str, str], arguments: dict) -> str:
+    """One string per (tool, arguments), the same whatever the key order or spacing of the values."""
+    canonical = {k: " ".join(v.casefold().split()) if isinstance(v, str) else v for k, v in arguments.items()}
+    return f"{route[0]}.{route[1]} " + json.dumps(canonical, sort_keys=True, ensure_ascii=False)
+
+
+def _summary(outcome: ToolOutcome) -> str:
+    """An earlier observation as the model reads it once newer ones came in: one line, passage ids kept."""
+    if not outcome.ok:
+        return f"error: {' '.join(outcome.text.split())[:SUMMARY_CHARS]}"
+    passages = (outcome.data or {}).get("passages")
+    if passages is None:
+        text = " ".join(outcome.text.split())
+        return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS] + " …"
+    shown = "; ".join(f"[{p.get('id')}] {p.get('title')}" for p in passages)
+    if len(shown) > SUMMARY_CHARS:
+        shown = shown[:SUMMARY_CHARS] + " …"
+    return f"(earlier result, shortened) {len(passages)} passage(s): {shown or 'none'}"
+
+
+class _Search:
+    """One ReAct search: the model's turns, the tool calls they make and what is kept of them."""
+
+    def __init__(self, executor: LLMExecutor, claim: str, result: ExecutionResult,
+                 routes: dict[str, tuple[str, str]], step: int):
+        self.executor, self.claim, self.result, self.routes, self.step = executor, claim, result, routes, step
+        self.resolve = tool_resolver(routes)
+        self.known = ", ".join(f"{s}.{t}" for s, t in routes.values()) or "none"
+        self.seen_ids = {e.id for e in result.evidence}
+        self.done: dict[str, int] = {}  # call key -> the step that made it
+        self.summaries: list[tuple[int, str]] = []  # where the latest observations are in the messages, short forms
+        self.repeated_steps = 0
+        self.repaired = False
+
+    async def loop(self, model, messages: list[BaseMessage]) -> None:
+        executor, result = self.executor, self.result
+        for used in range(executor.max_steps + 1):
+            if used == executor.max_steps:
+                self._trace("stop", {}, f"step budget exhausted: {executor.max_steps} tool-using step(s) taken; "
+                                        f"stopping with the {len(result.evidence)} evidence item(s) gathered so far")
+                return
+            response = await ainvoke_model(model, messages)
+            thought = message_text(response).strip()
+            calls = self._calls(response, thought)
+            if calls and not response.tool_calls and not response.invalid_tool_calls:
+                thought = ""  # the text *was* the call
+            if not calls:
+                if self._needs_repair(thought):
+                    self.repaired = True
+                    messages += [AIMessage(content=thought), HumanMessage(self._repair_text())]
+                    continue
+                self._trace("finish", {}, f"the model ended the search: {_excerpt(thought) or '(empty reply)'}",
+                            thought=thought)
+                return
+            self._shorten_earlier_observations(messages)
+            for number, call in enumerate(calls):
+                call["id"] = call.get("id") or f"call_{self.step}_{number}"
+                call["name"] = self.resolve(call["name"]) or call["name"]
+            messages.append(AIMessage(content=thought, tool_calls=[
+                {"name": c["name"], "args": c["args"] if isinstance(c["args"], dict) else {}, "id": c["id"],
+                 "type": "tool_call"} for c in calls]))
+            fresh = await self._run_calls(calls, thought, messages)
+            if fresh == 0:
+                self.repeated_steps += 1
+                if self.repeated_steps >= MAX_REPEATED_STEPS:
+                    self._trace("stop", {}, f"the model repeated earlier calls in {self.repeated_steps} steps; stopping "
+                                            f"with the {len(result.evidence)} evidence item(s) gathered so far")
+                    return
+            self.step += 1
+
+    def _calls(self, response: AIMessage, thought: str) -> list[dict]:
+        calls = [dict(c) for c in response.tool_calls or []]
+        invalid = [{"name": c.get("name") or "", "args": {"__invalid__": c.get("args")}, "id": c.get("id") or "",
+                    "type": "tool_call"} for c in response.invalid_tool_calls or []]
+        if not calls and not invalid:
+            return tool_calls_from_content(thought, self.resolve)
+        return calls + invalid
+
+    def _needs_repair(self, text: str) -> bool:
+        """A reply that tried to call a tool (JSON, or a tool's name) but could not be read: ask once."""
+        if self.repaired:
+            return False
+        return bool(json_values(text)) or any(name.casefold() in text.casefold() for name in self.routes)
+
+    def _repair_text(self) -> str:
+        return ("Your reply could not be read as a tool call. To call a tool, reply with only a JSON object "
+                '{"name": "<tool name>", "arguments": {...}} naming one of: ' + ", ".join(self.routes) +
+                ". To end the search, reply in plain sentences without JSON.")
+
+    async def _run_calls(self, calls: list[dict], thought: str, messages: list[BaseMessage]) -> int:
+        """Run the step's calls (repeats answered from the record instead); returns how many ran."""
+        executor, result = self.executor, self.result
+        runnable, answers = [], {}
+        for call in calls[: executor.max_calls_per_step]:
+            route = self.routes.get(call["name"])
+            args = call["args"]
+            if route is not None and isinstance(args, dict) and "__invalid__" not in args:
+                key = _call_key(route, args)
+                if key in self.done:
+                    answers[call["id"]] = (f"already done in step {self.done[key]} with the same arguments; its result "
+                                           "is above. Search with other words, open another page, or end the search.")
+                    continue
+                self.done[key] = self.step
+            runnable.append(call)
+        outcomes = await asyncio.gather(*(executor._call(self.routes.get(c["name"]), c["name"], c["args"], self.known)
+                                          for c in runnable))
+        by_id = dict(zip((c["id"] for c in runnable), outcomes))
+        for number, call in enumerate(calls):
+            action = _action(call["name"], self.routes)
+            arguments = call["args"] if isinstance(call["args"], dict) and "__invalid__" not in call["args"] \
+                else {"invalid_arguments": str(call["args"].get("__invalid__"))}
+            if call["id"] in by_id:
+                outcome = by_id[call["id"]]
+                if self.routes.get(call["name"]) is not None and "invalid_arguments" not in arguments:
+                    result.stats.tool_calls += 1
+                    result.stats.tool_calls_by_tool[action] = result.stats.tool_calls_by_tool.get(action, 0) + 1
+                new_items = [e for e in evidence_from_outcome(outcome, executor.clock()) if e.id not in self.seen_ids]
+                self.seen_ids.update(e.id for e in new_items)
+                new_items = await executor.offline._score(self.claim, new_items)
+                result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
+                self._trace(action, arguments, _observation(outcome, new_items), thought=thought, new=len(new_items))
+                message = ToolMessage(content=_model_observation(outcome, executor.observation_chars),
+                                      tool_call_id=call["id"])
+                self.summaries.append((len(messages), _summary(outcome)))
+            else:
+                note = answers.get(call["id"]) or f"not run: at most {executor.max_calls_per_step} tool calls per step"
+                self._trace(action, arguments, note, thought=thought)
+                message = ToolMessage(content=note, tool_call_id=call["id"])
+            messages.append(message)
+        return len(runnable)
+
+    def _shorten_earlier_observations(self, messages: list[BaseMessage]) -> None:
+        """Before a new step, earlier observations shrink to one line each: the prompt stays short."""
+        for index, short in self.summaries:
+            messages[index] = messages[index].model_copy(update={"content": short})
+        self.summaries = []
+
+    def _trace(self, action: str, arguments: dict, observation: str, *, thought: str = "", new: int = 0) -> None:
+        self.result.trace.append(TraceStep(step=self.step, thought=thought, action=action, action_input=arguments,
+                                           observation=observation, new_evidence=new))
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + " …"
 
 
 class CascadeExecutor:

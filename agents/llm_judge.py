@@ -12,6 +12,11 @@ Confidence rule
     covers instead of C (as the offline judge does: finding nothing about the claim's topic is not
     evidence that it is unsupported); with no evidence at all the model is not asked and the verdict
     is NOT ENOUGH INFO at 0.
+Cross-check with the stance model
+    A model's self-reported confidence is not evidence. When the LLM's label differs from the stance
+    model's verdict on the same items (:func:`decide`), the confidence is capped at the stance
+    model's strength for the LLM's label; when that stance-model verdict was confident (not
+    abstained), the judge abstains: one reader against the other is not a verdict.
 Abstention and conflict
     As offline: abstain when the final confidence is under ``JudgeConfig.abstain_below`` or when
     strong trusted evidence points both ways (``conflict``, from the stance model's reading of the
@@ -125,13 +130,23 @@ class LLMJudge:
             weight = topic_coverage(evidence, entities, claim)
             rule = f"topic coverage {weight:.2f} (nothing cited)"
         confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
-        conflict = offline.conflict
-        abstained = conflict or confidence < self.config.abstain_below
         reason = (f"{' '.join(answer.reasoning.split())} [LLM judge: {answer.label} at {answer.confidence:.2f} × "
                   f"{rule} = {confidence:.2f}]")
+        # cross-check against the stance model's reading of the same evidence
+        disagrees = answer.label != offline.label.value
+        overruled_confident_reading = disagrees and not offline.abstained
+        if disagrees:
+            stance_strength = offline.label_probabilities.get(answer.label, 0.0)
+            confidence = round(min(confidence, stance_strength), 4)
+            reason += (f"; the stance model reads the evidence as {offline.label.value} at {offline.confidence:.2f} and "
+                       f"gives {answer.label} only {stance_strength:.2f}, which caps the confidence")
+        conflict = offline.conflict
+        abstained = conflict or overruled_confident_reading or confidence < self.config.abstain_below
         if conflict:
             support, refute = (offline.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value))
             reason += f"; abstained: strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
+        elif overruled_confident_reading:
+            reason += "; abstained: the LLM judge contradicts a confident stance-model verdict"
         elif abstained:
             reason += f"; abstained: confidence {confidence:.2f} is below {self.config.abstain_below:.2f}"
         return Verdict(label=Label(answer.label), confidence=confidence, abstained=abstained, conflict=conflict,

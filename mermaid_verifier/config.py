@@ -54,7 +54,7 @@ def _optional_float(value: str) -> float | None:
 
 
 BACKENDS = ("offline", "llm", "cascade")
-STRUCTURED_METHODS = ("json_schema", "function_calling")
+STRUCTURED_METHODS = ("json_schema", "json_object", "function_calling")  # the order structured calls fall back in
 LLM_ROLES = ("decomposer", "executor", "judge")
 
 
@@ -91,7 +91,12 @@ class Settings:
     prompts_dir: Path | None = field(default=None, metadata={"env": "PROMPTS_DIR", "parse": Path})
     structured_method: str = field(default="json_schema", metadata={"env": "STRUCTURED_METHOD", "parse": lambda v: v.strip().lower()})
     llm_temperature: float | None = field(default=0.0, metadata={"env": "LLM_TEMPERATURE", "parse": _optional_float})
+    # seconds per request: a small local model reading a 2k-token prompt on 2 busy cores needs ~60 s
     llm_timeout_s: float = field(default=120.0, metadata={"env": "LLM_TIMEOUT", "parse": float})
+    # retries after a failed request: 1, as a retried timeout on a one-slot local server only queues behind itself
+    llm_retries: int = field(default=1, metadata={"env": "LLM_RETRIES", "parse": int})
+    # completion cap per request (sent as max_tokens): a tool call or verdict needs ~200
+    llm_max_tokens: int = field(default=1024, metadata={"env": "LLM_MAX_TOKENS", "parse": int})
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 20:
@@ -113,7 +118,11 @@ class Settings:
         if any(p is not None and p < 0 for p in (self.price_in, self.price_out)):
             raise ConfigError("MERMAID_PRICE_IN / MERMAID_PRICE_OUT must not be negative")
         if self.llm_timeout_s <= 0:
-            raise ConfigError(f"llm_timeout_s must be positive, got {self.llm_timeout_s}")
+            raise ConfigError(f"MERMAID_LLM_TIMEOUT must be positive, got {self.llm_timeout_s}")
+        if not 0 <= self.llm_retries <= 10:
+            raise ConfigError(f"MERMAID_LLM_RETRIES must be between 0 and 10, got {self.llm_retries}")
+        if not 16 <= self.llm_max_tokens <= 65536:
+            raise ConfigError(f"MERMAID_LLM_MAX_TOKENS must be between 16 and 65536, got {self.llm_max_tokens}")
         if self.prompts_dir is not None and not Path(self.prompts_dir).is_dir():
             raise ConfigError(f"MERMAID_PROMPTS_DIR {self.prompts_dir} is not a directory")
 

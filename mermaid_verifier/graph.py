@@ -25,8 +25,9 @@ from langgraph.types import Command, interrupt
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
-from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, annotate
-from mermaid_verifier.agents.llm import LLMOutputError, Pricing, add_usage, as_model_factory, chat_model_factory, usage_scope
+from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, abstain_after_llm_failure, annotate
+from mermaid_verifier.agents.llm import (LLMOutputError, LLMServiceError, Pricing, add_usage, as_model_factory,
+                                         chat_model_factory, usage_scope)
 from mermaid_verifier.config import Settings
 from mermaid_verifier.memory import EvidenceMemory, LookupPolicy
 from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
@@ -168,9 +169,11 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
         with usage_scope() as usage:
             try:
                 decomposition = await resources.decomposer.adecompose(state["claim"])
-            except LLMOutputError as exc:  # the LLM decomposer failed twice: abstain and say why
+            except (LLMOutputError, LLMServiceError) as exc:  # no decomposition: abstain and say why
                 reason = f"abstained: the claim could not be decomposed ({exc})"
                 stats = add_usage(Stats(backend="llm"), usage, pricing)
+                if isinstance(exc, LLMServiceError):
+                    stats.llm_failure = str(exc)
                 verdict = Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True, reason=reason)
                 step = TraceStep(step=0, thought="Split the claim into facts to check.", action="decompose",
                                  action_input={"claim": state["claim"]}, observation=str(exc))
@@ -199,9 +202,16 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
     async def judge(state: VerifierState) -> dict:
         trusted = assess_trust(state["evidence"], resources.reliability_config, resources.clock())
         stats = state["stats"]
+        entities = state["decomposition"].entities
         with usage_scope() as usage:
-            verdict = await judges.get(stats.backend, judges["offline"]).judge(
-                state["claim"], trusted, state["decomposition"].entities)
+            if stats.llm_failure is None:
+                try:
+                    verdict = await judges.get(stats.backend, judges["offline"]).judge(state["claim"], trusted, entities)
+                except LLMServiceError as exc:
+                    stats = stats.model_copy(update={"llm_failure": str(exc)})
+            if stats.llm_failure is not None:  # the search or the LLM judge failed: abstain, keep the evidence
+                verdict = abstain_after_llm_failure(await judges["offline"].judge(state["claim"], trusted, entities),
+                                                    stats.llm_failure)
         ranked = annotate(trusted, resources.judge_config, state["claim"], state["decomposition"].entities)
         return {"verdict": verdict, "evidence": ranked,
                 "stats": add_usage(stats, usage, pricing)}
@@ -251,16 +261,26 @@ def _memory_keys(state: VerifierState) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def open_verifier(settings: Settings | None = None, *, review: bool = False, checkpointer=None,
-                        **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
-    """The compiled graph with its resources started now and closed when the block ends."""
-    resources = Resources.create(settings, **resource_overrides)
+                        start: bool = True, **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
+    """The compiled graph with its resources started now and closed when the block ends.
+
+    Building the resources reads files and opens the memory store, so it runs in a worker thread: the
+    event loop never blocks (``langgraph dev`` refuses code that does)."""
+    resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
     try:
-        await resources.warm_up()
-        yield build_graph(resources, review=review, checkpointer=checkpointer)
+        if start:
+            await resources.warm_up()
+        yield await asyncio.to_thread(build_graph, resources, review=review, checkpointer=checkpointer)
     finally:
         await resources.aclose()
 
 
-def make_graph(config: dict | None = None) -> CompiledStateGraph:
-    """Factory for LangGraph tooling (``langgraph.json``); settings from ``MERMAID_*`` variables."""
-    return build_graph()
+@contextlib.asynccontextmanager
+async def make_graph(config: dict | None = None) -> AsyncIterator[CompiledStateGraph]:
+    """Factory for LangGraph tooling (``langgraph.json``, ``langgraph dev``); settings from ``MERMAID_*``.
+
+    The server enters it for each use of the graph: for a run the tool servers start and are closed
+    when the run ends (no corpus-server process outlives it); to draw or inspect the graph nothing starts."""
+    for_execution = ((config or {}).get("configurable") or {}).get("__is_for_execution__", True)
+    async with open_verifier(start=bool(for_execution)) as graph:
+        yield graph

@@ -108,6 +108,8 @@ class Stats(BaseModel):
     cost_usd: float | None = Field(default=None, description="Estimated from MERMAID_PRICE_IN/OUT; None when unpriced")
     backend: Literal["offline", "llm"] = Field(default="offline", description="The path that gathered the evidence "
                                               "and decided: in cascade mode 'llm' when the offline verdict abstained")
+    llm_failure: str | None = Field(default=None, description="The LLM endpoint failure that cut this claim's "
+                                    "search or verdict short, if any (the claim then abstains and says so)")
 
 
 class Verdict(BaseModel):

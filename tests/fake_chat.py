@@ -10,9 +10,9 @@ arguments bound for each call, e.g. ``tools``, ``tool_choice``, ``response_forma
 real LangChain wrappers: ``method="function_calling"`` is ``BaseChatModel``'s own implementation
 (``bind_tools`` + a tools output parser); ``method="json_schema"`` binds ``response_format`` and parses
 the reply's JSON content with LangChain's JSON / pydantic output parsers, wired as ChatOpenAI wires
-them (``include_raw`` gives ``raw`` / ``parsed`` / ``parsing_error``). With ``reject_json_schema`` a
-call carrying ``response_format`` fails with the ``openai.BadRequestError`` a server without JSON-schema
-mode returns.
+them (``include_raw`` gives ``raw`` / ``parsed`` / ``parsing_error``). A call asking for a
+``response_format`` whose type is in ``rejected_formats`` fails with the ``openai.BadRequestError`` a
+server without that mode returns.
 """
 
 from __future__ import annotations
@@ -53,18 +53,24 @@ def answer(text: str, tokens: tuple[int, int] = (100, 20)) -> AIMessage:
     return AIMessage(content=text, usage_metadata=usage(*tokens))
 
 
-def json_schema_rejection() -> openai.BadRequestError:
+def format_rejection(kind: str) -> openai.BadRequestError:
     request = httpx2.Request("POST", "http://localhost:8000/v1/chat/completions")
     response = httpx2.Response(400, request=request)
-    return openai.BadRequestError("'response_format' of type 'json_schema' is not supported by this server",
+    return openai.BadRequestError(f"'response_format' of type '{kind}' is not supported by this server",
                                   response=response, body=None)
+
+
+def _format_type(response_format) -> str | None:
+    if isinstance(response_format, dict):
+        return response_format.get("type")
+    return None if response_format is None else "json_schema"  # a pydantic class: structured outputs
 
 
 class ScriptedChatModel(BaseChatModel):
     script: list[Any] = Field(default_factory=list)
     received: list[list[BaseMessage]] = Field(default_factory=list)
     calls: list[dict] = Field(default_factory=list)
-    reject_json_schema: bool = False
+    rejected_formats: tuple[str, ...] = ()  # response_format types answered with HTTP 400
 
     @property
     def _llm_type(self) -> str:
@@ -73,8 +79,8 @@ class ScriptedChatModel(BaseChatModel):
     def _reply(self, messages: list[BaseMessage], kwargs: dict) -> ChatResult:
         self.received.append(list(messages))
         self.calls.append(dict(kwargs))
-        if self.reject_json_schema and "response_format" in kwargs:
-            raise json_schema_rejection()
+        if _format_type(kwargs.get("response_format")) in self.rejected_formats:
+            raise format_rejection(_format_type(kwargs.get("response_format")))
         if not self.script:
             raise AssertionError(f"the scripted chat model has no reply left for call {len(self.received)}")
         item = self.script.pop(0)

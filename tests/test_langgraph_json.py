@@ -1,26 +1,68 @@
-"""langgraph.json is valid for LangGraph tooling and points at a factory that builds the graph."""
+"""langgraph.json is valid for LangGraph tooling and points at a factory that builds the graph the way
+``langgraph dev`` uses it: entered per use, never blocking the event loop, leaving no process behind."""
 
+import asyncio
 import importlib
 import json
 from pathlib import Path
 
+import os
+
+import pytest
+from blockbuster import blockbuster_ctx
 from langgraph_cli.config import validate_config_file
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_langgraph_json_validates_and_loads_the_graph(tmp_path, monkeypatch):
+@pytest.fixture
+def factory(tmp_path, monkeypatch):
     config = validate_config_file(REPO / "langgraph.json")
     target = config["graphs"]["mermaid_verifier"]
     module_path, attribute = target.rsplit(":", 1)
     module_name = Path(module_path).with_suffix("").as_posix().lstrip("./").replace("/", ".")
-    factory = getattr(importlib.import_module(module_name), attribute)
-
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text(json.dumps({"id": "1", "title": "T", "text": "Some text."}) + "\n")
+    corpus.write_text(json.dumps({"id": "1", "title": "Mount Everest", "text": "Mount Everest is in the Himalayas."}) + "\n")
     monkeypatch.setenv("MERMAID_CORPUS", str(corpus))
+    monkeypatch.setenv("MERMAID_SOURCES", "local")
     monkeypatch.setenv("MERMAID_CACHE_DIR", str(tmp_path / "cache"))
-    graph = factory({})
-    assert set(graph.get_graph().nodes) >= {"decompose", "recall", "execute", "judge", "remember"}
-    assert list(graph.get_input_jsonschema()["properties"]) == ["claim"]
-    assert set(graph.get_output_jsonschema()["properties"]) == {"verdict", "evidence", "trace", "decomposition", "stats"}
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def children() -> set[int]:
+    """Live child processes of this test process (from /proc; zombies, already exited, left out)."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc to list child processes")
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # exited meanwhile
+            if int(fields[1]) == os.getpid() and fields[0] != "Z":
+                found.add(int(entry.name))
+    return found
+
+
+async def test_the_factory_yields_the_graph_for_inspection_without_starting_anything(factory):
+    before = children()
+    with blockbuster_ctx():
+        async with factory({"configurable": {"__is_for_execution__": False}}) as graph:
+            assert set(graph.get_graph().nodes) >= {"decompose", "recall", "execute", "judge", "remember"}
+            assert list(graph.get_input_jsonschema()["properties"]) == ["claim"]
+            assert set(graph.get_output_jsonschema()["properties"]) == {"verdict", "evidence", "trace", "decomposition",
+                                                                         "stats"}
+            assert await asyncio.to_thread(children) == before
+
+
+async def test_a_run_through_the_factory_never_blocks_the_loop_and_leaves_no_process(factory):
+    before = children()
+    with blockbuster_ctx():  # what langgraph dev enforces: a blocking call in the event loop raises
+        async with factory({"configurable": {"__is_for_execution__": True}}) as graph:
+            during = await asyncio.to_thread(children) - before
+            out = await graph.ainvoke({"claim": "Mount Everest is in the Himalayas."})
+            assert out["stats"].tool_calls >= 1
+    assert during, "the run had its own corpus server"
+    assert out["evidence"] and out["evidence"][0].title == "Mount Everest"
+    assert children() == before, "the corpus server of the run is gone"

@@ -216,50 +216,34 @@ async def test_the_decomposer_repairs_once_then_gives_up_with_a_typed_error():
     assert "Invalid json output" in repair[-1].content and "could not be used" in repair[-1].content
 
 
-async def test_a_server_without_json_schema_mode_gets_function_calling():
-    model = ScriptedChatModel(reject_json_schema=True, script=[
+async def test_a_server_without_json_schema_mode_gets_json_object_mode_with_the_schema():
+    model = ScriptedChatModel(rejected_formats=("json_schema",), script=[json.dumps(DECOMPOSITION)] * 2)
+    decomposer = LLMDecomposer(model)
+    first = await decomposer.adecompose(CLAIM)
+    assert first.triplets[0].attribution == "NASA"
+    assert model.calls[0]["response_format"]["type"] == "json_schema"  # rejected
+    asked = model.calls[1]["response_format"]
+    assert asked["type"] == "json_object" and asked["schema"]["properties"].keys() == {"triplets", "keywords", "entities"}
+    await decomposer.adecompose("Another claim.")
+    assert len(model.calls) == 3 and model.calls[2]["response_format"]["type"] == "json_object"  # remembered
+
+
+async def test_a_server_without_either_json_mode_gets_function_calling():
+    model = ScriptedChatModel(rejected_formats=("json_schema", "json_object"), script=[
         calls(tool_call("ClaimDecomposition", DECOMPOSITION)), calls(tool_call("ClaimDecomposition", DECOMPOSITION))])
     decomposer = LLMDecomposer(model)
     first = await decomposer.adecompose(CLAIM)
     assert first.triplets[0].attribution == "NASA"
-    assert "response_format" in model.calls[0]  # rejected
-    assert model.calls[1]["tool_choice"] and [t["function"]["name"] for t in model.calls[1]["tools"]] == ["ClaimDecomposition"]
+    assert [c["response_format"]["type"] for c in model.calls[:2]] == ["json_schema", "json_object"]
+    assert model.calls[2]["tool_choice"] and [t["function"]["name"] for t in model.calls[2]["tools"]] == ["ClaimDecomposition"]
     await decomposer.adecompose("Another claim.")
-    assert len(model.calls) == 3 and "response_format" not in model.calls[2]  # the switch is remembered
+    assert len(model.calls) == 4 and "response_format" not in model.calls[3]  # the switch is remembered
 
 
 async def test_function_calling_mode_reads_json_the_model_wrote_as_text():
     model = ScriptedChatModel(script=[answer("```json\n" + json.dumps(DECOMPOSITION) + "\n```")])
     decomposition = await LLMDecomposer(model, method="function_calling").adecompose(CLAIM)
     assert decomposition.triplets[0].subject == "Stanley Kubrick" and len(model.received) == 1
-
-
-async def test_the_real_openai_client_falls_back_and_reports_usage(caplog):
-    requests = []
-
-    def server(request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content)
-        requests.append((request, body))
-        if "response_format" in body:
-            return httpx2.Response(400, json={"error": {"message": "response_format json_schema is not supported",
-                                                        "type": "invalid_request_error"}})
-        call = {"id": "call_1", "type": "function",
-                "function": {"name": "ClaimDecomposition", "arguments": json.dumps(DECOMPOSITION)}}
-        return httpx2.Response(200, json={
-            "id": "c1", "object": "chat.completion", "created": 0, "model": "local",
-            "choices": [{"index": 0, "finish_reason": "tool_calls",
-                         "message": {"role": "assistant", "content": None, "tool_calls": [call]}}],
-            "usage": {"prompt_tokens": 321, "completion_tokens": 54, "total_tokens": 375}})
-
-    model = ChatOpenAI(model="local", base_url="http://localhost:8080/v1", api_key="not-needed", use_responses_api=False,
-                       max_retries=0, http_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)))
-    with usage_scope() as used:
-        decomposition = await LLMDecomposer(model).adecompose(CLAIM)
-    assert "rejected JSON-schema output (LLM endpoint error (HTTP 400)" in caplog.text
-    assert decomposition.triplets[0].object == "2001: A Space Odyssey"
-    assert [("response_format" in body, "tools" in body) for _, body in requests] == [(True, False), (False, True)]
-    assert requests[0][0].headers["authorization"] == "Bearer not-needed"
-    assert (used.calls, used.prompt_tokens, used.completion_tokens) == (1, 321, 54)  # the rejected call cost nothing
 
 
 # ----------------------------------------------------------------------------- judge

@@ -233,8 +233,8 @@ def create_server(
     async def search(
         query: Annotated[
             str,
-            Field(description="Keywords, e.g. 'transformer attention machine translation'; arXiv syntax "
-                  "works too: 'ti:attention AND au:vaswani'.", max_length=MAX_QUERY_CHARS),
+            Field(description="Keywords: the method, topic and names the claim mentions; arXiv syntax "
+                  "works too (ti: title, au: author, AND / OR).", max_length=MAX_QUERY_CHARS),
         ],
         k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many papers to return (1-{MAX_K}).")] = 5,
     ) -> ArxivSearchResult:

@@ -88,7 +88,7 @@ class PageResult(BaseModel):
     truncated: bool = Field(description="True when only the first max_passages are returned.")
     suggestions: list[str] = Field(default_factory=list, description="Similar titles when the title is unknown.")
     same_name: list[str] = Field(default_factory=list, description="When the title is unknown: the pages of that name "
-                                 "with a disambiguator, e.g. 'House (TV series)' for 'House'.")
+                                 "with a disambiguator in brackets.")
     message: str | None = Field(default=None, description="What to do next, when there is something to say.")
 
 
@@ -280,8 +280,8 @@ def create_server(
         query: Annotated[
             str,
             Field(
-                description="Keywords to look for, e.g. 'Stanley Kubrick 2001 Space Odyssey director'. "
-                "Names and distinctive nouns work best; word order does not matter.",
+                description="Keywords to look for: the names, titles and distinctive words of the "
+                "claim. Word order does not matter.",
                 max_length=MAX_QUERY_CHARS,
             ),
         ],
@@ -308,8 +308,8 @@ def create_server(
         title: Annotated[
             str,
             Field(
-                description="Page title as shown in search results (e.g. 'Soul Food (film)'); "
-                "a Wikipedia/FEVER page id such as 'Soul_Food_-LRB-film-RRB-' works too.",
+                description="Page title exactly as a search result shows it (FEVER page ids are "
+                "accepted too).",
                 max_length=MAX_QUERY_CHARS,
             ),
         ],

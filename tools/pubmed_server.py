@@ -431,8 +431,8 @@ def create_server(
     async def search(
         query: Annotated[
             str,
-            Field(description="Keywords, e.g. 'vitamin D supplementation hip fracture elderly'; PubMed "
-                  "syntax works too: 'aspirin[Title] AND stroke'.", max_length=MAX_QUERY_CHARS),
+            Field(description="Keywords: the condition, treatment and population the claim mentions; "
+                  "PubMed syntax works too ([Title], [Author], AND / OR).", max_length=MAX_QUERY_CHARS),
         ],
         k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many articles to return (1-{MAX_K}).")] = 5,
     ) -> PubmedSearchResult:
