@@ -98,22 +98,37 @@ def _as_service_error(exc: BaseException) -> LLMServiceError | None:
     if not isinstance(exc, openai.APIError):
         return None
     status = getattr(exc, "status_code", None)
-    detail = " ".join(str(getattr(exc, "message", None) or exc).split())[:300]
+    full = " ".join(str(getattr(exc, "message", None) or exc).split())
     where = f"HTTP {status}" if status else type(exc).__name__
-    overflow = "ContextOverflow" in "".join(c.__name__ for c in type(exc).__mro__) or "context_length_exceeded" in detail
-    return LLMServiceError(f"LLM endpoint error ({where}): {detail}", status, overflow)
+    overflow = ("ContextOverflow" in "".join(c.__name__ for c in type(exc).__mro__)
+                or getattr(exc, "code", None) == "context_length_exceeded" or "context_length_exceeded" in full)
+    return LLMServiceError(f"LLM endpoint error ({where}): {full[:300]}", status, overflow)
 
 
 # ----------------------------------------------------------------------------- chat models
 
 
-def chat_model_factory(settings) -> Callable[[str], BaseChatModel]:
-    """role ("decomposer", "executor", "judge") -> a ChatOpenAI for that role's model; one per model name."""
-    built: dict[str, BaseChatModel] = {}
+class ChatModels:
+    """role ("decomposer", "executor", "judge") -> a chat model for that role's model; one per model name.
 
-    def make(role: str) -> BaseChatModel:
+    The models share one HTTP client that belongs to this object (``aclose()`` closes it). LangChain's
+    default is a client cached for the whole process, whose connections stay bound to the event loop
+    that first used them: a second ``asyncio.run`` in the same process (a notebook, a test) then fails
+    with "Event loop is closed"."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.built: dict[str, BaseChatModel] = {}
+        self.http_client = None
+
+    def __call__(self, role: str) -> BaseChatModel:
+        settings = self.settings
         name = settings.model_for(role)
-        if name not in built:
+        if name not in self.built:
+            if self.http_client is None:
+                from openai import DefaultAsyncHttpxClient  # the openai client's own HTTP client, with its defaults
+
+                self.http_client = DefaultAsyncHttpxClient(timeout=settings.llm_timeout_s)
             kwargs: dict[str, Any] = dict(
                 model=name,
                 base_url=settings.openai_base_url,
@@ -122,13 +137,23 @@ def chat_model_factory(settings) -> Callable[[str], BaseChatModel]:
                 timeout=settings.llm_timeout_s,
                 max_retries=settings.llm_retries,
                 max_tokens=settings.llm_max_tokens,
+                http_async_client=self.http_client,
             )
             if settings.llm_temperature is not None:
                 kwargs["temperature"] = settings.llm_temperature
-            built[name] = compatible_chat_model_class()(**kwargs)
-        return built[name]
+            self.built[name] = compatible_chat_model_class()(**kwargs)
+        return self.built[name]
 
-    return make
+    async def aclose(self) -> None:
+        if self.http_client is not None:
+            await self.http_client.aclose()
+            self.http_client = None
+            self.built.clear()
+
+
+def chat_model_factory(settings) -> ChatModels:
+    """The chat models of a run, built from ``settings`` (see :class:`ChatModels`)."""
+    return ChatModels(settings)
 
 
 def compatible_payload(payload: dict, model: str | None) -> dict:

@@ -1,7 +1,7 @@
 """The LLM decomposer: the claim's atomic facts as triplets (with who the claim attributes each to),
 search keywords and entities, as structured output; the drop-in sibling of ``SpacyDecomposer``.
 
-A malformed or empty answer (no triplet, a triplet without subject or relation) is sent back once with
+An attribution the claim does not name is dropped. A malformed or empty answer (no triplet, a triplet without subject or relation) is sent back once with
 the error quoted; a second bad answer raises :class:`~mermaid_verifier.agents.llm.DecompositionError`,
 which the graph turns into an abstention that states the reason.
 """
@@ -47,6 +47,15 @@ def _clean(items: list[str]) -> list[str]:
     return out
 
 
+def _named_in_claim(attribution: str | None, claim: str) -> str | None:
+    """The attribution when the claim names that source, else None: a small model fills the field with
+    sources it imagines ("According to Wikipedia, …" for a claim that cites nobody)."""
+    text = " ".join((attribution or "").split())
+    if not text:
+        return None
+    return text if text.casefold() in claim.casefold() else None
+
+
 def _check(answer: ClaimDecomposition) -> None:
     if not answer.triplets:
         raise ValueError("triplets is empty: every claim states at least one fact")
@@ -74,7 +83,6 @@ class LLMDecomposer:
         answer = await self.ask(messages, repair=lambda error: self.prompt.render("repair", error=error), validate=_check)
         triplets = list(dict.fromkeys(
             Triplet(subject=" ".join(t.subject.split()), relation=" ".join(t.relation.split()),
-                    object=" ".join(t.object.split()), attribution=(" ".join(t.attribution.split()) or None)
-                    if t.attribution else None)
+                    object=" ".join(t.object.split()), attribution=_named_in_claim(t.attribution, claim))
             for t in answer.triplets))
         return Decomposition(triplets=triplets, keywords=_clean(answer.keywords), entities=_clean(answer.entities))

@@ -265,8 +265,12 @@ class _Search:
             calls = self._calls(response, thought)
             if calls and not response.tool_calls and not response.invalid_tool_calls:
                 thought = ""  # the text *was* the call
+            if calls:
+                result.stats.llm_tool_turns += 1
+            elif self._looks_like_a_call(thought):
+                result.stats.llm_unreadable_turns += 1
             if not calls:
-                if self._needs_repair(thought):
+                if not self.repaired and self._looks_like_a_call(thought):
                     self.repaired = True
                     messages += [AIMessage(content=thought), HumanMessage(self._repair_text())]
                     continue
@@ -293,14 +297,15 @@ class _Search:
         calls = [dict(c) for c in response.tool_calls or []]
         invalid = [{"name": c.get("name") or "", "args": {"__invalid__": c.get("args")}, "id": c.get("id") or "",
                     "type": "tool_call"} for c in response.invalid_tool_calls or []]
-        if not calls and not invalid:
-            return tool_calls_from_content(thought, self.resolve)
+        if not calls and not invalid:  # written as text: a small model may repeat one call until the token cap
+            unique = {}
+            for call in tool_calls_from_content(thought, self.resolve):
+                unique.setdefault(json.dumps([call["name"], call["args"]], sort_keys=True, default=str), call)
+            return list(unique.values())
         return calls + invalid
 
-    def _needs_repair(self, text: str) -> bool:
-        """A reply that tried to call a tool (JSON, or a tool's name) but could not be read: ask once."""
-        if self.repaired:
-            return False
+    def _looks_like_a_call(self, text: str) -> bool:
+        """Whether a reply without a readable call tried to make one (JSON, or a tool's name): asked again once."""
         return bool(json_values(text)) or any(name.casefold() in text.casefold() for name in self.routes)
 
     def _repair_text(self) -> str:

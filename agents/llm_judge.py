@@ -17,6 +17,9 @@ Cross-check with the stance model
     model's verdict on the same items (:func:`decide`), the confidence is capped at the stance
     model's strength for the LLM's label; when that stance-model verdict was confident (not
     abstained), the judge abstains: one reader against the other is not a verdict.
+    Whenever the LLM's answer does not stand (abstention, conflict, unusable answer), the verdict is
+    the stance model's label, abstained, with the LLM's answer in the reason: an LLM that adds no
+    confident, consistent reading never changes a label (in the cascade: never worse than offline).
 Abstention and conflict
     As offline: abstain when the final confidence is under ``JudgeConfig.abstain_below`` or when
     strong trusted evidence points both ways (``conflict``, from the stance model's reading of the
@@ -79,6 +82,13 @@ def _line(alias: str, item: Evidence) -> str:
     return f"[{alias}] {item.title}{where} — {item.source}{memory}, {reliability}: {text}"
 
 
+def _stance_reading(offline: Verdict, why: str) -> Verdict:
+    """The stance model's verdict on the same evidence, as an abstention that says why the LLM's did not stand."""
+    return offline.model_copy(update={
+        "abstained": True,
+        "reason": f"abstained: {why}; the stance model's reading is kept as the best label: {offline.reason}"})
+
+
 class LLMJudge:
     """``judge(claim, evidence, entities) -> Verdict`` with a chat model (same shape as ``OfflineJudge``)."""
 
@@ -117,9 +127,7 @@ class LLMJudge:
             answer = await self.ask(messages, repair=lambda error: self.prompt.render("repair", error=error, ids=ids),
                                     validate=check)
         except LLMOutputError as exc:
-            return Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True, conflict=offline.conflict,
-                           reason=f"abstained: the LLM judge gave no usable verdict ({exc})",
-                           label_probabilities=offline.label_probabilities)
+            return _stance_reading(offline, f"the LLM judge gave no usable verdict ({exc})")
 
         cited = list(dict.fromkeys(resolve(c).id for c in answer.cited))
         cited_items = [by_id[c] for c in cited]
@@ -149,5 +157,7 @@ class LLMJudge:
             reason += "; abstained: the LLM judge contradicts a confident stance-model verdict"
         elif abstained:
             reason += f"; abstained: confidence {confidence:.2f} is below {self.config.abstain_below:.2f}"
-        return Verdict(label=Label(answer.label), confidence=confidence, abstained=abstained, conflict=conflict,
+        if abstained:  # the LLM's answer does not stand: report the stance model's label, abstained
+            return _stance_reading(offline, f"the LLM judge said {answer.label} ({reason})")
+        return Verdict(label=Label(answer.label), confidence=confidence, abstained=False, conflict=conflict,
                        reason=reason, label_probabilities=offline.label_probabilities, cited=cited)

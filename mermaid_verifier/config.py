@@ -95,8 +95,9 @@ class Settings:
     llm_timeout_s: float = field(default=120.0, metadata={"env": "LLM_TIMEOUT", "parse": float})
     # retries after a failed request: 1, as a retried timeout on a one-slot local server only queues behind itself
     llm_retries: int = field(default=1, metadata={"env": "LLM_RETRIES", "parse": int})
-    # completion cap per request (sent as max_tokens): a tool call or verdict needs ~200
-    llm_max_tokens: int = field(default=1024, metadata={"env": "LLM_MAX_TOKENS", "parse": int})
+    # completion cap per request (sent as max_tokens): a tool call, decomposition or verdict needs 50-300; a
+    # small local model that loops on one call runs to the cap (512 tokens: ~30 s at 17 tokens/s)
+    llm_max_tokens: int = field(default=512, metadata={"env": "LLM_MAX_TOKENS", "parse": int})
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 20:

@@ -110,6 +110,9 @@ class Resources:
 
     async def aclose(self) -> None:
         await self.toolbox.aclose()
+        close_models = getattr(self.chat_models, "aclose", None)  # ChatModels built here; not a caller's models
+        if close_models is not None:
+            await close_models()
         if self.owned_store is not None:
             self.owned_store.close()
 

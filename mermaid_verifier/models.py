@@ -108,6 +108,9 @@ class Stats(BaseModel):
     cost_usd: float | None = Field(default=None, description="Estimated from MERMAID_PRICE_IN/OUT; None when unpriced")
     backend: Literal["offline", "llm"] = Field(default="offline", description="The path that gathered the evidence "
                                               "and decided: in cascade mode 'llm' when the offline verdict abstained")
+    llm_tool_turns: int = Field(default=0, description="LLM executor replies that made a readable tool call")
+    llm_unreadable_turns: int = Field(default=0, description="LLM executor replies that tried to call a tool but "
+                                      "could not be read")
     llm_failure: str | None = Field(default=None, description="The LLM endpoint failure that cut this claim's "
                                     "search or verdict short, if any (the claim then abstains and says so)")
 

@@ -113,6 +113,8 @@ def cost_metrics(rows: list[dict]) -> dict:
         per_tool.update(s.get("tool_calls_by_tool") or {})
     seconds = [s["seconds"] for s in stats]
     costs = [s.get("cost_usd") for s in stats if s.get("cost_usd") is not None]
+    tool_turns = sum(s.get("llm_tool_turns", 0) for s in stats)
+    unreadable = sum(s.get("llm_unreadable_turns", 0) for s in stats)
     return {
         "tool_calls": {"mean": statistics.fmean(s["tool_calls"] for s in stats), "total": sum(s["tool_calls"] for s in stats),
                        "per_tool": {tool: n / len(rows) for tool, n in sorted(per_tool.items())}},
@@ -120,7 +122,12 @@ def cost_metrics(rows: list[dict]) -> dict:
         "llm": {"calls": sum(s.get("llm_calls", 0) for s in stats),
                 "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in stats),
                 "completion_tokens": sum(s.get("completion_tokens", 0) for s in stats),
-                "cost_usd": sum(costs) if costs else None},
+                "cost_usd": sum(costs) if costs else None,
+                "claims_on_llm_path": sum(s.get("backend") == "llm" for s in stats),
+                "claims_with_endpoint_failure": sum(bool(s.get("llm_failure")) for s in stats),
+                "tool_call_turns": tool_turns, "unreadable_call_turns": unreadable,
+                # of the executor replies that tried to call a tool, the share whose call could be read
+                "parsed_call_share": tool_turns / (tool_turns + unreadable) if tool_turns + unreadable else None},
         "latency": {"p50": percentile(seconds, 50), "p95": percentile(seconds, 95), "mean": statistics.fmean(seconds)},
     }
 

@@ -31,8 +31,8 @@ class Reply:
 class Exchange:
     path: str
     request: dict
-    status: int
-    response: dict
+    status: int | None = None  # None until answered
+    response: dict | None = None
 
 
 @dataclass
@@ -45,6 +45,8 @@ class StubServer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real servers: clients reuse pooled connections
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 status, answer = stub._answer(self.path, body)
@@ -74,18 +76,19 @@ class StubServer:
         return [e.request for e in self.exchanges]
 
     def _answer(self, path: str, body: dict) -> tuple[int, dict]:
-        if self.upstream is not None:
-            status, answer = forward(self.upstream + path.removeprefix("/v1"), body)
-        else:
-            with self._lock:
-                if not self.replies:
-                    return 599, {"error": {"message": f"the stub has no reply left for request {len(self.exchanges) + 1}"}}
-                reply = self.replies.pop(0)
-            time.sleep(reply.delay)
-            status, answer = reply.status, reply.body
+        exchange = Exchange(path, body)
         with self._lock:
-            self.exchanges.append(Exchange(path, body, status, answer))
-        return status, answer
+            self.exchanges.append(exchange)  # recorded on arrival, answered below
+            reply = self.replies.pop(0) if self.replies else None
+        if self.upstream is not None:
+            exchange.status, exchange.response = forward(self.upstream + path.removeprefix("/v1"), body)
+        elif reply is None:
+            exchange.status = 599
+            exchange.response = {"error": {"message": f"the stub has no reply left for request {len(self.exchanges)}"}}
+        else:
+            time.sleep(reply.delay)
+            exchange.status, exchange.response = reply.status, reply.body
+        return exchange.status, exchange.response
 
     def __enter__(self) -> "StubServer":
         self._thread.start()

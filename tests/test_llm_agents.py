@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_openai import ChatOpenAI
 from mcp import types
 
-from mermaid_verifier.agents.judge import JudgeConfig
+from mermaid_verifier.agents.judge import JudgeConfig, decide
 from mermaid_verifier.agents.llm import (DecompositionError, Pricing, Usage, add_usage, ainvoke_model,
                                          chat_model_factory, load_prompt, message_tokens, tool_calls_from_content,
                                          usage_scope)
@@ -288,17 +288,21 @@ async def test_the_judge_accepts_a_real_id_and_requires_a_citation_for_a_decisio
 
 async def test_a_judge_that_fails_twice_abstains_and_says_why():
     model = ScriptedChatModel(script=[answer("SUPPORTS, clearly."), answer(verdict_json("SUPPORTS", 1.5, ["E1"]))])
-    verdict = await LLMJudge(model, JudgeConfig()).judge(CLAIM, _evidence(), ENTITIES)
-    assert verdict.abstained and verdict.label == Label.NOT_ENOUGH_INFO and verdict.confidence == 0.0
+    evidence = _evidence()
+    verdict = await LLMJudge(model, JudgeConfig()).judge(CLAIM, evidence, ENTITIES)
+    stance_reading = decide(evidence, JudgeConfig(), ENTITIES, CLAIM)
+    assert verdict.abstained and (verdict.label, verdict.confidence) == (stance_reading.label, stance_reading.confidence)
     assert "no usable verdict" in verdict.reason and "confidence" in verdict.reason
+    assert "the stance model's reading is kept" in verdict.reason
 
 
 async def test_an_uncited_not_enough_info_is_weighed_by_topic_coverage_and_may_abstain():
     model = ScriptedChatModel(script=[answer(verdict_json("NOT ENOUGH INFO", 0.9, []))])
-    verdict = await LLMJudge(model, JudgeConfig()).judge("Mount Everest is 9 km high.", _evidence(),
-                                                         ["Mount Everest", "Nepal"])
-    assert verdict.label == Label.NOT_ENOUGH_INFO and verdict.confidence == pytest.approx(0.9 * 0.5)
+    claim, entities = "Mount Everest is 9 km high.", ["Mount Everest", "Nepal"]
+    verdict = await LLMJudge(model, JudgeConfig()).judge(claim, _evidence(), entities)
+    assert "NOT ENOUGH INFO at 0.90 × topic coverage 0.50 (nothing cited) = 0.45" in verdict.reason
     assert verdict.abstained and "below 0.50" in verdict.reason
+    assert verdict.label == decide(_evidence(), JudgeConfig(), entities, claim).label  # the stance model's label
 
 
 async def test_conflicting_trusted_evidence_still_abstains_however_sure_the_model_is():

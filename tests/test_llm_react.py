@@ -72,6 +72,7 @@ async def test_a_repeated_call_is_not_run_again_and_two_repeating_steps_end_the_
     trace = [(s.step, s.action) for s in out["trace"]]
     assert trace == [(1, "local-corpus.search"), (2, "local-corpus.search"), (3, "local-corpus.search"), (3, "stop")]
     assert out["stats"].tool_calls == 1  # the repeats never reached the server
+    assert (out["stats"].llm_tool_turns, out["stats"].llm_unreadable_turns) == (3, 0)
     assert out["trace"][1].observation.startswith("already done in step 1")
     assert "repeated earlier calls in 2 steps" in out["trace"][3].observation
     assert chat["executor"].remaining == 1
@@ -105,6 +106,7 @@ async def test_an_unreadable_call_is_asked_for_again_once_then_the_reply_ends_th
     assert isinstance(repair[-1], HumanMessage) and "could not be read as a tool call" in repair[-1].content
     [finish] = out["trace"]
     assert finish.action == "finish" and finish.observation == f"the model ended the search: {broken}"
+    assert (out["stats"].llm_tool_turns, out["stats"].llm_unreadable_turns) == (0, 2)
 
 
 async def test_a_plain_summary_ends_the_search_and_the_trace_quotes_it(llm_resources):
@@ -168,9 +170,10 @@ async def test_an_llm_verdict_against_a_confident_stance_reading_abstains():
     assert decide(evidence, CONFIG, ENTITIES, KUBRICK).label == Label.SUPPORTS
     model = ScriptedChatModel(script=[answer(verdict_json("REFUTES", 0.99, ["E1"]))])
     verdict = await LLMJudge(model, CONFIG).judge(KUBRICK, evidence, ENTITIES)
-    assert verdict.label == Label.REFUTES and verdict.abstained
+    assert verdict.abstained and verdict.label == Label.SUPPORTS  # the stance model's label is kept
+    assert "the LLM judge said REFUTES" in verdict.reason
     assert "contradicts a confident stance-model verdict" in verdict.reason
-    assert verdict.confidence <= 0.02  # capped at the stance model's strength for REFUTES
+    assert "gives REFUTES only 0.01" in verdict.reason  # the cap on the LLM's confidence
 
 
 async def test_an_agreeing_llm_verdict_keeps_its_confidence():

@@ -82,7 +82,18 @@ def test_costs_and_latency(rows):
     assert m["tool_calls"]["per_tool"] == {"local-corpus.search": pytest.approx(16 / 6)}
     assert m["memory_hit_rate"] == pytest.approx(2 / 6)
     assert m["latency"]["p50"] == pytest.approx(3.5) and m["latency"]["p95"] == pytest.approx(5.75)
-    assert m["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None}
+    assert m["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None,
+                        "claims_on_llm_path": 0, "claims_with_endpoint_failure": 0, "tool_call_turns": 0,
+                        "unreadable_call_turns": 0, "parsed_call_share": None}
+
+
+def test_llm_path_figures_count_claims_failures_and_readable_calls(rows):
+    llm_rows = [r | {"stats": r["stats"] | {"backend": "llm", "llm_tool_turns": 3, "llm_unreadable_turns": 1}}
+                for r in rows[:2]]
+    llm_rows[1]["stats"]["llm_failure"] = "LLM endpoint error (HTTP 500): boom"
+    m = cost_metrics(llm_rows + rows[2:])["llm"]
+    assert (m["claims_on_llm_path"], m["claims_with_endpoint_failure"]) == (2, 1)
+    assert (m["tool_call_turns"], m["unreadable_call_turns"]) == (6, 2) and m["parsed_call_share"] == pytest.approx(0.75)
 
 
 def test_percentile_interpolates():
