@@ -37,7 +37,7 @@ from mermaid_verifier.models import Decomposition, Evidence, SourceKind, Stance,
 from mermaid_verifier.names import disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
-from mermaid_verifier.toolbox import Toolbox, ToolOutcome
+from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
 from mermaid_verifier.topicality import Topicality
 
 CORPUS_SERVER = "local-corpus"

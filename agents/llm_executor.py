@@ -44,7 +44,7 @@ from mermaid_verifier.agents.llm import (LLMServiceError, Pricing, add_usage, ai
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel
-from mermaid_verifier.toolbox import Toolbox, ToolOutcome
+from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
 
 PROMPT_PLACEHOLDERS = {
     "system": {"max_steps"},

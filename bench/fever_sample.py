@@ -17,7 +17,7 @@ WARM_UP = 3
 
 def test_part_sample(count: int):
     """The first ``count`` test-part claims, and ``WARM_UP`` further ones for the warm-up."""
-    from mermaid_verifier.datasets import load_split_ids, read_labelled_claims, select
+    from mermaid_verifier.evaluation.datasets import load_split_ids, read_labelled_claims, select
 
     for path in (CLAIMS, CORPUS):
         if not path.is_file():

@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "training"))
 
 
 def judge_for(model_dir: Path | None):
-    from mermaid_verifier.given_evidence import GivenEvidenceJudge
+    from mermaid_verifier.evaluation.given_evidence import GivenEvidenceJudge
     from mermaid_verifier.stance import StanceModel
 
     return GivenEvidenceJudge(stance=StanceModel(model_dir))
@@ -60,7 +60,7 @@ def contrast(judge, path: Path) -> dict:
 
 def gold_claims(claims_path: Path, split_path: Path | None, parts: list[str]):
     """(claim, label, [(title, text)]) for S/R claims whose first complete gold set is in the corpus."""
-    from mermaid_verifier.datasets import load_split_ids, read_labelled_claims
+    from mermaid_verifier.evaluation.datasets import load_split_ids, read_labelled_claims
     from mermaid_verifier.tools.corpus_index import read_corpus
 
     claims, _ = read_labelled_claims(claims_path)

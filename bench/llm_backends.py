@@ -25,7 +25,7 @@ from pathlib import Path
 from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, SPLIT
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.fever_run import RunOptions, run
+from mermaid_verifier.evaluation.fever_run import RunOptions, run
 
 BACKENDS = ("offline", "llm", "cascade")
 

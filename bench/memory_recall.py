@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from mermaid_verifier.memory import EvidenceMemory, MemoryRecord
-from mermaid_verifier.store import DiskCacheStore
+from mermaid_verifier.memory.evidence import EvidenceMemory, MemoryRecord
+from mermaid_verifier.memory.store import DiskCacheStore
 
 
 def synthetic(items: int, rng: random.Random, chunk: int) -> Iterator[list[MemoryRecord]]:

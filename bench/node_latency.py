@@ -29,7 +29,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 
-from mermaid_verifier.run_metrics import percentile
+from mermaid_verifier.evaluation.run_metrics import percentile
 
 
 

@@ -25,14 +25,14 @@ from pathlib import Path
 
 from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 
-from mermaid_verifier.run_metrics import percentile
+from mermaid_verifier.evaluation.run_metrics import percentile
 
 
 
 
 
 async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
-    from mermaid_verifier.batch import verify_labelled
+    from mermaid_verifier.evaluation.batch import verify_labelled
     from mermaid_verifier.graph import open_verifier
 
     results, verdicts = [], {}

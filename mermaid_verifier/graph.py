@@ -29,15 +29,15 @@ from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, abstain_aft
 from mermaid_verifier.agents.llm import (LLMOutputError, LLMServiceError, Pricing, add_usage, as_model_factory,
                                          chat_model_factory, usage_scope)
 from mermaid_verifier.config import Settings
-from mermaid_verifier.memory import EvidenceMemory, LookupPolicy
+from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
-from mermaid_verifier.sources import toolbox_for
+from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
-from mermaid_verifier.store import DiskCacheStore
-from mermaid_verifier.toolbox import Toolbox
+from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.tools.toolbox import Toolbox
 
 logger = logging.getLogger(__name__)
 REMEMBER_MIN_SCORE = 0.5  # only evidence that bore on a verdict is worth keeping

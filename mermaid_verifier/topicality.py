@@ -21,9 +21,14 @@ import re
 
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.memory import entities_mentioned
 from mermaid_verifier.models import Evidence
 from mermaid_verifier.names import normalise_entity, without_disambiguator
+
+
+def entities_mentioned(evidence: Evidence, entities: list[str]) -> list[str]:
+    """The claim entities this item is about: named in its title or its text."""
+    haystack = normalise_entity(f"{evidence.title} {evidence.text}")
+    return [e for e in entities if normalise_entity(e) and normalise_entity(e) in haystack]
 
 
 class Topicality(BaseModel):

@@ -37,7 +37,7 @@ from evaluate_scoring import (
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
 
 from mermaid_verifier.calibration import deal_folds, fit_threshold
-from mermaid_verifier.datasets import load_split_ids
+from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.scoring import ReliabilityConfig
 
 

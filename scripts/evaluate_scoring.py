@@ -26,9 +26,9 @@ from pathlib import Path
 
 from mermaid_verifier.agents.judge import (FEATURES, ConfidenceModel, JudgeConfig, JudgeModel, Weighing,
                                           confidence_inputs, rule, weigh)
-from mermaid_verifier.datasets import load_split_ids, page_groups, result_anchor_pages
+from mermaid_verifier.evaluation.datasets import load_split_ids, page_groups, result_anchor_pages
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, fit_threshold, risk_coverage
-from mermaid_verifier.metrics import label_metrics
+from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.models import Evidence
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.topicality import Topicality

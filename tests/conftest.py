@@ -13,9 +13,9 @@ from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.config import Settings
 from mermaid_verifier.graph import Resources
-from mermaid_verifier.memory import EvidenceMemory
-from mermaid_verifier.store import DiskCacheStore
-from mermaid_verifier.toolbox import ServerSpec, Toolbox, corpus_source
+from mermaid_verifier.memory.evidence import EvidenceMemory
+from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WIKI_MINI = FIXTURES / "wiki_mini.jsonl"
@@ -135,7 +135,7 @@ def store(request, tmp_path):
     """A memory store: the default DiskCacheStore, and LangGraph's InMemoryStore (suites run on both)."""
     from langgraph.store.memory import InMemoryStore
 
-    from mermaid_verifier.store import DiskCacheStore
+    from mermaid_verifier.memory.store import DiskCacheStore
 
     if request.param == "in-memory":
         yield InMemoryStore()

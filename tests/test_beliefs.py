@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mermaid_verifier.graph import build_graph
-from mermaid_verifier.memory import MemoryRecord
+from mermaid_verifier.memory.evidence import MemoryRecord
 from mermaid_verifier.models import Label, SourceKind
 from mermaid_verifier.scoring import SECONDS_PER_DAY
 

@@ -7,9 +7,9 @@ import pytest
 from typer.testing import CliRunner
 
 from mermaid_verifier.cli import app
-from mermaid_verifier.memory import EvidenceMemory
+from mermaid_verifier.memory.evidence import EvidenceMemory
 from mermaid_verifier.models import Evidence
-from mermaid_verifier.store import DiskCacheStore
+from mermaid_verifier.memory.store import DiskCacheStore
 
 from .conftest import WIKI_MINI
 

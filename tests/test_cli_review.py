@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from mermaid_verifier import cli_review
+from mermaid_verifier.cli import review as cli_review
 from mermaid_verifier.calibration import Calibration, save
 from mermaid_verifier.cli import app
 

@@ -97,7 +97,7 @@ SHIPPED_CONFIRMED_FALSE_TWINS_CEILING = 75  # measured 71 of 272 false twins ans
 
 
 def test_the_shipped_verdict_model_on_the_contrast_set():
-    from mermaid_verifier.given_evidence import GivenEvidenceJudge
+    from mermaid_verifier.evaluation.given_evidence import GivenEvidenceJudge
 
     judge = GivenEvidenceJudge()
     right, confirmed = 0, 0

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from mermaid_verifier import corpora
+from mermaid_verifier.tools import corpora
 from mermaid_verifier.errors import CorpusError
 
 from .conftest import WIKI_MINI

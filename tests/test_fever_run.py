@@ -16,11 +16,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mermaid_verifier.datasets import LabelledClaim, read_labelled_claims, stratified_sample
+from mermaid_verifier.evaluation.datasets import LabelledClaim, read_labelled_claims, stratified_sample
 from mermaid_verifier.errors import ModelError, UsageError
-from mermaid_verifier.fever_run import RunOptions, order_claims, run
+from mermaid_verifier.evaluation.fever_run import RunOptions, order_claims, run
 from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
-from mermaid_verifier.run_log import ResultsLog
+from mermaid_verifier.evaluation.run_log import ResultsLog
 
 from .conftest import WIKI_MINI
 
@@ -208,7 +208,7 @@ async def test_many_failures_in_a_row_stop_the_run_with_the_error(tmp_path):
 
 
 def test_memory_comparison_reports_savings_against_the_run_without_memory():
-    from mermaid_verifier.memory_compare import against_baseline, comparison_rows
+    from mermaid_verifier.evaluation.memory_compare import against_baseline, comparison_rows
 
     summaries = {"no-memory": {"claims": 10, "accuracy": 0.60, "macro_f1": 0.58, "tool_calls_per_claim": 5.0, "memory_hit_rate": 0.0},
                  "memory-clustered": {"claims": 10, "accuracy": 0.62, "macro_f1": 0.59, "tool_calls_per_claim": 3.0,
@@ -232,7 +232,7 @@ def test_run_options_refuse_what_cannot_run(tmp_path, changes, message):
 
 
 def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_refused(tmp_path):
-    from mermaid_verifier.fever_run import load_claims
+    from mermaid_verifier.evaluation.fever_run import load_claims
 
     claims = write_claims(tmp_path / "claims.jsonl", 6)
     split = tmp_path / "split.json"

@@ -12,7 +12,7 @@ from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.config import Settings
 from mermaid_verifier.graph import build_graph, open_verifier
 from mermaid_verifier.models import Decomposition, Label, Stance, Triplet
-from mermaid_verifier.toolbox import ToolOutcome
+from mermaid_verifier.tools.toolbox import ToolOutcome
 
 from .conftest import WIKI_MINI, ScriptedStance
 

@@ -23,7 +23,7 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stats
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
-from mermaid_verifier.toolbox import Toolbox
+from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import WIKI_MINI, ScriptedStance, in_process_corpus_server
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call, usage

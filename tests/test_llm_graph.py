@@ -18,7 +18,7 @@ from mermaid_verifier.errors import ConfigError
 from mermaid_verifier.graph import Resources, build_graph
 from mermaid_verifier.models import Label, Stance
 from mermaid_verifier.output import result_from_output
-from mermaid_verifier.toolbox import Toolbox
+from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call

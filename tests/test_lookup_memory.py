@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from mermaid_verifier.cli import app
 from mermaid_verifier.graph import build_graph
-from mermaid_verifier.memory import DAY, LOOKUPS, EvidenceMemory, LookupPolicy
+from mermaid_verifier.memory.evidence import DAY, LOOKUPS, EvidenceMemory, LookupPolicy
 from mermaid_verifier.models import Label
-from mermaid_verifier.store import DiskCacheStore
+from mermaid_verifier.memory.store import DiskCacheStore
 
 from .conftest import WIKI_MINI, ScriptedStance
 

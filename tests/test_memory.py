@@ -2,7 +2,7 @@
 
 import pytest
 
-from mermaid_verifier.memory import ITEMS, EvidenceMemory, aliases_of, normalise_entity
+from mermaid_verifier.memory.evidence import ITEMS, EvidenceMemory, aliases_of, normalise_entity
 from mermaid_verifier.models import Evidence, SourceKind
 
 NOW = 1_800_000_000.0

@@ -1,6 +1,6 @@
 """Page groups: claims that share a page are one unit for splits, folds and risk bounds."""
 
-from mermaid_verifier.datasets import page_disjoint_split, page_groups, result_anchor_pages
+from mermaid_verifier.evaluation.datasets import page_disjoint_split, page_groups, result_anchor_pages
 
 
 def test_claims_sharing_any_page_join_one_group_named_by_its_first_page():

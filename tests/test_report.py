@@ -9,8 +9,8 @@ from importlib import resources
 import pytest
 
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
-from mermaid_verifier.metrics import LABELS, label_metrics
-from mermaid_verifier.report import MAX_CURVE_POINTS, render_report, wikipedia_url, write_report
+from mermaid_verifier.evaluation.metrics import LABELS, label_metrics
+from mermaid_verifier.evaluation.report import MAX_CURVE_POINTS, render_report, wikipedia_url, write_report
 
 _PAGES = ["Damon_Albarn", "R5_-LRB-band-RRB-", "The_Weeknd", "Ice-T", "Beyoncé", "AC/DC", "Tom_&_Jerry"]
 
@@ -323,4 +323,4 @@ def test_write_report_creates_the_file(tmp_path, rows):
 
 
 def test_the_template_ships_inside_the_package():
-    assert (resources.files("mermaid_verifier") / "templates" / "report.html.j2").is_file()
+    assert (resources.files("mermaid_verifier.evaluation") / "templates" / "report.html.j2").is_file()

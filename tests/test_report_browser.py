@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from mermaid_verifier.report import write_report
+from mermaid_verifier.evaluation.report import write_report
 
 from .test_report import make_metrics, make_rows
 

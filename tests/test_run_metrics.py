@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mermaid_verifier.run_metrics import (cost_metrics, fever_correct, fever_score, percentile, reliability_diagram,
+from mermaid_verifier.evaluation.run_metrics import (cost_metrics, fever_correct, fever_score, percentile, reliability_diagram,
                                           expected_calibration_error, risk_coverage_metrics, run_metrics, selective_metrics)
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"

@@ -3,7 +3,7 @@
 import pytest
 from typer.testing import CliRunner
 
-from mermaid_verifier import sources
+from mermaid_verifier.tools import sources
 from mermaid_verifier.cli import app
 from mermaid_verifier.config import Settings, parse_sources
 from mermaid_verifier.errors import ConfigError

@@ -18,7 +18,7 @@ import pytest
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
-from mermaid_verifier.store import INDEX_FILENAME, JOURNAL_KEY, DiskCacheStore, StoreDataError, StoreTimeout
+from mermaid_verifier.memory.store import INDEX_FILENAME, JOURNAL_KEY, DiskCacheStore, StoreDataError, StoreTimeout
 
 
 

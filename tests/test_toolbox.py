@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from mermaid_verifier.errors import ToolServerError
-from mermaid_verifier.toolbox import Toolbox, corpus_server, stdio_server
+from mermaid_verifier.tools.toolbox import Toolbox, corpus_server, stdio_server
 
 from .conftest import WIKI_MINI, in_process_corpus_server
 

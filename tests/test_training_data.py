@@ -18,7 +18,7 @@ from augment import entity_swap, negation_flip  # noqa: E402
 from synthesize import simple_claim, synthetic_pairs  # noqa: E402
 
 from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
-from mermaid_verifier.memory import without_disambiguator  # noqa: E402
+from mermaid_verifier.memory.evidence import without_disambiguator  # noqa: E402
 
 
 @pytest.fixture(scope="module")

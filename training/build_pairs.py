@@ -45,7 +45,7 @@ from contrast import contrastive_pairs
 from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
 from synthesize import group_by_page, synthetic_pairs
 from mermaid_verifier.agents.decomposer import load_pipeline
-from mermaid_verifier.datasets import _bucket, page_disjoint_split, page_groups, pages_of, read_labelled_claims
+from mermaid_verifier.evaluation.datasets import _bucket, page_disjoint_split, page_groups, pages_of, read_labelled_claims
 from mermaid_verifier.models import Label
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, clean_fever_text, read_corpus
@@ -261,7 +261,7 @@ def main() -> None:
     counts = collections.Counter((split[c.id], c.label.value) for c in claims)
     SPLIT_FILE.write_text(json.dumps({
         "source": "fever/paper_dev.jsonl",
-        "how": "mermaid_verifier.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
+        "how": "mermaid_verifier.evaluation.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
         "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
         "assignment": split,
     }, indent=0, sort_keys=True))

@@ -27,7 +27,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from augment import entity_pool, entity_swap, negation_flip
-from mermaid_verifier.memory import without_disambiguator
+from mermaid_verifier.memory.evidence import without_disambiguator
 
 COMPLEMENTS = {"attr", "dobj", "acomp", "oprd", "xcomp", "prep", "agent", "dative", "ccomp"}
 DROPPED = {"appos", "relcl", "acl", "conj", "cc", "advcl", "parataxis", "punct", "meta", "dep", "preconj"}

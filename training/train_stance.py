@@ -32,7 +32,7 @@ import orjson
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
 
-from mermaid_verifier.metrics import label_metrics
+from mermaid_verifier.evaluation.metrics import label_metrics
 from trainer import LABELS, MAX_LENGTH, Stage, StopRequested, Trainer, encode, file_sha256, predict, write_json
 
 REPO = Path(__file__).resolve().parents[1]

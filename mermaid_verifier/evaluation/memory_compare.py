@@ -10,7 +10,7 @@ import dataclasses
 from typing import Awaitable, Callable
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.fever_run import RunOptions, RunOutcome, write_json
+from mermaid_verifier.evaluation.fever_run import RunOptions, RunOutcome, write_json
 
 CONFIGURATIONS = (  # name, memory on, order
     ("no-memory", False, "shuffled"),

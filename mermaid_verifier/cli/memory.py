@@ -11,7 +11,7 @@ from typing import Annotated, AsyncIterator, Optional
 import typer
 from rich.table import Table
 
-from mermaid_verifier.cli import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
+from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
 from mermaid_verifier.errors import UsageError
 
 memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
@@ -20,9 +20,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 @contextlib.asynccontextmanager
 async def opened_memory(cache_dir: Optional[Path], **veracity_overrides) -> AsyncIterator:
-    from mermaid_verifier.memory import EvidenceMemory
+    from mermaid_verifier.memory.evidence import EvidenceMemory
     from mermaid_verifier.scoring import VeracityConfig
-    from mermaid_verifier.store import DiskCacheStore
+    from mermaid_verifier.memory.store import DiskCacheStore
 
     settings = settings_from_options(cache_dir=cache_dir)
     store = DiskCacheStore(settings.memory_dir)
@@ -83,7 +83,7 @@ def import_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = 
     """Add items from a JSONL export (items with the same id are replaced)."""
     from pydantic import ValidationError
 
-    from mermaid_verifier.memory import MemoryRecord
+    from mermaid_verifier.memory.evidence import MemoryRecord
 
     async def body():
         if not path.is_file():
@@ -127,10 +127,10 @@ def revalidate_command(
     the remembered lookups whose time to live has passed."""
 
     async def body():
-        from mermaid_verifier.corpora import resolve_corpora
-        from mermaid_verifier.revalidate import revalidate
+        from mermaid_verifier.tools.corpora import resolve_corpora
+        from mermaid_verifier.memory.upkeep import revalidate
         from mermaid_verifier.stance import StanceModel
-        from mermaid_verifier.toolbox import Toolbox, corpus_server
+        from mermaid_verifier.tools.toolbox import Toolbox, corpus_server
 
         settings = settings_from_options(corpus=corpus, cache_dir=cache_dir)
         toolbox = Toolbox([corpus_server(resolve_corpora(settings.corpora, settings.cache_dir), settings.index_cache_dir)],

@@ -320,7 +320,7 @@ def claim_view(row: dict) -> dict:
 
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("mermaid_verifier", "templates"), autoescape=True,
+    return jinja2.Environment(loader=jinja2.PackageLoader("mermaid_verifier.evaluation", "templates"), autoescape=True,
                               trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
 
 

@@ -19,12 +19,12 @@ from typing import Callable, Literal
 
 import orjson
 
-from mermaid_verifier.batch import verify_labelled
+from mermaid_verifier.evaluation.batch import verify_labelled
 from mermaid_verifier.config import Settings
-from mermaid_verifier.datasets import BadLine, LabelledClaim, load_split_ids, read_labelled_claims, stratified_sample
+from mermaid_verifier.evaluation.datasets import BadLine, LabelledClaim, load_split_ids, read_labelled_claims, stratified_sample
 from mermaid_verifier.errors import MermaidError, UsageError
-from mermaid_verifier.run_log import ResultsLog
-from mermaid_verifier.run_metrics import run_metrics
+from mermaid_verifier.evaluation.run_log import ResultsLog
+from mermaid_verifier.evaluation.run_metrics import run_metrics
 
 Order = Literal["file", "shuffled", "clustered"]
 ORDERS: tuple[str, ...] = ("file", "shuffled", "clustered")
@@ -213,7 +213,7 @@ def _run_details(options: RunOptions, settings: Settings, rows: list[dict], kept
 
 def write_outputs(out_dir: Path, metrics: dict, rows: list[dict]) -> None:
     """``metrics.json`` (written whole, then renamed) and ``report.html``."""
-    from mermaid_verifier.report import write_report
+    from mermaid_verifier.evaluation.report import write_report
 
     write_json(out_dir / "metrics.json", metrics)
     write_report(out_dir / "report.html", metrics, rows)

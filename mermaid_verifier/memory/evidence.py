@@ -11,7 +11,7 @@ Layout in the store (namespace labels may not contain ".", so entity namespaces 
 Entities are normalised (case, underscores, FEVER escapes, a leading article); a page title, its
 FEVER page id and the title without its disambiguator ("Soul Food (film)" → "soul food") are aliases
 that resolve to the canonical key(s). Values are plain JSON with a schema version; with the default
-:class:`~mermaid_verifier.store.DiskCacheStore` nothing is ever pickled.
+:class:`~mermaid_verifier.memory.store.DiskCacheStore` nothing is ever pickled.
 
 Recall: candidates by entity key, ranked by word overlap with the claim, kept only when their
 veracity v ≥ τ = μ_v − γ·σ_v over the store. Remember: new evidence gets an initial veracity from
@@ -39,6 +39,7 @@ from typing import Literal
 from langgraph.store.base import BaseStore, GetOp, PutOp
 from pydantic import BaseModel, Field
 
+from mermaid_verifier.topicality import entities_mentioned
 from mermaid_verifier.models import Evidence, Stance
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import (
@@ -188,12 +189,6 @@ class LookupRecord(BaseModel):
 def _overlap(claim_words: set[str], text: str) -> float:
     words = {w for w in _WORD.findall(text.casefold()) if w not in _STOP}
     return len(claim_words & words) / (len(claim_words) or 1)
-
-
-def entities_mentioned(evidence: Evidence, entities: list[str]) -> list[str]:
-    """The claim entities this item is about: named in its title or its text."""
-    haystack = normalise_entity(f"{evidence.title} {evidence.text}")
-    return [e for e in entities if normalise_entity(e) and normalise_entity(e) in haystack]
 
 
 class EvidenceMemory:

@@ -9,14 +9,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from mermaid_verifier.cli import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr
+from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr
 from mermaid_verifier.errors import UsageError
 
 
 def outcomes_from_rows(rows: list[dict]):
     """Outcomes grouped by page (claims about the same pages share errors; the risk bound counts groups)."""
     from mermaid_verifier.calibration import Outcome
-    from mermaid_verifier.datasets import page_groups, result_anchor_pages
+    from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
 
     groups = page_groups({str(i): result_anchor_pages(r) for i, r in enumerate(rows)})
     return [Outcome(confidence=r["confidence"], correct=r["verdict"] == r["gold"], forced_abstention=r.get("conflict", False),
@@ -46,8 +46,8 @@ def calibrate_command(
 
     def body() -> None:
         from mermaid_verifier import calibration
-        from mermaid_verifier.batch import verify_labelled
-        from mermaid_verifier.datasets import read_labelled_claims
+        from mermaid_verifier.evaluation.batch import verify_labelled
+        from mermaid_verifier.evaluation.datasets import read_labelled_claims
         from mermaid_verifier.graph import open_verifier
 
         if check_folds == 1:

@@ -11,7 +11,7 @@ import statistics
 from collections import Counter
 
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
-from mermaid_verifier.metrics import label_metrics
+from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.models import Label
 
 FEVER_EVIDENCE_LIMIT = 5

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from mermaid_verifier.memory import EvidenceMemory, MemoryRecord
+from mermaid_verifier.memory.evidence import EvidenceMemory, MemoryRecord
 from mermaid_verifier.models import Stance
 from mermaid_verifier.scoring import revalidation_priority
 from mermaid_verifier.stance import StanceModel
-from mermaid_verifier.toolbox import Toolbox
+from mermaid_verifier.tools.toolbox import Toolbox
 
 PAGE_LIMIT = 200
 

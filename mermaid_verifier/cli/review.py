@@ -55,7 +55,7 @@ async def review_tools(settings) -> AsyncIterator[tuple[object, object]]:
     """The checkpointer that keeps paused graphs, and the store that holds the review queue."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from mermaid_verifier.store import DiskCacheStore
+    from mermaid_verifier.memory.store import DiskCacheStore
 
     settings.cache_dir.mkdir(parents=True, exist_ok=True)
     queue = DiskCacheStore(settings.cache_dir / "review-queue")

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from mermaid_verifier.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
+from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
 
 LIVE_SOURCES = {
     # name: (module, host probed for reachability)
@@ -67,9 +67,9 @@ def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cach
 
 def toolbox_for(settings) -> tuple[Toolbox, dict[str, str]]:
     """The toolbox for a run's chosen sources (not yet started), and the sources left out and why."""
-    from mermaid_verifier.corpora import resolve_corpora
+    from mermaid_verifier.tools.corpora import resolve_corpora
     from mermaid_verifier.errors import ConfigError
-    from mermaid_verifier.toolbox import Toolbox
+    from mermaid_verifier.tools.toolbox import Toolbox
 
     corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
     plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir)

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mermaid_verifier.cli import CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
+from mermaid_verifier.cli.options import CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
 
 
 class RunProgress:
@@ -59,7 +59,7 @@ def summary_table(title: str, rows: list[tuple[str, str]]):
 
 
 async def run_with_progress(options, settings):
-    from mermaid_verifier import fever_run
+    from mermaid_verifier.evaluation import fever_run
 
     progress = RunProgress(stderr, label=options.out_dir.name)
     try:
@@ -69,7 +69,7 @@ async def run_with_progress(options, settings):
 
 
 def report_outcome(outcome, claims_path: Path) -> None:
-    from mermaid_verifier.fever_run import summary_rows
+    from mermaid_verifier.evaluation.fever_run import summary_rows
 
     for bad in outcome.bad_lines:
         stderr.print(f"skipped {claims_path}:{bad.line_number}: {bad.reason}", highlight=False, soft_wrap=True)
@@ -103,7 +103,7 @@ def fever_command(
 
     def body() -> None:
         from mermaid_verifier.errors import UsageError
-        from mermaid_verifier.fever_run import RunOptions
+        from mermaid_verifier.evaluation.fever_run import RunOptions
 
         if sample not in (None, "stratified"):
             raise UsageError(f"--sample must be 'stratified', got {sample!r}")
@@ -114,7 +114,7 @@ def fever_command(
         base = settings_from_options(corpus=corpus, use_memory=not no_memory,
                                      memory_location=memory_dir or out / "evidence-memory")
         if compare_memory:
-            from mermaid_verifier.memory_compare import compare, comparison_rows
+            from mermaid_verifier.evaluation.memory_compare import compare, comparison_rows
 
             comparison = asyncio.run(compare(options, base, run_one=run_with_progress))
             stdout.print(summary_table("memory reuse", comparison_rows(comparison)))

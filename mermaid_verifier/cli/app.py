@@ -1,0 +1,46 @@
+"""The ``mermaid-verifier`` command and its subcommands; the ``verify`` console script."""
+
+from __future__ import annotations
+
+import typer
+
+from mermaid_verifier.cli.calibrate import calibrate_command
+from mermaid_verifier.cli.fever import fever_command
+from mermaid_verifier.cli.memory import memory_app
+from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, JsonOpt, guarded, settings_from_options, stderr, stdout
+from mermaid_verifier.cli.verify import verify_command
+
+app = typer.Typer(help="mermaid-verifier: verify claims against evidence.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+
+
+@app.callback()
+def _root() -> None:
+    """mermaid-verifier: verify claims against evidence."""
+
+
+def review_command(as_json: JsonOpt = False, corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None,
+                   debug: DebugOpt = False) -> None:
+    """Work through the claims waiting for review, resuming each paused verification."""
+    from mermaid_verifier.cli.review import print_result, review_command_body
+
+    guarded(debug, lambda: review_command_body(settings_from_options(corpus=corpus, cache_dir=cache_dir), stderr,
+                                               print_result(stdout, as_json)))
+
+
+app.command("verify")(verify_command)
+app.command("review")(review_command)
+app.command("calibrate")(calibrate_command)
+app.command("fever")(fever_command)
+app.add_typer(memory_app, name="memory")
+
+
+def main() -> None:
+    app()
+
+
+def verify_main() -> None:
+    """The ``verify`` console script: the verify command on its own."""
+    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    single.command()(verify_command)
+    single()

@@ -1,0 +1,99 @@
+"""``verify "claim"`` and ``mermaid-verifier verify …``: verify claims and print the verdicts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+from typing import Iterable, Optional
+
+from mermaid_verifier.cli.options import (CacheDirOpt, ClaimsArg, CorpusOpt, DebugOpt, JsonOpt, MaxStepsOpt,
+                                          NoMemoryOpt, ReviewOpt, debug_requested, say_skipped_sources, guarded,
+                                          settings_from_options, stderr, stdout)
+from mermaid_verifier.errors import UsageError
+
+
+def read_claims(arguments: Iterable[str], stdin: Iterable[str]) -> list[str]:
+    """Claims from the arguments, with '-' expanded to the non-blank lines of stdin."""
+    claims: list[str] = []
+    for argument in arguments:
+        if argument == "-":
+            claims += [line.strip() for line in stdin if line.strip()]
+        elif argument.strip():
+            claims.append(argument.strip())
+        else:
+            raise UsageError("empty claim: give the claim text, or '-' to read claims from stdin")
+    if not claims:
+        raise UsageError("no claims to verify")
+    return claims
+
+
+async def verify_claims(claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False) -> None:
+    # Start the tool servers first: their processes import and load their indexes on the other core
+    # while this one imports the graph, the parser and the stance model (a cold start is ~1.5 s shorter).
+    from mermaid_verifier.errors import ToolServerError
+    from mermaid_verifier.tools.sources import toolbox_for
+
+    toolbox, skipped = toolbox_for(settings)
+    say_skipped_sources(skipped)
+
+    async def start_quietly() -> None:
+        with contextlib.suppress(ToolServerError):  # open_verifier raises it again, once, with its message
+            await toolbox.start()
+
+    early_start = asyncio.create_task(start_quietly())
+    for _ in range(20):  # let the owner task spawn the server processes before the imports block the loop
+        await asyncio.sleep(0)
+
+    from mermaid_verifier.cli.review import print_result, review_tools, reviewer_is_present, run_with_review
+    from mermaid_verifier.graph import open_verifier
+    from mermaid_verifier.output import result_from_output
+
+    emit = print_result(stdout, as_json)
+    interactive = review and reviewer_is_present() and not stdin_used  # claims on stdin leave no one to ask
+    status = stderr.status("starting tool servers and models …") if stderr.is_terminal and not review else None
+    if status:
+        status.start()
+    async with contextlib.AsyncExitStack() as stack:
+        saver = queue = None
+        if review:
+            saver, queue = await stack.enter_async_context(review_tools(settings))
+        verifier = await stack.enter_async_context(open_verifier(settings, review=review, checkpointer=saver, toolbox=toolbox))
+        await early_start
+        for number, claim in enumerate(claims, 1):
+            if status:
+                status.update(f"verifying claim {number}/{len(claims)} …")
+            if review:
+                output, queued = await run_with_review(verifier, claim, queue, stderr, interactive)
+                if queued:
+                    stderr.print(f"queued for review: {claim!r} (run `mermaid-verifier review`)", highlight=False, soft_wrap=True)
+            else:
+                output = await verifier.ainvoke({"claim": claim})
+            if status:
+                status.stop()
+            emit(result_from_output(claim, output))
+            if status and number < len(claims):
+                status.start()
+    if status:
+        status.stop()
+
+
+def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
+                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool, review: bool = False) -> None:
+    def body() -> None:
+        settings = settings_from_options(corpus=corpus, use_memory=False if no_memory else None, cache_dir=cache_dir,
+                                         max_steps=max_steps, debug=debug_requested(debug) or None)
+        claim_list = read_claims(claims, sys.stdin if "-" in claims else [])
+        asyncio.run(verify_claims(claim_list, settings, as_json, review, stdin_used="-" in claims))
+
+    guarded(debug, body)
+
+
+def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOpt = None, no_memory: NoMemoryOpt = False,
+                   cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None, review: ReviewOpt = False,
+                   debug: DebugOpt = False) -> None:
+    """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
+    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review)
+
+
