@@ -1,4 +1,4 @@
-"""Evidence-memory recall latency on a large store (the default DiskCacheStore), at one or more sizes.
+"""Evidence-memory recall latency on a large store (the default SQLite store), at one or more sizes.
 
     python bench/memory_recall.py [--items 10000 100000 1000000] [--queries 2000]
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Iterator
 
 from mermaid_verifier.memory.evidence import EvidenceMemory, MemoryRecord
-from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.memory.store import open_local_store
 
 
 def synthetic(items: int, rng: random.Random, chunk: int) -> Iterator[list[MemoryRecord]]:
@@ -44,7 +44,7 @@ def directory_mib(path: str) -> float:
 
 async def run(items: int, queries: int, seed: int, fill_chunk: int) -> dict:
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="mermaid-recall-") as directory, DiskCacheStore(directory) as store:
+    with tempfile.TemporaryDirectory(prefix="mermaid-recall-") as directory, open_local_store(directory) as store:
         memory = EvidenceMemory(store)
         started = time.perf_counter()
         filled, next_report = 0, items // 10

@@ -36,7 +36,7 @@ from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
-from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.memory.store import LocalStore, open_local_store
 from mermaid_verifier.tools.toolbox import Toolbox
 
 logger = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ class Resources:
     stance: StanceModel
     judge_config: JudgeConfig
     memory: EvidenceMemory | None
-    owned_store: DiskCacheStore | None = None  # closed by aclose(); a store passed in is the caller's
+    owned_store: LocalStore | None = None  # closed by aclose(); a store passed in is the caller's
     reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
     clock: Callable[[], float] = time.time  # "now" for ages and decay; tests move it
     backend: str = "offline"  # "offline" | "llm" | "cascade" (settings.effective_backend)
@@ -68,7 +68,7 @@ class Resources:
         """Resources from settings; pass any of them ready-made to override (tests, host apps).
 
         ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
-        evidence memory in; by default a :class:`DiskCacheStore` under the cache directory.
+        evidence memory in; by default LangGraph's SQLite store under the cache directory.
         ``chat_model`` (one chat model, a ``{role: model}`` mapping or a ``role -> model`` callable)
         replaces the ChatOpenAI models the LLM and cascade backends build from the settings.
         ``judge_config`` replaces the bundled thresholds (and any fitted ``calibrate`` threshold)."""
@@ -90,7 +90,7 @@ class Resources:
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
-                store = owned_store = DiskCacheStore(settings.memory_dir)
+                store = owned_store = open_local_store(settings.memory_dir)
             memory = EvidenceMemory(store, lookups=LookupPolicy(local_days=settings.lookup_ttl_days,
                                                                 live_days=settings.live_lookup_ttl_days))
         reliability = ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()

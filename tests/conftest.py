@@ -14,7 +14,7 @@ from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.config import Settings
 from mermaid_verifier.graph import Resources
 from mermaid_verifier.memory.evidence import EvidenceMemory
-from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.memory.store import open_local_store
 from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -79,7 +79,7 @@ def make_resources(tmp_path, decomposer):
         settings = Settings.from_env({}, corpora=tuple(corpora), cache_dir=tmp_path / "cache",
                                      use_memory=use_memory, max_steps=max_steps)
         toolbox = Toolbox([in_process_corpus_server(list(corpora), tmp_path / "index")])
-        store = DiskCacheStore(memory_dir or tmp_path / "memory") if use_memory else None
+        store = open_local_store(memory_dir or tmp_path / "memory") if use_memory else None
         memory = EvidenceMemory(store, clock=clock or time.time) if store is not None else None
         resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer,
                                      judge_config=MECHANICS_JUDGE)
@@ -130,15 +130,15 @@ def _no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
 
 
-@pytest.fixture(params=["diskcache", "in-memory"])
+@pytest.fixture(params=["sqlite", "in-memory"])
 def store(request, tmp_path):
-    """A memory store: the default DiskCacheStore, and LangGraph's InMemoryStore (suites run on both)."""
+    """A memory store: the default (LangGraph's SqliteStore in a directory) and LangGraph's InMemoryStore."""
     from langgraph.store.memory import InMemoryStore
 
-    from mermaid_verifier.memory.store import DiskCacheStore
+    from mermaid_verifier.memory.store import open_local_store
 
     if request.param == "in-memory":
         yield InMemoryStore()
         return
-    with DiskCacheStore(tmp_path / "store") as disk_store:
-        yield disk_store
+    with open_local_store(tmp_path / "store") as local_store:
+        yield local_store

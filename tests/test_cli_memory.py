@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from mermaid_verifier.cli import app
 from mermaid_verifier.memory.evidence import EvidenceMemory
 from mermaid_verifier.models import Evidence
-from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.memory.store import open_local_store
 
 from .conftest import WIKI_MINI
 
@@ -22,7 +22,7 @@ GONE = Evidence(id="wiki_mini:Atlantis:0", source="local-corpus", title="Atlanti
 
 
 def seed(cache_dir, items, now=1_000_000.0):
-    store = DiskCacheStore(cache_dir / "evidence-memory")
+    store = open_local_store(cache_dir / "evidence-memory")
     try:
         asyncio.run(EvidenceMemory(store, clock=lambda: now).remember(["Mount Everest", "Atlantis"], items))
     finally:

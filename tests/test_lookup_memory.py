@@ -1,7 +1,7 @@
 """Memory of lookups: a tool call already made (same source, within its TTL) is answered from memory.
 
 Graph runs use the real decomposer and an in-process corpus server over the fixture corpus; the
-store-level tests run on the default DiskCacheStore and on InMemoryStore."""
+store-level tests run on the default SQLite store and on InMemoryStore."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from mermaid_verifier.cli import app
 from mermaid_verifier.graph import build_graph
 from mermaid_verifier.memory.evidence import DAY, LOOKUPS, EvidenceMemory, LookupPolicy
 from mermaid_verifier.models import Label
-from mermaid_verifier.memory.store import DiskCacheStore
+from mermaid_verifier.memory.store import open_local_store
 
 from .conftest import WIKI_MINI, ScriptedStance
 
@@ -197,7 +197,7 @@ def test_verify_remembers_lookups_and_no_memory_writes_nothing(tmp_path):
 
 def test_memory_revalidate_removes_expired_lookups(tmp_path):
     async def seed_and_count(clock_now, seed):
-        store = DiskCacheStore(tmp_path / "evidence-memory")
+        store = open_local_store(tmp_path / "evidence-memory")
         try:
             memory = EvidenceMemory(store, clock=Clock(clock_now))
             if seed:

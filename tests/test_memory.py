@@ -1,4 +1,4 @@
-"""Evidence memory behind BaseStore: one suite run on the default DiskCacheStore and on InMemoryStore."""
+"""Evidence memory behind BaseStore: one suite run on the default SQLite store and on InMemoryStore."""
 
 import pytest
 

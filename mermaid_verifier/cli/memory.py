@@ -22,10 +22,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 async def opened_memory(cache_dir: Optional[Path], **veracity_overrides) -> AsyncIterator:
     from mermaid_verifier.memory.evidence import EvidenceMemory
     from mermaid_verifier.scoring import VeracityConfig
-    from mermaid_verifier.memory.store import DiskCacheStore
+    from mermaid_verifier.memory.store import open_local_store
 
     settings = settings_from_options(cache_dir=cache_dir)
-    store = DiskCacheStore(settings.memory_dir)
+    store = open_local_store(settings.memory_dir)
     overrides = {k: v for k, v in veracity_overrides.items() if v is not None}
     try:
         yield EvidenceMemory(store, veracity=VeracityConfig(**overrides)), settings

@@ -55,10 +55,10 @@ async def review_tools(settings) -> AsyncIterator[tuple[object, object]]:
     """The checkpointer that keeps paused graphs, and the store that holds the review queue."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from mermaid_verifier.memory.store import DiskCacheStore
+    from mermaid_verifier.memory.store import open_local_store
 
     settings.cache_dir.mkdir(parents=True, exist_ok=True)
-    queue = DiskCacheStore(settings.cache_dir / "review-queue")
+    queue = open_local_store(settings.cache_dir / "review-queue")
     try:
         async with AsyncSqliteSaver.from_conn_string(str(settings.cache_dir / "checkpoints.sqlite")) as saver:
             yield saver, queue

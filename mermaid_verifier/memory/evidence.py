@@ -1,4 +1,4 @@
-"""Evidence memory keyed by entity, behind LangGraph's ``BaseStore`` (diskcache by default).
+"""Evidence memory keyed by entity, behind LangGraph's ``BaseStore`` (its SQLite store by default).
 
 Layout in the store (namespace labels may not contain ".", so entity namespaces use a digest):
 
@@ -10,8 +10,8 @@ Layout in the store (namespace labels may not contain ".", so entity namespaces 
 
 Entities are normalised (case, underscores, FEVER escapes, a leading article); a page title, its
 FEVER page id and the title without its disambiguator ("Soul Food (film)" → "soul food") are aliases
-that resolve to the canonical key(s). Values are plain JSON with a schema version; with the default
-:class:`~mermaid_verifier.memory.store.DiskCacheStore` nothing is ever pickled.
+that resolve to the canonical key(s). Values are plain JSON with a schema version (LangGraph's stores
+keep JSON; nothing is ever pickled).
 
 Recall: candidates by entity key, ranked by word overlap with the claim, kept only when their
 veracity v ≥ τ = μ_v − γ·σ_v over the store. Remember: new evidence gets an initial veracity from
