@@ -136,6 +136,7 @@ def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evi
             retrieved_at=retrieved_at,
             published_at=p.get("published_at"),
             corpus=p.get("corpus"),
+            origin=outcome.origin,
             title=p["title"],
             text=p["text"],
             page=p.get("page"),
@@ -245,7 +246,7 @@ class OfflineExecutor:
             record = await self.lookups.recall_lookup(action.server, action.tool, action.arguments, self._source(action.server))
             if record is not None:
                 return ToolOutcome(server=record.server, tool=record.tool, ok=True, text=json.dumps(record.result),
-                                   data=record.result), record
+                                   data=record.result, origin=record.source), record
         outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
         if self.lookups is not None and outcome.ok:  # a failure (timeout, missing tool) is not worth remembering
             await self.lookups.remember_lookup(action.server, action.tool, action.arguments,

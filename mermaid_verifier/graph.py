@@ -189,7 +189,8 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
     async def recall(state: VerifierState) -> dict:
         if resources.memory is None:
             return {"remembered": []}
-        recalled = await resources.memory.recall(_memory_keys(state), state["claim"])
+        origins = {source for source in resources.toolbox.sources.values() if source}
+        recalled = await resources.memory.recall(_memory_keys(state), state["claim"], origins=origins)
         return {"remembered": recalled.items}
 
     async def execute(state: VerifierState) -> dict:

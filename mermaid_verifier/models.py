@@ -69,6 +69,8 @@ class Evidence(BaseModel):
     id: str
     source: str = Field(description="The tool server or memory it came from, e.g. 'local-corpus'")
     corpus: str | None = None
+    origin: str | None = Field(default=None, description="What served it: 'corpus:<fingerprint>' for a local "
+                               "corpus (another corpus, or a changed file, is another origin) or a live source's name")
     title: str
     text: str
     page: str | None = None

@@ -10,6 +10,7 @@ from mermaid_verifier.graph import build_graph
 from mermaid_verifier.memory.evidence import MemoryRecord
 from mermaid_verifier.models import Label, SourceKind
 from mermaid_verifier.scoring import SECONDS_PER_DAY
+from mermaid_verifier.tools.toolbox import corpus_source
 
 from .conftest import ScriptedStance
 
@@ -29,9 +30,11 @@ def corpus(tmp_path):
     return path
 
 
-def record(i, title, text, kind, age_days, veracity):
+def record(i, title, text, kind, age_days, veracity, origin):
+    """A remembered item as the corpus in use (``origin``) would have served it."""
     return MemoryRecord(id=f"planted:{i}", text=text, title=title, source="memory-import", source_kind=kind,
-                        entities=[title.casefold()], retrieved_at=NOW - age_days * DAY, veracity=veracity, uncertainty=0.5)
+                        origin=origin, entities=[title.casefold()], retrieved_at=NOW - age_days * DAY,
+                        veracity=veracity, uncertainty=0.5)
 
 
 async def verify(resources, claim):
@@ -43,7 +46,7 @@ async def verify(resources, claim):
 
 async def test_planted_low_credibility_contradictions_do_not_flip_a_supported_verdict(make_resources, corpus):
     resources = make_resources(ScriptedStance({"Himalayas": "supports", "Andes": "refutes"}), corpora=(corpus,), clock=lambda: NOW)
-    planted = [record(i, "Mount Everest", f"Mount Everest stands in the Andes ({i}).", SourceKind.MODEL_INFERENCE, 90, 0.3)
+    planted = [record(i, "Mount Everest", f"Mount Everest stands in the Andes ({i}).", SourceKind.MODEL_INFERENCE, 90, 0.3, corpus_source([corpus]))
                for i in range(3)]
     await resources.memory.import_records(planted)
     out = await verify(resources, "Mount Everest is in the Himalayas.")
@@ -58,7 +61,7 @@ async def test_newer_credible_evidence_revises_an_outdated_belief(make_resources
     resources = make_resources(ScriptedStance({"ninth planet": "supports", "dwarf planet": "refutes"}), corpora=(corpus,),
                                clock=lambda: NOW)
     await resources.memory.import_records([record(0, "Pluto", "Pluto is the ninth planet from the Sun.",
-                                                  SourceKind.ENCYCLOPEDIA, 2 * 365, 0.8)])
+                                                  SourceKind.ENCYCLOPEDIA, 2 * 365, 0.8, corpus_source([corpus]))])
     out = await verify(resources, "Pluto is the ninth planet of the Solar System.")
     assert out["verdict"].label == Label.REFUTES
     old = next(e for e in out["evidence"] if e.from_memory)
@@ -85,3 +88,21 @@ async def test_an_unknowable_claim_abstains(make_resources, corpus):
     assert out["verdict"].abstained
     assert out["verdict"].label == Label.NOT_ENOUGH_INFO
     assert out["stats"].tool_calls >= 1
+
+
+async def test_remembered_evidence_is_reused_only_with_the_corpus_that_served_it(make_resources, corpus, tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "alps", "title": "Alps", "text": "The Alps are a mountain range in Europe."}) + "\n")
+    memory_dir = tmp_path / "shared-memory"
+    stance = ScriptedStance({"Himalayas": "supports"})
+    claim = "Mount Everest is in the Himalayas."
+
+    first = await verify(make_resources(stance, corpora=(corpus,), memory_dir=memory_dir, clock=lambda: NOW), claim)
+    assert first["verdict"].label == Label.SUPPORTS and not any(e.from_memory for e in first["evidence"])
+
+    elsewhere = await verify(make_resources(stance, corpora=(other,), memory_dir=memory_dir, clock=lambda: NOW), claim)
+    assert not any(e.from_memory for e in elsewhere["evidence"]), "another corpus never reuses this one's evidence"
+
+    again = await verify(make_resources(stance, corpora=(corpus,), memory_dir=memory_dir, clock=lambda: NOW), claim)
+    remembered = [e for e in again["evidence"] if e.from_memory]
+    assert remembered and remembered[0].origin == corpus_source([corpus])

@@ -11,13 +11,18 @@ from mermaid_verifier.memory.evidence import EvidenceMemory
 from mermaid_verifier.models import Evidence
 from mermaid_verifier.memory.store import open_local_store
 
+from mermaid_verifier.tools.toolbox import corpus_source
+
 from .conftest import WIKI_MINI
 
 runner = CliRunner()
-STILL_THERE = Evidence(id="wiki_mini:Mount_Everest:1", source="local-corpus", title="Mount Everest", page="Mount_Everest",
+WIKI_MINI_ORIGIN = corpus_source([WIKI_MINI])
+STILL_THERE = Evidence(id="wiki_mini:Mount_Everest:1", source="local-corpus", origin=WIKI_MINI_ORIGIN,
+                       title="Mount Everest", page="Mount_Everest",
                        line=1, text="Its peak is 8,848 metres above sea level.",
                        stance_probabilities={"supports": 0.9, "refutes": 0.0, "neutral": 0.1})
-GONE = Evidence(id="wiki_mini:Atlantis:0", source="local-corpus", title="Atlantis", page="Atlantis", line=0,
+GONE = Evidence(id="wiki_mini:Atlantis:0", source="local-corpus", origin=WIKI_MINI_ORIGIN, title="Atlantis",
+                page="Atlantis", line=0,
                 text="Atlantis sank in a single day.", stance_probabilities={"supports": 0.9, "refutes": 0.0, "neutral": 0.1})
 
 
@@ -71,6 +76,15 @@ def test_revalidate_checks_items_against_their_source(tmp_path):
     assert "gone" in rows[GONE.id]["note"]
     history = json.loads(invoke("show", "Atlantis", "--json", "--cache-dir", tmp_path))["history"]
     assert [h["kind"] for h in history] == ["write", "revalidate"]
+
+
+def test_revalidate_leaves_items_from_a_corpus_it_cannot_reach_alone(tmp_path):
+    elsewhere = GONE.model_copy(update={"id": "other:Atlantis:0", "origin": "corpus:0123456789abcdef"})
+    seed(tmp_path, [elsewhere, STILL_THERE])
+    output = invoke("revalidate", "--top-k", 5, "--corpus", WIKI_MINI, "--json", "--cache-dir", tmp_path)
+    assert [json.loads(line)["id"] for line in output.splitlines()] == [STILL_THERE.id]
+    untouched = json.loads(invoke("show", "Atlantis", "--json", "--cache-dir", tmp_path))
+    assert [h["kind"] for h in untouched["history"]] == ["write"]  # not marked gone by a corpus it never came from
 
 
 def test_revalidate_top_k_takes_the_oldest_first(tmp_path):

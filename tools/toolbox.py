@@ -40,6 +40,7 @@ class ToolOutcome(BaseModel):
     ok: bool
     text: str
     data: dict | None = None
+    origin: str | None = None  # the serving server's source id (ServerSpec.source)
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ class Toolbox:
         return ToolOutcome(
             server=server,
             tool=tool,
+            origin=self.sources.get(server),
             ok=not result.isError,
             text=_outcome_text(result),
             data=result.structuredContent if not result.isError else None,

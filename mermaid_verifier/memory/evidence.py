@@ -99,6 +99,7 @@ class MemoryRecord(BaseModel):
     source: str
     source_kind: SourceKind = SourceKind.LOCAL_CORPUS
     corpus: str | None = None
+    origin: str | None = None  # Evidence.origin: recalled only while that corpus (or live source) is in use
     page: str | None = None
     line: int | None = None
     url: str | None = None
@@ -113,7 +114,7 @@ class MemoryRecord(BaseModel):
 
     def to_evidence(self) -> Evidence:
         return Evidence(id=self.id, source=self.source, source_kind=self.source_kind, corpus=self.corpus,
-                        title=self.title, text=self.text, page=self.page, line=self.line, url=self.url,
+                        origin=self.origin, title=self.title, text=self.text, page=self.page, line=self.line, url=self.url,
                         from_memory=True, retrieved_at=self.retrieved_at, published_at=self.published_at,
                         veracity=self.veracity)
 
@@ -234,9 +235,16 @@ class EvidenceMemory:
         sigma = math.sqrt(max(squares / count - mean * mean, 0.0))
         return min(max(mean - self.veracity_config.gamma * sigma, 0.0), 1.0)
 
-    async def recall(self, entities: list[str], claim: str = "", limit: int = 20) -> RecallResult:
-        """Stored evidence about these entities that is trusted enough (v ≥ τ), best match first."""
+    async def recall(self, entities: list[str], claim: str = "", limit: int = 20,
+                     origins: set[str] | None = None) -> RecallResult:
+        """Stored evidence about these entities that is trusted enough (v ≥ τ), best match first.
+
+        With ``origins`` (the sources the run uses: ``corpus:<fingerprint>``, live source names), only
+        items those served are recalled: verifying against another corpus never reuses evidence from
+        this one, nor from an earlier version of the same file."""
         records = await self.records(await self._item_ids(await self._canonical_keys(entities)))
+        if origins is not None:
+            records = [r for r in records if r.origin in origins]
         tau = await self.threshold()
         trusted = [r for r in records if r.veracity >= tau]
         claim_words = {w for w in _WORD.findall(claim.casefold()) if w not in _STOP}
@@ -277,7 +285,7 @@ class EvidenceMemory:
         veracity = initial_veracity(reputation, stance_confidence, consistency, self.veracity_config)
         return MemoryRecord(
             id=item.id, text=item.text, title=item.title, source=item.source, source_kind=source_kind_of(item),
-            corpus=item.corpus, page=item.page, line=item.line, url=item.url, entities=entities,
+            corpus=item.corpus, origin=item.origin, page=item.page, line=item.line, url=item.url, entities=entities,
             retrieved_at=item.retrieved_at or now, published_at=item.published_at, veracity=veracity,
             uncertainty=uncertainty(list(probs.values())) if probs else 1.0,
             history=[CheckRecord(at=now, kind="write", observed=veracity, veracity=veracity,

@@ -58,10 +58,18 @@ async def observe(record: MemoryRecord, toolbox: Toolbox, stance: StanceModel) -
     return best, f"passage changed; the current page supports the old text at {best:.2f}"
 
 
+def reachable(records: list[MemoryRecord], toolbox: Toolbox) -> list[MemoryRecord]:
+    """The records whose origin this toolbox serves: an item is only ever checked against the corpus (or
+    live source) it came from, never against another corpus that happens to run under the same server name."""
+    origins = {source for source in toolbox.sources.values() if source}
+    return [r for r in records if r.origin in origins]
+
+
 async def revalidate(memory: EvidenceMemory, toolbox: Toolbox, stance: StanceModel, top_k: int) -> list[Recheck]:
+    """Re-check the ``top_k`` most urgent records among those this toolbox can reach."""
     now = memory.clock()
     report = []
-    for priority, record in most_urgent(await memory.all_records(), top_k, memory, now):
+    for priority, record in most_urgent(reachable(await memory.all_records(), toolbox), top_k, memory, now):
         observed, note = await observe(record, toolbox, stance)
         after = None
         if observed is not None:
