@@ -52,7 +52,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from mermaid_verifier.config import STRUCTURED_METHODS
-from mermaid_verifier.errors import ConfigError, MermaidError
+from mermaid_verifier.errors import ConfigError, DecompositionError, LLMOutputError, LLMServiceError
 from mermaid_verifier.models import Stats
 
 logger = logging.getLogger(__name__)
@@ -62,32 +62,6 @@ ERROR_QUOTE_CHARS = 600  # how much of a parse error a repair message quotes
 
 
 # ----------------------------------------------------------------------------- errors
-
-
-class LLMOutputError(MermaidError):
-    """The model's answer was unusable even after one repair round."""
-
-
-class DecompositionError(LLMOutputError):
-    """The LLM decomposer gave no usable decomposition; the graph turns this into an abstention."""
-
-
-class LLMServiceError(MermaidError):
-    """The LLM endpoint failed (connection, timeout, HTTP error) after the client's own retries."""
-
-    def __init__(self, message: str, status_code: int | None = None, context_overflow: bool = False):
-        super().__init__(message)
-        self.status_code = status_code
-        self.context_overflow = context_overflow
-
-    @property
-    def rejects_request(self) -> bool:
-        """The server refused this request's form, for another reason than its length.
-
-        Servers reject an output mode they lack in different ways: 400 or 422 (vLLM, OpenAI), 500
-        (llama.cpp's request validation), 501; any of them makes a structured call try the next mode.
-        Auth, rate limits and gateway errors (502-504) are not about the request's form."""
-        return self.status_code in (400, 422, 500, 501) and not self.context_overflow
 
 
 def _as_service_error(exc: BaseException) -> LLMServiceError | None:

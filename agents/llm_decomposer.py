@@ -14,7 +14,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.agents.llm import DecompositionError, StructuredCaller, load_prompt
+from mermaid_verifier.agents.llm import StructuredCaller, load_prompt
+from mermaid_verifier.errors import DecompositionError
 from mermaid_verifier.models import Decomposition, Triplet
 
 PROMPT_PLACEHOLDERS = {"system": set(), "user": {"claim"}, "repair": {"error"}}

@@ -39,8 +39,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from mermaid_verifier.agents.executor import (MAX_EVIDENCE, ExecutionResult, OfflineExecutor, _observation,
                                               evidence_from_outcome, leaning)
 from mermaid_verifier.agents.judge import JudgeConfig, decide
-from mermaid_verifier.agents.llm import (LLMServiceError, Pricing, add_usage, ainvoke_model, json_values, load_prompt,
+from mermaid_verifier.agents.llm import (Pricing, add_usage, ainvoke_model, json_values, load_prompt,
                                          message_text, tool_calls_from_content, usage_scope)
+from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel

@@ -37,7 +37,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
 from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide, topic_coverage
-from mermaid_verifier.agents.llm import LLMOutputError, StructuredCaller, load_prompt
+from mermaid_verifier.agents.llm import StructuredCaller, load_prompt
+from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
 
 PROMPT_PLACEHOLDERS = {"system": set(), "user": {"claim", "evidence", "ids"}, "repair": {"error", "ids"}}

@@ -26,9 +26,10 @@ from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, abstain_after_llm_failure, annotate
-from mermaid_verifier.agents.llm import (LLMOutputError, LLMServiceError, Pricing, add_usage, as_model_factory,
+from mermaid_verifier.agents.llm import (Pricing, add_usage, as_model_factory,
                                          chat_model_factory, usage_scope)
 from mermaid_verifier.config import Settings
+from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review

@@ -13,14 +13,14 @@ from langchain_openai import ChatOpenAI
 from mcp import types
 
 from mermaid_verifier.agents.judge import JudgeConfig, decide
-from mermaid_verifier.agents.llm import (DecompositionError, Pricing, Usage, add_usage, ainvoke_model,
+from mermaid_verifier.agents.llm import (Pricing, Usage, add_usage, ainvoke_model,
                                          chat_model_factory, load_prompt, message_tokens, tool_calls_from_content,
                                          usage_scope)
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.agents.llm_executor import LLMExecutor, tool_resolver, tool_specs
 from mermaid_verifier.agents.llm_judge import LLMJudge
 from mermaid_verifier.config import Settings
-from mermaid_verifier.errors import ConfigError
+from mermaid_verifier.errors import ConfigError, DecompositionError
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stats
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.tools.toolbox import Toolbox

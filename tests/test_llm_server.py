@@ -17,10 +17,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from mermaid_verifier.agents.judge import JudgeConfig
-from mermaid_verifier.agents.llm import LLMServiceError, chat_model_factory, ainvoke_model
+from mermaid_verifier.agents.llm import ainvoke_model, chat_model_factory
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.agents.llm_judge import LLMJudge
 from mermaid_verifier.config import Settings
+from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.graph import open_verifier
 from mermaid_verifier.models import Evidence, Label, SourceKind
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust

@@ -11,9 +11,10 @@ import time
 
 import pytest
 
-from mermaid_verifier.agents.llm import LLMServiceError, StructuredCaller, chat_model_factory, compatible_payload
+from mermaid_verifier.agents.llm import StructuredCaller, chat_model_factory, compatible_payload
 from mermaid_verifier.agents.llm_decomposer import ClaimDecomposition, LLMDecomposer
 from mermaid_verifier.config import Settings
+from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.graph import open_verifier
 from mermaid_verifier.models import Label
 

@@ -1,6 +1,7 @@
 """Proof that the suite cannot touch the network (see the autouse guard in conftest.py)."""
 
 import socket
+import urllib.error
 import urllib.request
 
 import pytest
@@ -13,9 +14,11 @@ def test_a_connect_to_a_public_address_is_refused():
         sock.connect(("93.184.216.34", 80))
 
 
-def test_an_http_request_is_refused():
-    with pytest.raises(OSError):  # urllib wraps the guard's error (or fails on DNS first, offline)
-        urllib.request.urlopen("http://example.com/", timeout=2)
+def test_an_http_request_is_refused_by_the_guard():
+    """A numeric address needs no DNS, so the refusal can only come from the guard, not from being offline."""
+    with pytest.raises(urllib.error.URLError) as caught:
+        urllib.request.urlopen("http://93.184.216.34/", timeout=2)
+    assert isinstance(caught.value.reason, NetworkUsedInTest)
 
 
 def test_loopback_stays_usable():
