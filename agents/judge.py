@@ -302,3 +302,67 @@ class OfflineJudge:
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
         """The verdict from trust-assessed evidence (``scoring.assess_trust`` runs first)."""
         return decide(evidence, self.config, entities, claim)
+
+
+# ----------------------------------------------------------------------------- the LLM judge's answer
+
+
+@dataclass(frozen=True)
+class LLMAnswer:
+    """What the LLM judge answered, its citations resolved to the evidence items."""
+
+    label: Label
+    confidence: float
+    reasoning: str
+    cited: list[Evidence]
+
+
+def verdict_from_llm_answer(stance_reading: Verdict, answer: LLMAnswer, coverage: float, config: JudgeConfig) -> Verdict:
+    """The verdict when an LLM judged the evidence, checked against the stance model's reading of it.
+
+    confidence = the model's confidence × the mean reliability of the items it cites (the evidence's
+    topic ``coverage`` when it cites none, as for an offline NOT ENOUGH INFO). When the LLM's label
+    differs from the stance-model verdict, the confidence is capped at the stance model's strength for
+    the LLM's label, and a confident (not abstained) stance-model verdict it contradicts makes it
+    abstain. Whenever the LLM's answer does not stand (low confidence, conflicting evidence, that
+    contradiction), the stance model's label is kept, abstained: an LLM never changes a label on its
+    own word."""
+    if answer.cited:
+        weight = sum(e.trust.reliability if e.trust is not None else 1.0 for e in answer.cited) / len(answer.cited)
+        rule = f"mean reliability {weight:.2f} of {len(answer.cited)} cited item(s)"
+    else:
+        weight, rule = coverage, f"topic coverage {coverage:.2f} (nothing cited)"
+    confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
+    label = answer.label.value
+    reason = (f"{' '.join(answer.reasoning.split())} [LLM judge: {label} at {answer.confidence:.2f} × "
+              f"{rule} = {confidence:.2f}]")
+    disagrees = answer.label != stance_reading.label
+    if disagrees:
+        strength = stance_reading.label_probabilities.get(label, 0.0)
+        confidence = round(min(confidence, strength), 4)
+        reason += (f"; the stance model reads the evidence as {stance_reading.label.value} at "
+                   f"{stance_reading.confidence:.2f} and gives {label} only {strength:.2f}, which caps the confidence")
+    if stance_reading.conflict:
+        support, refute = (stance_reading.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value))
+        why = f"strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
+    elif disagrees and not stance_reading.abstained:
+        why = "the LLM judge contradicts a confident stance-model verdict"
+    elif confidence < config.abstain_below:
+        why = f"confidence {confidence:.2f} is below {config.abstain_below:.2f}"
+    else:
+        return Verdict(label=answer.label, confidence=confidence, abstained=False, conflict=False, reason=reason,
+                       label_probabilities=stance_reading.label_probabilities, cited=[e.id for e in answer.cited])
+    return stance_reading_kept(stance_reading, f"the LLM judge said {label} ({reason}; abstained: {why})")
+
+
+def stance_reading_kept(stance_reading: Verdict, why: str) -> Verdict:
+    """The stance model's verdict on the same evidence, as an abstention that says why the LLM's did not stand."""
+    return stance_reading.model_copy(update={
+        "abstained": True,
+        "reason": f"abstained: {why}; the stance model's reading is kept as the best label: {stance_reading.reason}"})
+
+
+def abstention_without_decomposition(reason: str) -> Verdict:
+    """The verdict for a claim that could not be decomposed: nothing was searched."""
+    return Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True,
+                   reason=f"abstained: the claim could not be decomposed ({reason})")

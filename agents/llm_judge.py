@@ -36,7 +36,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
-from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide, topic_coverage
+from mermaid_verifier.agents.judge import (JudgeConfig, LLMAnswer, annotate, decide, stance_reading_kept, topic_coverage,
+                                           verdict_from_llm_answer)
 from mermaid_verifier.agents.llm import StructuredCaller, load_prompt
 from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
@@ -83,13 +84,6 @@ def _line(alias: str, item: Evidence) -> str:
     return f"[{alias}] {item.title}{where} — {item.source}{memory}, {reliability}: {text}"
 
 
-def _stance_reading(offline: Verdict, why: str) -> Verdict:
-    """The stance model's verdict on the same evidence, as an abstention that says why the LLM's did not stand."""
-    return offline.model_copy(update={
-        "abstained": True,
-        "reason": f"abstained: {why}; the stance model's reading is kept as the best label: {offline.reason}"})
-
-
 class LLMJudge:
     """``judge(claim, evidence, entities) -> Verdict`` with a chat model (same shape as ``OfflineJudge``)."""
 
@@ -128,37 +122,9 @@ class LLMJudge:
             answer = await self.ask(messages, repair=lambda error: self.prompt.render("repair", error=error, ids=ids),
                                     validate=check)
         except LLMOutputError as exc:
-            return _stance_reading(offline, f"the LLM judge gave no usable verdict ({exc})")
+            return stance_reading_kept(offline, f"the LLM judge gave no usable verdict ({exc})")
 
-        cited = list(dict.fromkeys(resolve(c).id for c in answer.cited))
-        cited_items = [by_id[c] for c in cited]
-        if cited_items:
-            weight = sum(e.trust.reliability if e.trust is not None else 1.0 for e in cited_items) / len(cited_items)
-            rule = f"mean reliability {weight:.2f} of {len(cited_items)} cited item(s)"
-        else:
-            weight = topic_coverage(evidence, entities, claim)
-            rule = f"topic coverage {weight:.2f} (nothing cited)"
-        confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
-        reason = (f"{' '.join(answer.reasoning.split())} [LLM judge: {answer.label} at {answer.confidence:.2f} × "
-                  f"{rule} = {confidence:.2f}]")
-        # cross-check against the stance model's reading of the same evidence
-        disagrees = answer.label != offline.label.value
-        overruled_confident_reading = disagrees and not offline.abstained
-        if disagrees:
-            stance_strength = offline.label_probabilities.get(answer.label, 0.0)
-            confidence = round(min(confidence, stance_strength), 4)
-            reason += (f"; the stance model reads the evidence as {offline.label.value} at {offline.confidence:.2f} and "
-                       f"gives {answer.label} only {stance_strength:.2f}, which caps the confidence")
-        conflict = offline.conflict
-        abstained = conflict or overruled_confident_reading or confidence < self.config.abstain_below
-        if conflict:
-            support, refute = (offline.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value))
-            reason += f"; abstained: strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
-        elif overruled_confident_reading:
-            reason += "; abstained: the LLM judge contradicts a confident stance-model verdict"
-        elif abstained:
-            reason += f"; abstained: confidence {confidence:.2f} is below {self.config.abstain_below:.2f}"
-        if abstained:  # the LLM's answer does not stand: report the stance model's label, abstained
-            return _stance_reading(offline, f"the LLM judge said {answer.label} ({reason})")
-        return Verdict(label=Label(answer.label), confidence=confidence, abstained=False, conflict=conflict,
-                       reason=reason, label_probabilities=offline.label_probabilities, cited=cited)
+        cited = [by_id[i] for i in dict.fromkeys(resolve(c).id for c in answer.cited)]
+        return verdict_from_llm_answer(offline, LLMAnswer(label=Label(answer.label), confidence=answer.confidence,
+                                                          reasoning=answer.reasoning, cited=cited),
+                                       topic_coverage(evidence, entities, claim), self.config)

@@ -25,13 +25,14 @@ from langgraph.types import Command, interrupt
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
-from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge, abstain_after_llm_failure, annotate
+from mermaid_verifier.agents.judge import (JudgeConfig, OfflineJudge, abstain_after_llm_failure,
+                                           abstention_without_decomposition, annotate)
 from mermaid_verifier.agents.llm import (Pricing, add_usage, as_model_factory,
                                          chat_model_factory, usage_scope)
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
-from mermaid_verifier.models import Decomposition, Label, Stance, Stats, TraceStep, Verdict
+from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.tools.sources import toolbox_for
@@ -174,11 +175,10 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
             try:
                 decomposition = await resources.decomposer.adecompose(state["claim"])
             except (LLMOutputError, LLMServiceError) as exc:  # no decomposition: abstain and say why
-                reason = f"abstained: the claim could not be decomposed ({exc})"
                 stats = add_usage(Stats(backend="llm"), usage, pricing)
                 if isinstance(exc, LLMServiceError):
                     stats.llm_failure = str(exc)
-                verdict = Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True, reason=reason)
+                verdict = abstention_without_decomposition(str(exc))
                 step = TraceStep(step=0, thought="Split the claim into facts to check.", action="decompose",
                                  action_input={"claim": state["claim"]}, observation=str(exc))
                 return Command(goto=after_failed_decomposition, update={
