@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, AsyncIterator, Callable
 
 from langgraph.graph import END, START, StateGraph
@@ -128,129 +130,156 @@ def judge_config_for(settings: Settings) -> JudgeConfig:
     return config
 
 
-def build_graph(resources: Resources | None = None, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:
-    """The compiled verification graph. Without ``resources``, settings come from the environment
-    and the tool servers start on first use.
+@dataclass
+class Agents:
+    """What the nodes use, wired once per graph from its :class:`Resources`: the executor and judges of
+    the chosen backend, plus where a failed decomposition goes next."""
 
-    With ``review=True`` an abstained verdict pauses the graph (LangGraph ``interrupt``) with a
-    :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
-    Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
-    resources = resources or Resources.create()
-    settings = resources.settings
+    resources: Resources
+    executor: Any  # OfflineExecutor, LLMExecutor or CascadeExecutor: run(claim, decomposition, remembered, previous)
+    judges: dict[str, Any]  # "offline" and, with an LLM backend, "llm": judge(claim, evidence, entities) -> Verdict
+    pricing: Pricing | None
+    after_failed_decomposition: str = "remember"
+
+
+def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
+    """The executor and judges for ``resources.backend`` (offline, llm or cascade)."""
+    settings, config = resources.settings, resources.judge_config
     pricing = Pricing.from_settings(settings)
     offline_executor = OfflineExecutor(
-        resources.toolbox,
-        resources.stance,
-        max_steps=resources.settings.max_steps,
-        search_k=resources.settings.search_k,
-        stop_threshold=resources.judge_config.stop_threshold,
-        memory_trust=resources.judge_config.memory_trust,
-        reliability=resources.reliability_config,
-        clock=resources.clock,
-        warm_steps=resources.judge_config.warm_steps,
-        lean_threshold=resources.judge_config.nei_threshold,
-        topicality=resources.judge_config.topicality,
-        lookups=resources.memory,
-    )
-    executor, judges = offline_executor, {"offline": OfflineJudge(resources.judge_config)}
+        resources.toolbox, resources.stance, max_steps=settings.max_steps, search_k=settings.search_k,
+        stop_threshold=config.stop_threshold, memory_trust=config.memory_trust, reliability=resources.reliability_config,
+        clock=resources.clock, warm_steps=config.warm_steps, lean_threshold=config.nei_threshold,
+        topicality=config.topicality, lookups=resources.memory)
+    executor, judges = offline_executor, {"offline": OfflineJudge(config)}
     if resources.backend != "offline":
         from mermaid_verifier.agents.llm_executor import CascadeExecutor, LLMExecutor
         from mermaid_verifier.agents.llm_judge import LLMJudge
 
         models = resources.chat_models or chat_model_factory(settings)
         executor = LLMExecutor(models("executor"), resources.toolbox, resources.stance, max_steps=settings.max_steps,
-                               search_k=settings.search_k, stop_threshold=resources.judge_config.stop_threshold,
-                               memory_trust=resources.judge_config.memory_trust, reliability=resources.reliability_config,
+                               search_k=settings.search_k, stop_threshold=config.stop_threshold,
+                               memory_trust=config.memory_trust, reliability=resources.reliability_config,
                                clock=resources.clock, prompts_dir=settings.prompts_dir, pricing=pricing)
-        judges["llm"] = LLMJudge(models("judge"), resources.judge_config, method=settings.structured_method,
+        judges["llm"] = LLMJudge(models("judge"), config, method=settings.structured_method,
                                  prompts_dir=settings.prompts_dir)
         if resources.backend == "cascade":
-            executor = CascadeExecutor(offline_executor, executor, resources.judge_config,
-                                       resources.reliability_config, resources.clock)
-    after_failed_decomposition = "review" if review else "remember"
+            executor = CascadeExecutor(offline_executor, executor, config, resources.reliability_config, resources.clock)
+    return Agents(resources, executor, judges, pricing, "review" if review else "remember")
 
-    async def decompose(state: VerifierState) -> Command:
-        started_at = time.time()
-        with usage_scope() as usage:
+
+# ----------------------------------------------------------------------------- the nodes
+
+
+async def decompose(state: VerifierState, agents: Agents) -> Command:
+    """Claim -> triplets, keywords, entities; a claim that cannot be decomposed abstains at once."""
+    started_at = time.time()
+    with usage_scope() as usage:
+        try:
+            decomposition = await agents.resources.decomposer.adecompose(state["claim"])
+        except (LLMOutputError, LLMServiceError) as exc:  # no decomposition: abstain and say why
+            stats = add_usage(Stats(backend="llm"), usage, agents.pricing)
+            if isinstance(exc, LLMServiceError):
+                stats.llm_failure = str(exc)
+            step = TraceStep(step=0, thought="Split the claim into facts to check.", action="decompose",
+                             action_input={"claim": state["claim"]}, observation=str(exc))
+            return Command(goto=agents.after_failed_decomposition, update={
+                "decomposition": Decomposition(), "verdict": abstention_without_decomposition(str(exc)),
+                "evidence": [], "trace": [step], "stats": stats, "started_at": started_at})
+    stats = add_usage(Stats(), usage, agents.pricing)
+    return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
+
+
+async def recall(state: VerifierState, agents: Agents) -> dict:
+    """Remembered evidence about the claim's entities, from the corpora and sources this run uses."""
+    resources = agents.resources
+    if resources.memory is None:
+        return {"remembered": []}
+    origins = {source for source in resources.toolbox.sources.values() if source}
+    recalled = await resources.memory.recall(_memory_keys(state), state["claim"], origins=origins)
+    return {"remembered": recalled.items}
+
+
+async def execute(state: VerifierState, agents: Agents) -> dict:
+    """The executor's search (≤ max_steps tool-using steps), continuing an earlier round when a reviewer asked."""
+    previous = None
+    if state.get("search_more"):  # a reviewer asked for more search: continue where the last round stopped
+        previous = ExecutionResult(evidence=state["evidence"], trace=state["trace"], stats=state["stats"])
+    result = await agents.executor.run(state["claim"], state["decomposition"], state.get("remembered", []),
+                                       previous=previous)
+    stats = result.stats
+    if previous is None and state.get("stats") is not None:  # count the decomposer's LLM calls too
+        stats = add_usage(stats, state["stats"], agents.pricing)
+    return {"evidence": result.evidence, "trace": result.trace, "stats": stats, "search_more": False}
+
+
+async def judge(state: VerifierState, agents: Agents) -> dict:
+    """Trust-assess the evidence once, then the verdict (agents/judge.py decides, whichever judge asks)."""
+    resources = agents.resources
+    trusted = assess_trust(state["evidence"], resources.reliability_config, resources.clock())
+    stats = state["stats"]
+    entities = state["decomposition"].entities
+    with usage_scope() as usage:
+        if stats.llm_failure is None:
             try:
-                decomposition = await resources.decomposer.adecompose(state["claim"])
-            except (LLMOutputError, LLMServiceError) as exc:  # no decomposition: abstain and say why
-                stats = add_usage(Stats(backend="llm"), usage, pricing)
-                if isinstance(exc, LLMServiceError):
-                    stats.llm_failure = str(exc)
-                verdict = abstention_without_decomposition(str(exc))
-                step = TraceStep(step=0, thought="Split the claim into facts to check.", action="decompose",
-                                 action_input={"claim": state["claim"]}, observation=str(exc))
-                return Command(goto=after_failed_decomposition, update={
-                    "decomposition": Decomposition(), "verdict": verdict, "evidence": [], "trace": [step],
-                    "stats": stats, "started_at": started_at})
-        stats = add_usage(Stats(), usage, pricing)
-        return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
+                verdict = await agents.judges.get(stats.backend, agents.judges["offline"]).judge(
+                    state["claim"], trusted, entities)
+            except LLMServiceError as exc:
+                stats = stats.model_copy(update={"llm_failure": str(exc)})
+        if stats.llm_failure is not None:  # the search or the LLM judge failed: abstain, keep the evidence
+            stance_reading = await agents.judges["offline"].judge(state["claim"], trusted, entities)
+            verdict = abstain_after_llm_failure(stance_reading, stats.llm_failure)
+    ranked = annotate(trusted, resources.judge_config, state["claim"], entities)
+    return {"verdict": verdict, "evidence": ranked, "stats": add_usage(stats, usage, agents.pricing)}
 
-    async def recall(state: VerifierState) -> dict:
-        if resources.memory is None:
-            return {"remembered": []}
-        origins = {source for source in resources.toolbox.sources.values() if source}
-        recalled = await resources.memory.recall(_memory_keys(state), state["claim"], origins=origins)
-        return {"remembered": recalled.items}
 
-    async def execute(state: VerifierState) -> dict:
-        previous = None
-        if state.get("search_more"):  # a reviewer asked for more search: continue where the last round stopped
-            previous = ExecutionResult(evidence=state["evidence"], trace=state["trace"], stats=state["stats"])
-        result = await executor.run(state["claim"], state["decomposition"], state.get("remembered", []), previous=previous)
-        stats = result.stats
-        if previous is None and state.get("stats") is not None:  # count the decomposer's LLM calls too
-            stats = add_usage(stats, state["stats"], pricing)
-        return {"evidence": result.evidence, "trace": result.trace, "stats": stats, "search_more": False}
+async def ask_reviewer(state: VerifierState, agents: Agents) -> Command:
+    """Pause an abstained verdict for a person (LangGraph ``interrupt``); act on their decision."""
+    verdict = state["verdict"]
+    if not verdict.abstained:
+        return Command(goto="remember")
+    request = ReviewRequest(claim=state["claim"], verdict=verdict, evidence=state["evidence"][:5],
+                            searches_so_far=len(state["trace"]))
+    decision = ReviewDecision.model_validate(interrupt(request.model_dump(mode="json")))
+    if decision.action == "search_more":
+        return Command(goto="execute", update={"search_more": True})
+    return Command(goto="remember", update={"verdict": apply_review(verdict, decision)})
 
-    async def judge(state: VerifierState) -> dict:
-        trusted = assess_trust(state["evidence"], resources.reliability_config, resources.clock())
-        stats = state["stats"]
-        entities = state["decomposition"].entities
-        with usage_scope() as usage:
-            if stats.llm_failure is None:
-                try:
-                    verdict = await judges.get(stats.backend, judges["offline"]).judge(state["claim"], trusted, entities)
-                except LLMServiceError as exc:
-                    stats = stats.model_copy(update={"llm_failure": str(exc)})
-            if stats.llm_failure is not None:  # the search or the LLM judge failed: abstain, keep the evidence
-                verdict = abstain_after_llm_failure(await judges["offline"].judge(state["claim"], trusted, entities),
-                                                    stats.llm_failure)
-        ranked = annotate(trusted, resources.judge_config, state["claim"], state["decomposition"].entities)
-        return {"verdict": verdict, "evidence": ranked,
-                "stats": add_usage(stats, usage, pricing)}
 
-    async def ask_reviewer(state: VerifierState) -> Command:
-        verdict = state["verdict"]
-        if not verdict.abstained:
-            return Command(goto="remember")
-        request = ReviewRequest(claim=state["claim"], verdict=verdict, evidence=state["evidence"][:5],
-                                searches_so_far=len(state["trace"]))
-        decision = ReviewDecision.model_validate(interrupt(request.model_dump(mode="json")))
-        if decision.action == "search_more":
-            return Command(goto="execute", update={"search_more": True})
-        return Command(goto="remember", update={"verdict": apply_review(verdict, decision)})
+async def remember(state: VerifierState, agents: Agents) -> dict:
+    """Keep the evidence that bore on the verdict; stamp the claim's wall time."""
+    memory = agents.resources.memory
+    if memory is not None:
+        # items from memory are kept only when new to it (a remembered lookup's passage that now bears
+        # on a verdict); remember() gives stored ones no "seen-again" check
+        worth_keeping = [e for e in state["evidence"] if (e.score or 0) >= REMEMBER_MIN_SCORE
+                         and e.stance != Stance.NEUTRAL]
+        await memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
+    stats = state["stats"].model_copy(update={"seconds": round(time.time() - state["started_at"], 3)})
+    return {"stats": stats}
 
-    async def remember(state: VerifierState) -> dict:
-        if resources.memory is not None:
-            # items from memory are kept only when new to it (a remembered lookup's passage that now bears
-            # on a verdict); remember() gives stored ones no "seen-again" check
-            worth_keeping = [e for e in state["evidence"] if (e.score or 0) >= REMEMBER_MIN_SCORE
-                             and e.stance != Stance.NEUTRAL]
-            await resources.memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
-        stats = state["stats"].model_copy(update={"seconds": round(time.time() - state["started_at"], 3)})
-        return {"stats": stats}
 
+def build_graph(resources: Resources | None = None, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:
+    """The compiled verification graph. Without ``resources``, settings come from the environment
+    and the tool servers start on first use.
+
+    The nodes are the module-level functions above, each given the graph's :class:`Agents` (bound
+    here, not passed at invoke time: the graph also runs as a node of a host app, whose runtime
+    context is its own).
+
+    With ``review=True`` an abstained verdict pauses the graph (LangGraph ``interrupt``) with a
+    :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
+    Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
+    agents = wire_agents(resources or Resources.create(), review=review)
     graph = StateGraph(VerifierState, input_schema=VerifyInput, output_schema=VerifyOutput)
-    graph.add_node("decompose", decompose, destinations=("recall", after_failed_decomposition))
+    graph.add_node("decompose", partial(decompose, agents=agents), destinations=("recall", agents.after_failed_decomposition))
     for name, node in [("recall", recall), ("execute", execute), ("judge", judge), ("remember", remember)]:
-        graph.add_node(name, node)
+        graph.add_node(name, partial(node, agents=agents))
     graph.add_edge(START, "decompose")
     graph.add_edge("recall", "execute")
     graph.add_edge("execute", "judge")
     if review:
-        graph.add_node("review", ask_reviewer, destinations=("execute", "remember"))
+        graph.add_node("review", partial(ask_reviewer, agents=agents), destinations=("execute", "remember"))
         graph.add_edge("judge", "review")
     else:
         graph.add_edge("judge", "remember")
@@ -282,10 +311,20 @@ async def open_verifier(settings: Settings | None = None, *, review: bool = Fals
 
 @contextlib.asynccontextmanager
 async def make_graph(config: dict | None = None) -> AsyncIterator[CompiledStateGraph]:
-    """Factory for LangGraph tooling (``langgraph.json``, ``langgraph dev``); settings from ``MERMAID_*``.
+    """Factory for LangGraph tooling (``langgraph.json``, ``langgraph dev``): settings from ``MERMAID_*``,
+    overridden by the run's ``configurable`` entries that name a setting (``max_steps``, ``backend`` …).
 
     The server enters it for each use of the graph: for a run the tool servers start and are closed
     when the run ends (no corpus-server process outlives it); to draw or inspect the graph nothing starts."""
-    for_execution = ((config or {}).get("configurable") or {}).get("__is_for_execution__", True)
-    async with open_verifier(start=bool(for_execution)) as graph:
+    configurable = (config or {}).get("configurable") or {}
+    for_execution = configurable.get("__is_for_execution__", True)
+    settings = await asyncio.to_thread(Settings.from_env, **settings_overrides(configurable))
+    async with open_verifier(settings, start=bool(for_execution)) as graph:
         yield graph
+
+
+def settings_overrides(configurable: dict) -> dict:
+    """The entries of a run's ``configurable`` that name a setting (``max_steps``, ``backend`` …), e.g. from
+    LangGraph Studio's assistant configuration; the rest (thread ids, the server's own keys) are not ours."""
+    names = {f.name for f in dataclasses.fields(Settings)}
+    return {key: value for key, value in configurable.items() if key in names}

@@ -66,3 +66,11 @@ async def test_a_run_through_the_factory_never_blocks_the_loop_and_leaves_no_pro
     assert during, "the run had its own corpus server"
     assert out["evidence"] and out["evidence"][0].title == "Mount Everest"
     assert children() == before, "the corpus server of the run is gone"
+
+
+async def test_the_run_configuration_overrides_settings_by_name(factory):
+    config = {"configurable": {"__is_for_execution__": True, "search_k": 1, "thread_id": "t-1"}}
+    async with factory(config) as graph:
+        out = await graph.ainvoke({"claim": "Mount Everest is in the Himalayas."})
+    searches = [s.action_input for s in out["trace"] if s.action == "local-corpus.search"]
+    assert searches and all(arguments["k"] == 1 for arguments in searches)  # the default is 5
