@@ -52,7 +52,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from mermaid_verifier.config import STRUCTURED_METHODS
-from mermaid_verifier.errors import ConfigError, DecompositionError, LLMOutputError, LLMServiceError
+from mermaid_verifier.errors import ConfigError, LLMOutputError, LLMServiceError
 from mermaid_verifier.models import Stats
 
 logger = logging.getLogger(__name__)
