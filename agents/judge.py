@@ -129,6 +129,8 @@ class JudgeConfig(BaseModel):
     model: JudgeModel | None = Field(None, description="when set, it decides the label; thresholds then only abstain")
     confidence_model: ConfidenceModel | None = Field(
         None, description="when set, the confidence is its probability that the label (the rule's or `model`'s) is right")
+    threshold_source: str = Field("the bundled judge configuration",
+                                  description="where abstain_below comes from (a `calibrate` file says which)")
 
     @classmethod
     def bundled(cls) -> "JudgeConfig":
@@ -269,6 +271,8 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
     return Verdict(
         label=label,
         confidence=round(min(max(confidence, 0.0), 1.0), 4),
+        abstain_below=config.abstain_below,
+        threshold_source=config.threshold_source,
         abstained=abstained,
         conflict=conflict,
         reason=reason,
@@ -351,7 +355,8 @@ def verdict_from_llm_answer(stance_reading: Verdict, answer: LLMAnswer, coverage
         why = f"confidence {confidence:.2f} is below {config.abstain_below:.2f}"
     else:
         return Verdict(label=answer.label, confidence=confidence, abstained=False, conflict=False, reason=reason,
-                       label_probabilities=stance_reading.label_probabilities, cited=[e.id for e in answer.cited])
+                       label_probabilities=stance_reading.label_probabilities, cited=[e.id for e in answer.cited],
+                       abstain_below=config.abstain_below, threshold_source=config.threshold_source)
     return stance_reading_kept(stance_reading, f"the LLM judge said {label} ({reason}; abstained: {why})")
 
 

@@ -126,7 +126,11 @@ def judge_config_for(settings: Settings) -> JudgeConfig:
     config = JudgeConfig.bundled()
     calibration = calibration_module.load(settings.calibration_path)
     if calibration is not None:
-        config = config.model_copy(update={"abstain_below": calibration.abstain_below})
+        config = config.model_copy(update={
+            "abstain_below": calibration.abstain_below,
+            "threshold_source": f"calibrate: {settings.calibration_path} (max risk {calibration.max_risk:g} on "
+                                f"{calibration.claims} claims of {calibration.fitted_on}, {calibration.fitted_at}; "
+                                f"`mermaid-verifier calibrate --reset` removes it)"})
     return config
 
 

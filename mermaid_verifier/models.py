@@ -127,6 +127,9 @@ class Verdict(BaseModel):
     reason: str
     label_probabilities: dict[str, float] = Field(default_factory=dict)
     cited: list[str] = Field(default_factory=list, description="Evidence ids the (LLM) judge based its verdict on")
+    abstain_below: float | None = Field(default=None, description="The abstention threshold in force")
+    threshold_source: str | None = Field(default=None, description="Where that threshold comes from: the bundled "
+                                         "judge configuration, or the `calibrate` file in force")
 
 
 class VerificationResult(BaseModel):
@@ -145,6 +148,8 @@ class VerificationResult(BaseModel):
     trace: list[TraceStep]
     stats: Stats
     backend: Literal["offline", "llm"] = "offline"
+    abstain_below: float | None = Field(default=None, description="The abstention threshold in force")
+    threshold_source: str | None = Field(default=None, description="Where it comes from (bundled or `calibrate`)")
 
     @model_validator(mode="before")
     @classmethod

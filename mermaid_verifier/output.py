@@ -23,6 +23,8 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
         conflict=verdict.conflict,
         confidence=verdict.confidence,
         reason=verdict.reason,
+        abstain_below=verdict.abstain_below,
+        threshold_source=verdict.threshold_source,
         triplets=output["decomposition"].triplets,
         keywords=output["decomposition"].keywords,
         entities=output["decomposition"].entities,

@@ -168,3 +168,27 @@ def test_calibrate_refuses_a_budget_it_cannot_meet_and_saves_nothing(tmp_path):
     assert out.exit_code == 1
     assert "no confidence threshold keeps errors at or below 5.0%" in out.output and "nothing was saved" in out.output
     assert not (tmp_path / "calibration.json").exists()
+
+
+def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_path):
+    from mermaid_verifier.agents.judge import JudgeConfig
+    from mermaid_verifier.calibration import Calibration, save
+
+    from .conftest import WIKI_MINI
+
+    def verify_json() -> dict:
+        out = CliRunner().invoke(app, ["verify", "--json", "--no-memory", "--corpus", str(WIKI_MINI), "--cache-dir",
+                                       str(tmp_path), "Mount Everest is in the Himalayas."])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.output.strip().splitlines()[-1])
+
+    bundled = verify_json()
+    assert bundled["abstain_below"] == JudgeConfig.bundled().abstain_below
+    assert bundled["threshold_source"] == "the bundled judge configuration"
+
+    save(Calibration(abstain_below=0.77, max_risk=0.1, delta=0.1, coverage=0.5, risk=0.08, risk_upper_bound=0.1,
+                     claims=900, fitted_on="fever paper_dev calibration part", fitted_at="2026-11-23"),
+         tmp_path / "calibration.json")
+    calibrated = verify_json()
+    assert calibrated["abstain_below"] == 0.77
+    assert calibrated["threshold_source"].startswith(f"calibrate: {tmp_path / 'calibration.json'} (max risk 0.1 on 900")
