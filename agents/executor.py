@@ -33,7 +33,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from mermaid_verifier.models import Decomposition, Evidence, SourceKind, Stance, Stats, TraceStep
+from mermaid_verifier.models import (
+    Decomposition,
+    Evidence,
+    SourceKind,
+    Stance,
+    Stats,
+    TraceStep,
+)
 from mermaid_verifier.names import disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.stance import StanceModel

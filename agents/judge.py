@@ -35,8 +35,11 @@ from pydantic import BaseModel, Field, model_validator
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import side_probability as _side
-from mermaid_verifier.topicality import Topicality, entities_mentioned, titled_after_claim
-
+from mermaid_verifier.topicality import (
+    Topicality,
+    entities_mentioned,
+    titled_after_claim,
+)
 
 FEATURES = ("support", "refute", "support_2nd", "refute_2nd", "support_sum", "refute_sum", "coverage",
             "log_items", "no_evidence")

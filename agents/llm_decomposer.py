@@ -2,7 +2,7 @@
 search keywords and entities, as structured output; the drop-in sibling of ``SpacyDecomposer``.
 
 An attribution the claim does not name is dropped. A malformed or empty answer (no triplet, a triplet without subject or relation) is sent back once with
-the error quoted; a second bad answer raises :class:`~mermaid_verifier.agents.llm.DecompositionError`,
+the error quoted; a second bad answer raises :class:`~mermaid_verifier.agents.model_calls.DecompositionError`,
 which the graph turns into an abstention that states the reason.
 """
 
@@ -14,7 +14,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.agents.llm import StructuredCaller, load_prompt
+from mermaid_verifier.agents.prompt_files import load_prompt
+from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.errors import DecompositionError
 from mermaid_verifier.models import Decomposition, Triplet
 

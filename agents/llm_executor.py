@@ -34,13 +34,35 @@ from pathlib import Path
 from typing import Callable
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
-from mermaid_verifier.agents.executor import (MAX_EVIDENCE, ExecutionResult, OfflineExecutor, _observation,
-                                              evidence_from_outcome, leaning)
+from mermaid_verifier.agents.executor import (
+    MAX_EVIDENCE,
+    ExecutionResult,
+    OfflineExecutor,
+    _observation,
+    evidence_from_outcome,
+    leaning,
+)
 from mermaid_verifier.agents.judge import JudgeConfig, decide
-from mermaid_verifier.agents.llm import (Pricing, add_usage, ainvoke_model, json_values, load_prompt,
-                                         message_text, tool_calls_from_content, usage_scope)
+from mermaid_verifier.agents.model_calls import (
+    Pricing,
+    add_usage,
+    ainvoke_model,
+    usage_scope,
+)
+from mermaid_verifier.agents.prompt_files import load_prompt
+from mermaid_verifier.agents.tool_text import (
+    json_values,
+    message_text,
+    tool_calls_from_content,
+)
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust

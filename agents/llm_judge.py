@@ -36,9 +36,17 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
-from mermaid_verifier.agents.judge import (JudgeConfig, LLMAnswer, annotate, decide, stance_reading_kept, topic_coverage,
-                                           verdict_from_llm_answer)
-from mermaid_verifier.agents.llm import StructuredCaller, load_prompt
+from mermaid_verifier.agents.judge import (
+    JudgeConfig,
+    LLMAnswer,
+    annotate,
+    decide,
+    stance_reading_kept,
+    topic_coverage,
+    verdict_from_llm_answer,
+)
+from mermaid_verifier.agents.prompt_files import load_prompt
+from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
 

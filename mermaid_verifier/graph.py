@@ -25,22 +25,27 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command, interrupt
 
 from mermaid_verifier import calibration as calibration_module
+from mermaid_verifier.agents.chat_models import as_model_factory, chat_model_factory
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
-from mermaid_verifier.agents.judge import (JudgeConfig, OfflineJudge, abstain_after_llm_failure,
-                                           abstention_without_decomposition, annotate)
-from mermaid_verifier.agents.llm import (Pricing, add_usage, as_model_factory,
-                                         chat_model_factory, usage_scope)
+from mermaid_verifier.agents.judge import (
+    JudgeConfig,
+    OfflineJudge,
+    abstain_after_llm_failure,
+    abstention_without_decomposition,
+    annotate,
+)
+from mermaid_verifier.agents.model_calls import Pricing, add_usage, usage_scope
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
+from mermaid_verifier.memory.store import LocalStore, open_local_store
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
-from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
-from mermaid_verifier.memory.store import LocalStore, open_local_store
+from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.tools.toolbox import Toolbox
 
 logger = logging.getLogger(__name__)

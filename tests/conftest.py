@@ -142,3 +142,23 @@ def store(request, tmp_path):
         return
     with open_local_store(tmp_path / "store") as local_store:
         yield local_store
+
+
+LLM_ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the chat models of these tests are scripted
+
+
+@pytest.fixture
+def llm_resources(tmp_path, decomposer):
+    built: list[Resources] = []
+
+    def make(stance, models: dict, *, backend="llm", max_steps=5, prices=(None, None)) -> Resources:
+        settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False,
+                                     max_steps=max_steps, backend=backend, openai_base_url=LLM_ENDPOINT,
+                                     price_in=prices[0], price_out=prices[1])
+        toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
+        resources = Resources.create(settings, toolbox=toolbox, stance=stance, chat_model=models,
+                                     decomposer=decomposer if backend == "cascade" else None, judge_config=MECHANICS_JUDGE)
+        built.append(resources)
+        return resources
+
+    yield make

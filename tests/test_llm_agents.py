@@ -12,13 +12,21 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_openai import ChatOpenAI
 from mcp import types
 
+from mermaid_verifier.agents.chat_models import chat_model_factory
 from mermaid_verifier.agents.judge import JudgeConfig, decide
-from mermaid_verifier.agents.llm import (Pricing, Usage, add_usage, ainvoke_model,
-                                         chat_model_factory, load_prompt, message_tokens, tool_calls_from_content,
-                                         usage_scope)
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.agents.llm_executor import LLMExecutor, tool_resolver, tool_specs
 from mermaid_verifier.agents.llm_judge import LLMJudge
+from mermaid_verifier.agents.model_calls import (
+    Pricing,
+    Usage,
+    add_usage,
+    ainvoke_model,
+    message_tokens,
+    usage_scope,
+)
+from mermaid_verifier.agents.prompt_files import load_prompt
+from mermaid_verifier.agents.tool_text import tool_calls_from_content
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError, DecompositionError
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stats

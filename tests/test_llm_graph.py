@@ -20,7 +20,10 @@ from mermaid_verifier.models import Label, Stance
 from mermaid_verifier.output import result_from_output
 from mermaid_verifier.tools.toolbox import Toolbox
 
-from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
+from .conftest import (
+    LLM_ENDPOINT,
+    ScriptedStance,
+)
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call
 
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
@@ -32,7 +35,7 @@ DECOMPOSITION = json.dumps({
     "keywords": ["Stanley Kubrick", "2001: A Space Odyssey", "directed"],
     "entities": ["Stanley Kubrick", "2001: A Space Odyssey"],
 })
-ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the chat models are scripted
+ENDPOINT = LLM_ENDPOINT
 
 
 def verdict_json(label: str, confidence: float, cited: list[str], reasoning: str = "The passages decide it.") -> str:
@@ -48,23 +51,6 @@ def cite(title_start: str, label: str = "SUPPORTS", confidence: float = 0.9, tok
         return answer(verdict_json(label, confidence, [alias]), tokens)
 
     return reply
-
-
-@pytest.fixture
-def llm_resources(tmp_path, decomposer):
-    built: list[Resources] = []
-
-    def make(stance, models: dict, *, backend="llm", max_steps=5, prices=(None, None)) -> Resources:
-        settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False,
-                                     max_steps=max_steps, backend=backend, openai_base_url=ENDPOINT,
-                                     price_in=prices[0], price_out=prices[1])
-        toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
-        resources = Resources.create(settings, toolbox=toolbox, stance=stance, chat_model=models,
-                                     decomposer=decomposer if backend == "cascade" else None, judge_config=MECHANICS_JUDGE)
-        built.append(resources)
-        return resources
-
-    yield make
 
 
 def models(decomposer=(), executor=(), judge=()) -> dict[str, ScriptedChatModel]:

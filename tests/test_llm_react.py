@@ -9,15 +9,23 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from mermaid_verifier.agents.judge import JudgeConfig, decide
-from mermaid_verifier.agents.llm import json_values, tool_calls_from_content
 from mermaid_verifier.agents.llm_executor import tool_resolver
 from mermaid_verifier.agents.llm_judge import LLMJudge
+from mermaid_verifier.agents.tool_text import json_values, tool_calls_from_content
 from mermaid_verifier.models import Evidence, Label, SourceKind
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call
-from .test_llm_graph import (DECOMPOSITION, KUBRICK, KUBRICK_RULES, ScriptedStance, cite, llm_resources,  # noqa: F401
-                             models, run, verdict_json)
+from .test_llm_graph import (  # noqa: F401
+    DECOMPOSITION,
+    KUBRICK,
+    KUBRICK_RULES,
+    ScriptedStance,
+    cite,
+    models,
+    run,
+    verdict_json,
+)
 
 ROUTES = {"local-corpus__search": ("local-corpus", "search"), "local-corpus__get_page": ("local-corpus", "get_page")}
 SEARCH = {"name": "local-corpus__search", "args": {"query": "Kubrick"}}

@@ -16,10 +16,11 @@ import socket
 import pytest
 from langchain_core.messages import HumanMessage
 
+from mermaid_verifier.agents.chat_models import chat_model_factory
 from mermaid_verifier.agents.judge import JudgeConfig
-from mermaid_verifier.agents.llm import ainvoke_model, chat_model_factory
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.agents.llm_judge import LLMJudge
+from mermaid_verifier.agents.model_calls import ainvoke_model
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.graph import open_verifier

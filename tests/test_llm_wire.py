@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from mermaid_verifier.agents.llm import StructuredCaller, chat_model_factory, compatible_payload
+from mermaid_verifier.agents.chat_models import chat_model_factory, compatible_payload
 from mermaid_verifier.agents.llm_decomposer import ClaimDecomposition, LLMDecomposer
+from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.graph import open_verifier
