@@ -231,7 +231,7 @@ def test_run_options_refuse_what_cannot_run(tmp_path, changes, message):
         RunOptions(claims_path=tmp_path / "c.jsonl", out_dir=tmp_path / "out", **changes)
 
 
-def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_refused(tmp_path):
+def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_skipped(tmp_path):
     from mermaid_verifier.evaluation.fever_run import load_claims
 
     claims = write_claims(tmp_path / "claims.jsonl", 6)
@@ -241,5 +241,36 @@ def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_refused(tmp_path)
     assert [c.id for c in chosen] == ["c0", "c1", "c2"]
     with claims.open("a") as handle:
         handle.write(json.dumps({"id": "c1", "claim": KUBRICK, "label": "SUPPORTS"}) + "\n")
-    with pytest.raises(UsageError, match="unique"):
-        load_claims(RunOptions(claims_path=claims, out_dir=tmp_path))
+    chosen, bad = load_claims(RunOptions(claims_path=claims, out_dir=tmp_path))
+    assert [c.id for c in chosen] == [f"c{i}" for i in range(6)]  # the first line with an id wins
+    assert [(b.line_number, b.reason) for b in bad] == [(7, "duplicate id 'c1' (first on line 2)")]
+
+
+def test_a_claim_line_that_is_not_utf8_or_too_long_is_a_bad_line(tmp_path):
+    from mermaid_verifier.evaluation.datasets import MAX_CLAIM_CHARS
+
+    path = write_claims(tmp_path / "claims.jsonl", 2)
+    with path.open("ab") as handle:
+        handle.write(b'{"id": "x", "claim": "caf\xe9", "label": "SUPPORTS"}\n')
+        handle.write(json.dumps({"id": "long", "claim": "a" * (MAX_CLAIM_CHARS + 1), "label": "SUPPORTS"}).encode() + b"\n")
+    claims, bad = read_labelled_claims(path)
+    assert [c.id for c in claims] == ["c0", "c1"]
+    assert bad[0].line_number == 3 and bad[0].reason == "not UTF-8"
+    assert bad[1].line_number == 4 and f"the limit is {MAX_CLAIM_CHARS:,}" in bad[1].reason
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "split file not found"),
+    ("[1, 2]", "holds no 'assignment' object"),
+    ("not json", "holds no 'assignment' object"),
+])
+def test_an_unusable_split_file_is_a_usage_error_naming_it(tmp_path, content, message):
+    from mermaid_verifier.evaluation.fever_run import load_claims
+
+    claims = write_claims(tmp_path / "claims.jsonl", 2)
+    split = tmp_path / "split.json"
+    if content is not None:
+        split.write_text(content)
+    with pytest.raises(UsageError, match=message) as raised:
+        load_claims(RunOptions(claims_path=claims, out_dir=tmp_path, split_file=split, parts=("test",)))
+    assert str(split) in str(raised.value)

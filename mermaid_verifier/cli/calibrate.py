@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -32,11 +31,54 @@ def held_out_summary(check, max_risk: float) -> str:
             f"{check.folds_answering} folds that answered any went over the {max_risk:.1%} budget")
 
 
+RESULT_KEYS = ("gold", "verdict", "confidence")
+
+
+def say_skipped(path: Path, line_number: int, reason: str) -> None:
+    stderr.print(f"skipped {path}:{line_number}: {reason}", highlight=False, soft_wrap=True)
+
+
+def rows_from_results(path: Path) -> tuple[list[dict], str]:
+    """The rows of an earlier run's ``results.jsonl`` (given, or in the run directory given) and
+    where they came from; lines that are not rows with gold, verdict and confidence are skipped."""
+    from mermaid_verifier.evaluation.datasets import BadLine, json_object_lines, require_readable_file
+
+    path = path / "results.jsonl" if path.is_dir() else path
+    require_readable_file(path, "results file")
+    rows = []
+    for item in json_object_lines(path):
+        if isinstance(item, BadLine):
+            say_skipped(path, item.line_number, item.reason)
+        elif missing := [key for key in RESULT_KEYS if key not in item[1]]:
+            say_skipped(path, item[0], f"no {', '.join(missing)}")
+        else:
+            rows.append(item[1])
+    if not rows:
+        raise UsageError(f"no result rows in {path}")
+    return rows, str(path)
+
+
+async def rows_from_claims(path: Path, limit: int, concurrency: int, settings) -> list[dict]:
+    """Verify the first ``limit`` (0: all) labelled claims of ``path``; their result rows."""
+    from mermaid_verifier.evaluation.batch import verify_labelled
+    from mermaid_verifier.evaluation.datasets import read_labelled_claims, require_readable_file
+    from mermaid_verifier.graph import open_verifier
+
+    labelled, bad = read_labelled_claims(require_readable_file(path, "claims file"))
+    for line in bad:
+        say_skipped(path, line.line_number, line.reason)
+    labelled = labelled[:limit] if limit else labelled
+    if not labelled:
+        raise UsageError(f"no labelled claims in {path}")
+    async with open_verifier(settings) as verifier:
+        return await verify_labelled(verifier, labelled, concurrency)
+
+
 def calibrate_command(
     claims: Annotated[Optional[Path], typer.Argument(help="Labelled claims (FEVER-style jsonl: id, claim, label).", show_default=False)] = None,
     max_risk: Annotated[float, typer.Option("--max-risk", help="Largest acceptable error rate among answered claims.")] = 0.10,
     delta: Annotated[float, typer.Option(help="The bound holds with probability 1 − delta (0.01, 0.05, 0.1, 0.2 or 0.5).")] = 0.1,
-    from_results: Annotated[Optional[Path], typer.Option("--from-results", help="Reuse a results.jsonl (rows with gold, verdict, confidence) instead of verifying.")] = None,
+    from_results: Annotated[Optional[Path], typer.Option("--from-results", help="Reuse a results.jsonl (rows with gold, verdict, confidence), or a `fever --out` directory holding one, instead of verifying.")] = None,
     limit: Annotated[int, typer.Option(help="Use only the first N claims (0 = all).")] = 0,
     check_folds: Annotated[int, typer.Option("--check-folds", min=0, help="Also re-fit without each of K folds of page groups and answer the held-out fold, to show how the threshold does on topics it never saw (0 = skip).")] = 5,
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
@@ -46,33 +88,16 @@ def calibrate_command(
 
     def body() -> None:
         from mermaid_verifier import calibration
-        from mermaid_verifier.evaluation.batch import verify_labelled
-        from mermaid_verifier.evaluation.datasets import read_labelled_claims
-        from mermaid_verifier.graph import open_verifier
 
         if check_folds == 1:
             raise UsageError("--check-folds takes 0 (no check) or 2 and more: one fold leaves nothing to fit on")
+        if claims is not None and from_results is not None:
+            raise UsageError(f"give a claims file or --from-results, not both (got {claims} and --from-results {from_results})")
         settings = settings_from_options(corpus=corpus, cache_dir=cache_dir, use_memory=False)
         if from_results is not None:
-            if not from_results.is_file():
-                raise UsageError(f"no such results file: {from_results}")
-            rows = [json.loads(line) for line in from_results.read_text().splitlines() if line.strip()]
-            source = str(from_results)
+            rows, source = rows_from_results(from_results)
         elif claims is not None:
-            if not claims.is_file():
-                raise UsageError(f"no such claims file: {claims}")
-            labelled, bad = read_labelled_claims(claims)
-            for line in bad:
-                stderr.print(f"skipped {claims}:{line.line_number}: {line.reason}", highlight=False, soft_wrap=True)
-            labelled = labelled[:limit] if limit else labelled
-            if not labelled:
-                raise UsageError(f"no labelled claims in {claims}")
-
-            async def run() -> list[dict]:
-                async with open_verifier(settings) as verifier:
-                    return await verify_labelled(verifier, labelled, concurrency)
-
-            rows, source = asyncio.run(run()), str(claims)
+            rows, source = asyncio.run(rows_from_claims(claims, limit, concurrency, settings)), str(claims)
         else:
             raise UsageError("give a claims file or --from-results")
         outcomes = outcomes_from_rows(rows[:limit] if limit else rows)

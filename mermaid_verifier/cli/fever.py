@@ -24,8 +24,10 @@ class RunProgress:
                                    TimeElapsedColumn, TimeRemainingColumn)
 
         self.label = label
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                                 TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+        # the description holds the run directory's name: shown as given, not read as markup
+        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                                 TaskProgressColumn(), TextColumn("{task.fields[rate]}", markup=False),
+                                 TimeElapsedColumn(), TextColumn("ETA"),
                                  TimeRemainingColumn(), console=console, transient=False)
         self.task = None
         self.correct = self.seen = 0
@@ -79,7 +81,7 @@ def report_outcome(outcome, claims_path: Path) -> None:
     if outcome.metrics:
         stdout.print(summary_table(f"{len(outcome.rows)} claims", summary_rows(outcome.metrics)))
         stdout.print(f"results: {outcome.out_dir / 'results.jsonl'}\nmetrics: {outcome.out_dir / 'metrics.json'}\n"
-                     f"report:  {outcome.out_dir / 'report.html'}", highlight=False)
+                     f"report:  {outcome.out_dir / 'report.html'}", highlight=False, soft_wrap=True)
 
 
 def fever_command(
@@ -118,7 +120,7 @@ def fever_command(
 
             comparison = asyncio.run(compare(options, base, run_one=run_with_progress))
             stdout.print(summary_table("memory reuse", comparison_rows(comparison)))
-            stdout.print(f"comparison: {out / 'compare-memory.json'}", highlight=False)
+            stdout.print(f"comparison: {out / 'compare-memory.json'}", highlight=False, soft_wrap=True)
             return
         report_outcome(asyncio.run(run_with_progress(options, base)), claims)
 

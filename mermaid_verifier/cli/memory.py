@@ -11,7 +11,8 @@ from typing import Annotated, AsyncIterator, Optional
 import typer
 from rich.table import Table
 
-from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
+from mermaid_verifier.cli.options import (CacheDirOpt, CorpusOpt, DebugOpt, YesOpt, confirm, guarded, settings_from_options,
+                                          stderr, stdout)
 from mermaid_verifier.errors import UsageError
 
 memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
@@ -63,6 +64,35 @@ def show_command(entity: str, as_json: JsonOpt = False, cache_dir: CacheDirOpt =
     guarded(debug, lambda: asyncio.run(body()))
 
 
+def write_lines(path: Path, lines: list[str]) -> None:
+    """Write ``lines`` next to ``path`` and rename; a :class:`UsageError` naming ``path`` when it cannot be written."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def read_records(path: Path) -> list:
+    """The memory records of a JSONL export; a :class:`UsageError` naming the first line that is not one."""
+    from pydantic import ValidationError
+
+    from mermaid_verifier.evaluation.datasets import require_readable_file
+    from mermaid_verifier.memory.evidence import MemoryRecord
+
+    records = []
+    for number, line in enumerate(require_readable_file(path, "file to import").read_bytes().splitlines(), 1):
+        if line.strip():
+            try:
+                records.append(MemoryRecord.model_validate_json(line.decode("utf-8")))
+            except UnicodeDecodeError:
+                raise UsageError(f"{path}:{number}: not UTF-8") from None
+            except ValidationError as exc:
+                raise UsageError(f"{path}:{number}: not a memory record ({exc.error_count()} problems)") from exc
+    return records
+
+
 @memory_app.command("export")
 def export_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
     """Write every item as one JSON line (the format `memory import` reads)."""
@@ -70,9 +100,7 @@ def export_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = 
     async def body():
         async with opened_memory(cache_dir) as (memory, _):
             records = await memory.all_records()
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text("".join(r.model_dump_json() + "\n" for r in records))
-        tmp.replace(path)
+        write_lines(path, [r.model_dump_json() for r in records])
         print(f"exported {len(records)} items to {path}")
 
     guarded(debug, lambda: asyncio.run(body()))
@@ -81,20 +109,9 @@ def export_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = 
 @memory_app.command("import")
 def import_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
     """Add items from a JSONL export (items with the same id are replaced)."""
-    from pydantic import ValidationError
-
-    from mermaid_verifier.memory.evidence import MemoryRecord
 
     async def body():
-        if not path.is_file():
-            raise UsageError(f"no such file: {path}")
-        records = []
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append(MemoryRecord.model_validate_json(line))
-                except ValidationError as exc:
-                    raise UsageError(f"{path}:{number}: not a memory record ({exc.error_count()} problems)") from exc
+        records = read_records(path)
         async with opened_memory(cache_dir) as (memory, _):
             print(f"imported {await memory.import_records(records)} items from {path}")
 
@@ -102,13 +119,13 @@ def import_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = 
 
 
 @memory_app.command("clear")
-def clear_command(yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
-                  cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+def clear_command(yes: YesOpt = False, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
     """Delete everything in the evidence memory."""
 
     async def body():
         async with opened_memory(cache_dir) as (memory, settings):
-            if not yes and not typer.confirm(f"delete the evidence memory in {settings.memory_dir}?"):
+            if not confirm(f"delete the evidence memory in {settings.memory_dir}", yes):
+                stderr.print("nothing deleted")
                 raise typer.Exit(1)
             print(f"removed {await memory.clear()} items")
 

@@ -1,20 +1,42 @@
 """What every command shares: the consoles, the option types, the settings they build and the one
 place that turns errors into a line on stderr and an exit code (2 usage, 1 runtime; ``--debug`` or
-``MERMAID_DEBUG=1`` shows the traceback instead)."""
+``MERMAID_DEBUG=1`` shows the traceback instead).
+
+Both consoles print text as given: claims, ids, titles and paths may hold ``[...]`` or ``:name:``,
+which Rich would otherwise read as markup or emoji codes. Styled output is built from ``Text``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Callable, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from mermaid_verifier.errors import MermaidError
+from mermaid_verifier.errors import MermaidError, UsageError
 
-stdout = Console()
-stderr = Console(stderr=True)
+# The exit status of a program whose reader went away (128 + SIGPIPE), as `head` leaves it in a pipeline.
+OUTPUT_CLOSED = 141
+
+
+class LiteralConsole(Console):
+    """A console that reads no markup or emoji codes and reports a closed pipe as ``BrokenPipeError``
+    (Rich's own reaction is to exit with status 1)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(markup=False, emoji=False, **kwargs)
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError("output closed by its reader")
+
+
+stdout = LiteralConsole()
+stderr = LiteralConsole(stderr=True)
 ClaimsArg = Annotated[list[str], typer.Argument(help="Claims to verify; '-' reads one claim per line from stdin.", show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per claim.")]
 CorpusOpt = Annotated[Optional[list[Path]], typer.Option("--corpus", "-c", help="A local JSONL corpus (repeatable; env MERMAID_CORPUS, os.pathsep-separated).", show_default=False)]
@@ -23,8 +45,7 @@ CacheDirOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where 
 MaxStepsOpt = Annotated[Optional[int], typer.Option("--max-steps", help="Executor step budget (env MERMAID_MAX_STEPS, default 5).", show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks (env MERMAID_DEBUG=1).")]
 ReviewOpt = Annotated[bool, typer.Option("--review", help="Ask a person about uncertain verdicts (queued for `mermaid-verifier review` when no one is at the terminal).")]
-
-
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
 def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
@@ -33,8 +54,49 @@ def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
         stderr.print(f"note: not using {skipped}; continuing with the reachable sources", highlight=False, soft_wrap=True)
 
 
+def warn(message: str) -> None:
+    stderr.print(Text.assemble(("warning:", "yellow"), " ", one_line(message)), soft_wrap=True)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every character a terminal would not show as itself (newlines, escape
+    sequences, lone surrogates) written as its Python escape, so it stays on one line."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
+def confirm(action: str, yes: bool) -> bool:
+    """Whether to go ahead with ``action``: yes with ``--yes``, else a person at the terminal answers.
+    Without a terminal there is no one to ask, which is a usage error."""
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError(f"not confirmed: {action} (no terminal to ask; use --yes)")
+    try:
+        return typer.confirm(f"{action}?")
+    except typer.Abort:  # Ctrl-C or Ctrl-D at the question
+        return False
+
+
 def debug_requested(flag: bool) -> bool:
     return flag or os.environ.get("MERMAID_DEBUG", "").lower() in {"1", "true", "yes", "on"}
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return one_line(str(exc))
+    except Exception:  # a message that cannot even be built must not hide the error it belongs to
+        return f"(the {type(exc).__name__} message cannot be shown)"
+
+
+def _say_error(message: str) -> None:
+    with contextlib.suppress(OSError):  # a closed stderr leaves nowhere to say it; the exit code still tells
+        stderr.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so flushing what is left at exit does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError):  # stdout without a file descriptor (a test's capture)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def guarded(debug: bool, action: Callable[[], None]) -> None:
@@ -42,19 +104,24 @@ def guarded(debug: bool, action: Callable[[], None]) -> None:
     debug = debug_requested(debug)
     try:
         action()
+    except typer.Exit:
+        raise
+    except BrokenPipeError:  # the reader of stdout went away (`verify … | head -1`): nothing left to say
+        _silence_stdout()
+        raise typer.Exit(OUTPUT_CLOSED) from None
     except MermaidError as exc:
         if debug:
             raise
-        stderr.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        _say_error(_message(exc))
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        stderr.print("interrupted")
+        with contextlib.suppress(OSError):
+            stderr.print("interrupted")
         raise typer.Exit(130) from None
     except Exception as exc:  # the one boundary where an unexpected failure becomes a clear line
         if debug:
             raise
-        stderr.print(f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc} (run with --debug for the traceback)",
-                     highlight=False, soft_wrap=True)
+        _say_error(f"unexpected {type(exc).__name__}: {_message(exc)} (run with --debug for the traceback)")
         raise typer.Exit(1) from None
 
 

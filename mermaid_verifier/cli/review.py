@@ -16,7 +16,9 @@ from typing import AsyncIterator, Callable
 import typer
 from langgraph.types import Command
 from rich.console import Console
+from rich.text import Text
 
+from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import Label
 from mermaid_verifier.output import print_panel, result_from_output
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, done, enqueue, pending
@@ -29,21 +31,33 @@ def reviewer_is_present() -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty()
 
 
-def ask_reviewer(console: Console, request: ReviewRequest) -> ReviewDecision | None:
-    """Show the uncertain verdict and ask what to do; ``None`` means stop reviewing."""
-    console.print(f"[bold magenta]review needed:[/] {request.claim}", highlight=False)
-    console.print(f"judge: {request.verdict.label.value} at {request.verdict.confidence:.2f} — {request.verdict.reason}",
-                  highlight=False)
+def show_request(console: Console, request: ReviewRequest) -> None:
+    """The uncertain verdict and its evidence, as plain text (claims and titles may hold brackets)."""
+    console.print(Text.assemble(("review needed:", "bold magenta"), " ", request.claim))
+    console.print(Text(f"judge: {request.verdict.label.value} at {request.verdict.confidence:.2f} — {request.verdict.reason}"))
     for rank, item in enumerate(request.evidence, 1):
         stance = item.stance.value if item.stance else "unscored"
-        console.print(f"  {rank}. [{stance} {item.score or 0:.2f}] {item.title}: {item.text}", highlight=False)
-    choice = typer.prompt("[a]ccept, [o]verride, [s]earch more, [q]uit", default="a").strip().lower()[:1]
+        console.print(Text(f"  {rank}. [{stance} {item.score or 0:.2f}] {item.title}: {item.text}"))
+
+
+def ask_reviewer(console: Console, request: ReviewRequest) -> ReviewDecision | None:
+    """Show the uncertain verdict and ask what to do; ``None`` means stop reviewing (also when
+    standard input ends before an answer: the claim stays in the queue)."""
+    show_request(console, request)
+    try:
+        return _decision(typer.prompt("[a]ccept, [o]verride, [s]earch more, [q]uit", default="a").strip().lower()[:1])
+    except typer.Abort:  # end of input or Ctrl-C at the prompt, which is left without its line end
+        console.print("\nno answer; the claim stays in the review queue")
+        return None
+
+
+def _decision(choice: str) -> ReviewDecision | None:
     if choice == "q":
         return None
     if choice == "o":
         label = typer.prompt("label: [s]upports, [r]efutes, [n]ot enough info").strip().lower()[:1]
         if label not in _LABELS:
-            raise typer.BadParameter(f"unknown label {label!r}")
+            raise UsageError(f"unknown label {label!r}: answer s, r or n")
         return ReviewDecision(action="override", label=_LABELS[label], note=typer.prompt("note", default=""))
     if choice == "s":
         return ReviewDecision(action="search_more")
@@ -104,7 +118,7 @@ def review_command_body(settings, console: Console, emit: Callable) -> None:
                     if not interrupts:  # finished elsewhere, or its checkpoint is gone
                         await done(queue, queued.thread_id)
                         continue
-                    console.print(f"[dim]{number}/{len(waiting)}[/]")
+                    console.print(Text(f"{number}/{len(waiting)}", style="dim"))
                     decision = ask_reviewer(console, ReviewRequest.model_validate(interrupts[0].value))
                     if decision is None:
                         return
@@ -120,6 +134,6 @@ def print_result(console: Console, as_json: bool):
     def emit(result) -> None:
         if as_json:
             print(result.model_dump_json(), flush=True)
-        else:
-            print_panel(console, result)
+        else:  # the panel reads a text title as markup; a Text title shows the claim as typed
+            print_panel(console, result.model_copy(update={"claim": Text(result.claim)}))
     return emit

@@ -6,27 +6,62 @@ import asyncio
 import contextlib
 import sys
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from mermaid_verifier.cli.options import (CacheDirOpt, ClaimsArg, CorpusOpt, DebugOpt, JsonOpt, MaxStepsOpt,
                                           NoMemoryOpt, ReviewOpt, debug_requested, say_skipped_sources, guarded,
-                                          settings_from_options, stderr, stdout)
+                                          settings_from_options, stderr, stdout, warn)
 from mermaid_verifier.errors import UsageError
 
 
-def read_claims(arguments: Iterable[str], stdin: Iterable[str]) -> list[str]:
-    """Claims from the arguments, with '-' expanded to the non-blank lines of stdin."""
+def stdin_claims(lines: Iterable[bytes], skip: Callable[[str], None]) -> list[str]:
+    """The non-blank lines of stdin; a line that is not UTF-8 goes to ``skip`` with its number."""
+    claims = []
+    for number, raw in enumerate(lines, 1):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            skip(f"<stdin>:{number}: not UTF-8")
+            continue
+        if line:
+            claims.append(line)
+    return claims
+
+
+def argument_claim(argument: str, number: int) -> str:
+    claim = argument.strip()
+    if not claim:
+        raise UsageError("empty claim: give the claim text, or '-' to read claims from stdin")
+    try:
+        claim.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the locale could not decode reach Python as lone surrogates
+        raise UsageError(f"claim {number} is not UTF-8") from None
+    return claim
+
+
+def read_claims(arguments: Iterable[str], stdin: Iterable[bytes], skip: Callable[[str], None] = lambda line: None) -> list[str]:
+    """Claims from the arguments, with '-' expanded to the non-blank lines of stdin (read as
+    UTF-8; a line that is not is skipped and named). A claim over the length limit is a usage error."""
+    from mermaid_verifier.evaluation.datasets import check_claim_length
+
     claims: list[str] = []
     for argument in arguments:
-        if argument == "-":
-            claims += [line.strip() for line in stdin if line.strip()]
-        elif argument.strip():
-            claims.append(argument.strip())
-        else:
-            raise UsageError("empty claim: give the claim text, or '-' to read claims from stdin")
+        claims += stdin_claims(stdin, skip) if argument == "-" else [argument_claim(argument, len(claims) + 1)]
     if not claims:
         raise UsageError("no claims to verify")
+    for number, claim in enumerate(claims, 1):
+        check_claim_length(claim, f"claim {number}" if len(claims) > 1 else "the claim")
     return claims
+
+
+def warn_about_claims(claims: list[str]) -> None:
+    """A warning on stderr for each claim whose verdict may mean little (a question, not English)."""
+    from mermaid_verifier.evaluation.datasets import claim_warnings
+
+    for number, claim in enumerate(claims, 1):
+        for warning in claim_warnings(claim):
+            shown = claim if len(claim) <= 60 else claim[:57] + "..."
+            warn(f"claim {number} ({shown!r}) {warning}")
 
 
 async def verify_claims(claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False) -> None:
@@ -79,12 +114,17 @@ async def verify_claims(claims: list[str], settings, as_json: bool, review: bool
         status.stop()
 
 
+def say_skipped_line(where: str) -> None:
+    stderr.print(f"skipped {where}", highlight=False, soft_wrap=True)
+
+
 def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
                 cache_dir: Optional[Path], max_steps: Optional[int], debug: bool, review: bool = False) -> None:
     def body() -> None:
         settings = settings_from_options(corpus=corpus, use_memory=False if no_memory else None, cache_dir=cache_dir,
                                          max_steps=max_steps, debug=debug_requested(debug) or None)
-        claim_list = read_claims(claims, sys.stdin if "-" in claims else [])
+        claim_list = read_claims(claims, sys.stdin.buffer if "-" in claims else [], skip=say_skipped_line)
+        warn_about_claims(claim_list)
         asyncio.run(verify_claims(claim_list, settings, as_json, review, stdin_used="-" in claims))
 
     guarded(debug, body)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import orjson
 
+from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import Label
 
 # Buckets of a page group's hash in [0, 100): calibration, test, validation, train.
@@ -20,6 +23,12 @@ TEST_BUCKETS = range(17, 50)
 VALIDATION_BUCKETS = range(50, 60)
 TRAIN_BUCKETS = range(60, 100)
 PARTS = ("calibration", "test", "validation", "train")
+
+# The longest claim accepted: a claim is a statement of a sentence or two, which is what the
+# decomposer and the stance model read; longer text is a document to split into claims first.
+MAX_CLAIM_CHARS = 1000
+_QUESTION_START = re.compile(r"(who|whom|whose|what|when|where|which|why|how)\s+(is|are|was|were|do|does|did|has|have|"
+                             r"had|can|could|will|would|should|many|much)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -79,30 +88,106 @@ def _claim_from_record(record: dict, line_number: int) -> LabelledClaim:
                           evidence_sets=evidence_sets)
     if not claim.claim:
         raise ValueError("empty claim")
+    if len(claim.claim) > MAX_CLAIM_CHARS:
+        raise ValueError(f"claim of {len(claim.claim):,} characters; the limit is {MAX_CLAIM_CHARS:,}")
     return claim
 
 
-def read_labelled_claims(path: Path) -> tuple[list[LabelledClaim], list[BadLine]]:
+def require_readable_file(path: Path, what: str) -> Path:
+    """``path`` if it is a file this process can open for reading; otherwise a :class:`UsageError`
+    naming ``what`` it was meant to be, the path and why it cannot be read."""
+    try:
+        with Path(path).open("rb"):
+            return path
+    except FileNotFoundError:
+        raise UsageError(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what} is a directory, not a file: {path}") from None
+    except OSError as exc:
+        raise UsageError(f"{what} cannot be read: {path} ({exc.strerror or exc})") from None
+
+
+def json_object_lines(path: Path) -> Iterator[tuple[int, dict] | BadLine]:
+    """Each non-blank line of a JSONL file as ``(line number, object)``, or a :class:`BadLine`
+    saying why it is not a JSON object (``not UTF-8``, a JSON error, another JSON value)."""
+    with Path(path).open("rb") as handle:
+        for line_number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                yield _json_object(line_number, raw)
+
+
+def _json_object(line_number: int, raw: bytes) -> tuple[int, dict] | BadLine:
+    try:
+        record = orjson.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return BadLine(line_number, "not UTF-8")
+    except orjson.JSONDecodeError as exc:
+        return BadLine(line_number, f"JSONDecodeError: {exc}")
+    if not isinstance(record, dict):
+        return BadLine(line_number, f"TypeError: expected a JSON object, got {type(record).__name__}")
+    return line_number, record
+
+
+def read_labelled_claims(path: Path, *, unique_ids: bool = False) -> tuple[list[LabelledClaim], list[BadLine]]:
     """Read labelled claims: FEVER jsonl (``id``, ``claim``, ``label``, ``evidence`` pointers), SciFact
     claims (``evidence`` rationales, label derived from them) or plain ``{id, claim, label}``.
 
-    Lines that are not valid JSON or lack a claim/label are returned as :class:`BadLine` with their
-    line numbers instead of stopping the read.
+    Lines that are not UTF-8, not valid JSON or lack a claim/label are returned as :class:`BadLine`
+    with their line numbers instead of stopping the read; so is, with ``unique_ids``, every line
+    after the first that repeats a claim id.
     """
     claims: list[LabelledClaim] = []
     bad: list[BadLine] = []
-    with Path(path).open("rb") as handle:
-        for line_number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = orjson.loads(raw)
-                if not isinstance(record, dict):
-                    raise TypeError(f"expected a JSON object, got {type(record).__name__}")
-                claims.append(_claim_from_record(record, line_number))
-            except (orjson.JSONDecodeError, KeyError, ValueError, TypeError, AttributeError) as exc:
-                bad.append(BadLine(line_number, f"{type(exc).__name__}: {exc}"))
+    first_lines: dict[str, int] = {}
+    for item in json_object_lines(path):
+        if isinstance(item, BadLine):
+            bad.append(item)
+            continue
+        line_number, record = item
+        try:
+            claim = _claim_from_record(record, line_number)
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+            bad.append(BadLine(line_number, f"{type(exc).__name__}: {exc}"))
+            continue
+        if unique_ids and claim.id in first_lines:
+            bad.append(BadLine(line_number, f"duplicate id {claim.id!r} (first on line {first_lines[claim.id]})"))
+            continue
+        first_lines.setdefault(claim.id, line_number)
+        claims.append(claim)
     return claims, bad
+
+
+# ---- claims typed by a person ---------------------------------------------------------------
+
+def check_claim_length(claim: str, name: str) -> None:
+    """A :class:`UsageError` when ``claim`` is longer than :data:`MAX_CLAIM_CHARS`."""
+    if len(claim) > MAX_CLAIM_CHARS:
+        raise UsageError(f"{name} is {len(claim):,} characters long; the limit is {MAX_CLAIM_CHARS:,} "
+                         "(give a statement of a sentence or two, not a document)")
+
+
+def looks_like_question(claim: str) -> bool:
+    """Ends with a question mark, or opens like one (``Who directed …``, ``How many …``)."""
+    return claim.rstrip().endswith("?") or _QUESTION_START.match(claim.strip()) is not None
+
+
+def mostly_non_latin(claim: str) -> bool:
+    """More than half of the letters are outside the Latin script (Cyrillic, Greek, CJK, Arabic, …)."""
+    letters = [char for char in claim if char.isalpha()]
+    foreign = sum(1 for char in letters if not unicodedata.name(char, "").startswith("LATIN"))
+    return bool(letters) and foreign > len(letters) / 2
+
+
+def claim_warnings(claim: str) -> list[str]:
+    """Why a verdict on ``claim`` may mean little: it asks instead of states, or it is not English."""
+    warnings = []
+    if looks_like_question(claim):
+        warnings.append("looks like a question; the verifier checks statements, so state it as one "
+                        "(e.g. 'Steven Spielberg directed Jaws.' rather than 'Who directed Jaws?')")
+    if mostly_non_latin(claim):
+        warnings.append("is mostly not in the Latin script; the models and sources read English, so the verdict "
+                        "may mean little")
+    return warnings
 
 
 def _bucket(key: str) -> int:
@@ -170,7 +255,16 @@ def pages_of(split: dict[str, str], anchor_pages: dict[str, set[str]], part: str
 
 
 def load_split_ids(path: Path) -> dict[str, str]:
-    return orjson.loads(Path(path).read_bytes())["assignment"]
+    """The ``assignment`` (claim id -> part) of a split file; a :class:`UsageError` naming the file
+    when it cannot be read or holds no assignment."""
+    require_readable_file(path, "split file")
+    try:
+        assignment = orjson.loads(Path(path).read_bytes()).get("assignment")
+    except (orjson.JSONDecodeError, AttributeError):
+        assignment = None
+    if not isinstance(assignment, dict):
+        raise UsageError(f"split file {path} holds no 'assignment' object (claim id -> part)")
+    return assignment
 
 
 def select(claims: Iterable[LabelledClaim], split: dict[str, str], part: str) -> list[LabelledClaim]:

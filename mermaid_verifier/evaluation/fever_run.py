@@ -2,7 +2,7 @@
 through one graph, stream each result durably to ``DIR/results.jsonl``, then write
 ``DIR/metrics.json`` and ``DIR/report.html``.
 
-The terminal side (progress bar, summary table) lives in ``cli_fever.py``; this module only calls
+The terminal side (progress bar, summary table) lives in ``cli/fever.py``; this module only calls
 ``on_progress`` so it can be driven from tests and scripts too.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import random
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
@@ -21,7 +21,8 @@ import orjson
 
 from mermaid_verifier.evaluation.batch import verify_labelled
 from mermaid_verifier.config import Settings
-from mermaid_verifier.evaluation.datasets import BadLine, LabelledClaim, load_split_ids, read_labelled_claims, stratified_sample
+from mermaid_verifier.evaluation.datasets import (BadLine, LabelledClaim, load_split_ids, read_labelled_claims,
+                                                  require_readable_file, stratified_sample)
 from mermaid_verifier.errors import MermaidError, UsageError
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
@@ -68,16 +69,15 @@ class RunOutcome:
 # ---- choosing and ordering claims ---------------------------------------------------------------
 
 def load_claims(options: RunOptions) -> tuple[list[LabelledClaim], list[BadLine]]:
-    """The claims this run covers, in file order: parts of a split, then a sample or the first N."""
-    if not options.claims_path.is_file():
-        raise UsageError(f"claims file not found: {options.claims_path}")
-    claims, bad_lines = read_labelled_claims(options.claims_path)
+    """The claims this run covers, in file order: parts of a split, then a sample or the first N.
+
+    Ids are unique (results are matched to claims by id when a run resumes): a line repeating an
+    earlier id is one of the bad lines."""
+    require_readable_file(options.claims_path, "claims file")
+    claims, bad_lines = read_labelled_claims(options.claims_path, unique_ids=True)
+    assignment = load_split_ids(options.split_file) if options.split_file else {}
     if options.parts:
-        assignment = load_split_ids(options.split_file)
         claims = [c for c in claims if assignment.get(c.id) in options.parts]
-    if len({c.id for c in claims}) != len(claims):
-        duplicated = [i for i, n in Counter(c.id for c in claims).items() if n > 1][:3]
-        raise UsageError(f"{options.claims_path}: claim ids must be unique to resume safely (repeated: {', '.join(duplicated)})")
     if options.limit and options.sample == "stratified":
         claims = stratified_sample(claims, options.limit, options.seed)
     elif options.limit:
@@ -130,6 +130,16 @@ def spacy_subject(claim: str) -> str:
 
 # ---- running -----------------------------------------------------------------------------------
 
+def make_run_dir(path: Path) -> None:
+    """Create the run directory; a :class:`UsageError` naming it when it cannot be made or written to."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the run directory {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"the run directory is not writable: {path}")
+
+
 def write_json(path: Path, data: dict) -> None:
     """Write ``data`` next to ``path`` and rename, so a reader never sees half a file."""
     partial = path.with_suffix(path.suffix + ".partial")
@@ -167,7 +177,7 @@ async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[in
 
     claims, bad_lines = load_claims(options)
     claims = order_claims(claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None)
-    options.out_dir.mkdir(parents=True, exist_ok=True)
+    make_run_dir(options.out_dir)
     failures = FailureTracker(options.out_dir / "failures.jsonl")
     with ResultsLog(options.out_dir / "results.jsonl") as log:
         wanted = {c.id for c in claims}
