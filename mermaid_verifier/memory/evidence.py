@@ -29,11 +29,13 @@ lookups are never served from an older corpus. Expired lookups are ignored and r
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
 import re
 import time
+import uuid
 from typing import Literal
 
 from langgraph.store.base import BaseStore, GetOp, PutOp
@@ -55,8 +57,7 @@ from mermaid_verifier.scoring import (
 
 SCHEMA_VERSION = 1
 ITEMS = ("mermaid", "items")
-ALIASES = ("mermaid", "aliases")
-STATS = ("mermaid", "stats")
+STATS = ("mermaid", "stats")  # one veracity-sum record per writer (see EvidenceMemory._add_to_stats)
 LOOKUPS = ("mermaid", "lookups")
 DAY = 86_400.0
 HISTORY_LENGTH = 10
@@ -73,8 +74,23 @@ def aliases_of(title: str, page: str | None) -> set[str]:
     return {n for n in names if n}
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:20]
+
+
 def entity_namespace(entity: str) -> tuple[str, ...]:
-    return ("mermaid", "entity", hashlib.sha1(entity.encode()).hexdigest()[:20])
+    """Where the ids of the items about ``entity`` are kept: one key per item."""
+    return ("mermaid", "entity", _digest(entity))
+
+
+def alias_namespace(alias: str) -> tuple[str, ...]:
+    """Where the entities a name stands for are kept: one key per entity, so two writers adding
+    different entities to one name never overwrite each other."""
+    return ("mermaid", "alias", _digest(alias))
+
+
+def alias_ops(alias: str, targets: set[str]) -> list[PutOp]:
+    return [PutOp(alias_namespace(alias), _digest(target), {"entity": target}) for target in sorted(targets)]
 
 
 def source_kind_of(evidence: Evidence) -> SourceKind:
@@ -202,16 +218,16 @@ class EvidenceMemory:
         self.reliability_config = reliability or ReliabilityConfig()
         self.lookup_policy = lookups or LookupPolicy()
         self.clock = clock
+        self._stats_key = f"veracity-{uuid.uuid4().hex[:16]}"  # this writer's own share of the statistics
+        self._stats_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ reading
 
     async def _canonical_keys(self, entities: list[str]) -> list[str]:
         names = list(dict.fromkeys(normalise_entity(e) for e in entities if normalise_entity(e)))
-        found = await self.store.abatch([GetOp(ALIASES, name) for name in names])
         keys = set(names)
-        for alias in found:
-            if alias is not None:
-                keys.update(alias.value["entities"])
+        for name in names:
+            keys.update(hit.value["entity"] for hit in await self.store.asearch(alias_namespace(name), limit=100))
         return sorted(keys)
 
     async def _item_ids(self, keys: list[str]) -> list[str]:
@@ -227,10 +243,9 @@ class EvidenceMemory:
 
     async def threshold(self) -> float:
         """τ = μ_v − γ·σ_v over every stored item."""
-        stats = await self.store.aget(STATS, "veracity")
-        if stats is None or stats.value["count"] < self.veracity_config.min_store_for_threshold:
+        count, total, squares = await self._veracity_sums()
+        if count < self.veracity_config.min_store_for_threshold:
             return 0.0
-        count, total, squares = stats.value["count"], stats.value["sum"], stats.value["sum_squares"]
         mean = total / count
         sigma = math.sqrt(max(squares / count - mean * mean, 0.0))
         return min(max(mean - self.veracity_config.gamma * sigma, 0.0), 1.0)
@@ -259,23 +274,32 @@ class EvidenceMemory:
 
     # ------------------------------------------------------------------ writing
 
+    async def _veracity_sums(self) -> tuple[int, float, float]:
+        """(count, Σv, Σv²) over every stored item: the sum of every writer's record."""
+        count, total, squares, offset = 0, 0.0, 0.0, 0
+        while page := await self.store.asearch(STATS, limit=1000, offset=offset):
+            for item in page:
+                count, total, squares = count + item.value["count"], total + item.value["sum"], squares + item.value["sum_squares"]
+            offset += len(page)
+        return count, total, squares
+
     async def _add_to_stats(self, removed: list[float], added: list[float]) -> None:
-        stats = await self.store.aget(STATS, "veracity")
-        value = stats.value if stats else {"count": 0, "sum": 0.0, "sum_squares": 0.0}
-        value = {
-            "count": value["count"] - len(removed) + len(added),
-            "sum": value["sum"] - sum(removed) + sum(added),
-            "sum_squares": value["sum_squares"] - sum(v * v for v in removed) + sum(v * v for v in added),
-        }
-        await self.store.aput(STATS, "veracity", value)
+        """Add a write's change to this writer's own record: no other process writes it, so concurrent
+        writers never lose each other's counts (the lock orders this process's own claims)."""
+        async with self._stats_lock:
+            stats = await self.store.aget(STATS, self._stats_key)
+            value = stats.value if stats else {"count": 0, "sum": 0.0, "sum_squares": 0.0}
+            value = {
+                "count": value["count"] - len(removed) + len(added),
+                "sum": value["sum"] - sum(removed) + sum(added),
+                "sum_squares": value["sum_squares"] - sum(v * v for v in removed) + sum(v * v for v in added),
+            }
+            await self.store.aput(STATS, self._stats_key, value)
 
     async def _link(self, record: MemoryRecord, keys: set[str], aliases: set[str]) -> None:
         ops = [PutOp(entity_namespace(key), record.id, {"entity": key}) for key in sorted(keys)]
-        existing = await self.store.abatch([GetOp(ALIASES, alias) for alias in sorted(aliases)])
-        for alias, found in zip(sorted(aliases), existing):
-            targets = set(found.value["entities"]) if found else set()
-            targets.add(normalise_entity(record.title))
-            ops.append(PutOp(ALIASES, alias, {"entities": sorted(targets)}))
+        for alias in sorted(aliases):
+            ops += alias_ops(alias, {normalise_entity(record.title)})
         await self.store.abatch(ops)
 
     def _initial_record(self, item: Evidence, entities: list[str], consistency: float, now: float) -> MemoryRecord:
@@ -419,10 +443,8 @@ class EvidenceMemory:
                     ops.append(PutOp(entity_namespace(key), record.id, {"entity": key}))
                 for alias in aliases_of(record.title, record.page):
                     alias_targets.setdefault(alias, set()).add(normalise_entity(record.title))
-            aliases = sorted(alias_targets)
-            for alias, found in zip(aliases, await self.store.abatch([GetOp(ALIASES, a) for a in aliases])):
-                merged = alias_targets[alias] | set(found.value["entities"] if found else [])
-                ops.append(PutOp(ALIASES, alias, {"entities": sorted(merged)}))
+            for alias, targets in sorted(alias_targets.items()):
+                ops += alias_ops(alias, targets)
             await self.store.abatch(ops)
             await self._add_to_stats([r.veracity for r in replaced], [r.veracity for r in part])
         return len(records)
