@@ -89,4 +89,4 @@ def print_panel(console: Console, result: VerificationResult) -> None:
         summary += f", {s.llm_calls} LLM call(s), {s.prompt_tokens}+{s.completion_tokens} tokens"
         summary += f", ${s.cost_usd:.4f}" if s.cost_usd is not None else ""
     parts.append(Text(summary + f" · {result.backend} backend", style="dim"))
-    console.print(Panel(Group(*parts), title=result.claim, title_align="left", border_style=colour))
+    console.print(Panel(Group(*parts), title=Text(result.claim), title_align="left", border_style=colour))  # as typed, never markup

@@ -192,3 +192,24 @@ def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_
     calibrated = verify_json()
     assert calibrated["abstain_below"] == 0.77
     assert calibrated["threshold_source"].startswith(f"calibrate: {tmp_path / 'calibration.json'} (max risk 0.1 on 900")
+
+
+def test_calibrate_reset_removes_the_saved_threshold_and_says_what_it_was(tmp_path):
+    from mermaid_verifier.agents.judge import JudgeConfig
+    from mermaid_verifier.calibration import Calibration, save
+    from mermaid_verifier.config import Settings
+    from mermaid_verifier.graph import judge_config_for
+
+    save(Calibration(abstain_below=0.77, max_risk=0.1, delta=0.1, coverage=0.5, risk=0.08, risk_upper_bound=0.1,
+                     claims=900, fitted_on="claims.jsonl", fitted_at="2026-11-23"), tmp_path / "calibration.json")
+    settings = Settings.from_env({}, cache_dir=tmp_path)
+    assert judge_config_for(settings).abstain_below == 0.77
+    out = CliRunner().invoke(app, ["calibrate", "--reset", "--cache-dir", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert "removed" in out.output and "abstain below 0.770" in out.output
+    assert not (tmp_path / "calibration.json").exists()
+    assert judge_config_for(settings).abstain_below == JudgeConfig.bundled().abstain_below
+    again = CliRunner().invoke(app, ["calibrate", "--reset", "--cache-dir", str(tmp_path)])
+    assert again.exit_code == 0 and "no calibration saved" in again.output
+    both = CliRunner().invoke(app, ["calibrate", "--reset", "--from-results", str(tmp_path), "--cache-dir", str(tmp_path)])
+    assert both.exit_code == 2

@@ -74,6 +74,20 @@ async def rows_from_claims(path: Path, limit: int, concurrency: int, settings) -
         return await verify_labelled(verifier, labelled, concurrency)
 
 
+def reset_calibration(settings) -> None:
+    """Remove the calibration file in force, saying what was there (or that nothing was)."""
+    from mermaid_verifier import calibration
+
+    path = settings.calibration_path
+    saved = calibration.load(path)
+    if saved is None:
+        stderr.print(f"no calibration saved at {path}; `verify` uses the bundled threshold", highlight=False, soft_wrap=True)
+        return
+    path.unlink()
+    stderr.print(f"removed {path} (abstain below {saved.abstain_below:.3f}, fitted {saved.fitted_at}); `verify` now uses "
+                 f"the bundled threshold", highlight=False, soft_wrap=True)
+
+
 def calibrate_command(
     claims: Annotated[Optional[Path], typer.Argument(help="Labelled claims (FEVER-style jsonl: id, claim, label).", show_default=False)] = None,
     max_risk: Annotated[float, typer.Option("--max-risk", help="Largest acceptable error rate among answered claims.")] = 0.10,
@@ -82,6 +96,7 @@ def calibrate_command(
     limit: Annotated[int, typer.Option(help="Use only the first N claims (0 = all).")] = 0,
     check_folds: Annotated[int, typer.Option("--check-folds", min=0, help="Also re-fit without each of K folds of page groups and answer the held-out fold, to show how the threshold does on topics it never saw (0 = skip).")] = 5,
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
+    reset: Annotated[bool, typer.Option("--reset", help="Remove the saved threshold: `verify` goes back to the bundled one.")] = False,
     corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
 ) -> None:
     """Fit the confidence threshold below which `verify` abstains, to at most MAX_RISK errors among answered claims."""
@@ -89,6 +104,11 @@ def calibrate_command(
     def body() -> None:
         from mermaid_verifier import calibration
 
+        if reset:
+            if claims is not None or from_results is not None:
+                raise UsageError("--reset removes the saved threshold; it takes no claims file or --from-results")
+            reset_calibration(settings_from_options(cache_dir=cache_dir))
+            return
         if check_folds == 1:
             raise UsageError("--check-folds takes 0 (no check) or 2 and more: one fold leaves nothing to fit on")
         if claims is not None and from_results is not None:

@@ -135,5 +135,5 @@ def print_result(console: Console, as_json: bool):
         if as_json:
             print(result.model_dump_json(), flush=True)
         else:  # the panel reads a text title as markup; a Text title shows the claim as typed
-            print_panel(console, result.model_copy(update={"claim": Text(result.claim)}))
+            print_panel(console, result)
     return emit
