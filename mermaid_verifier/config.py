@@ -67,6 +67,8 @@ class Settings:
     cache_dir: Path = field(default_factory=_default_cache_dir, metadata={"env": "CACHE_DIR", "parse": Path})
     use_memory: bool = field(default=True, metadata={"env": "MEMORY", "parse": _truthy})
     memory_location: Path | None = field(default=None, metadata={"env": "MEMORY_DIR", "parse": Path})  # default: cache_dir/evidence-memory
+    # a PostgreSQL database shared by workers (postgresql://user@host/db); None: the local store in memory_dir
+    memory_url: str | None = field(default=None, repr=False, metadata={"env": "MEMORY_URL", "parse": _optional_str})
     # how long a remembered lookup (tool call and its answer) is served; 0 = lookups are not remembered
     lookup_ttl_days: float = field(default=30.0, metadata={"env": "LOOKUP_TTL_DAYS", "parse": float})  # local corpora
     live_lookup_ttl_days: float = field(default=1.0, metadata={"env": "LIVE_LOOKUP_TTL_DAYS", "parse": float})  # live sources
@@ -106,6 +108,8 @@ class Settings:
             raise ConfigError(f"search_k must be between 1 and 50, got {self.search_k}")
         if self.lookup_ttl_days < 0 or self.live_lookup_ttl_days < 0:
             raise ConfigError("MERMAID_LOOKUP_TTL_DAYS / MERMAID_LIVE_LOOKUP_TTL_DAYS must not be negative")
+        if self.memory_url is not None and not self.memory_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError("MERMAID_MEMORY_URL must be a PostgreSQL URL (postgresql://user@host:port/database)")
         if self.tool_timeout_s <= 0:
             raise ConfigError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
         if self.backend is not None and self.backend not in BACKENDS:

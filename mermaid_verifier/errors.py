@@ -34,6 +34,10 @@ class ModelError(MermaidError):
     """A bundled model (stance model, parser) is missing or cannot be loaded."""
 
 
+class MemoryStoreError(MermaidError):
+    """The evidence memory's database cannot be reached or set up (e.g. a PostgreSQL URL that does not answer)."""
+
+
 class CalibrationError(MermaidError):
     """A risk budget no abstention threshold can meet on the given claims: nothing is saved."""
 

@@ -39,7 +39,7 @@ from mermaid_verifier.agents.model_calls import Pricing, add_usage, usage_scope
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
-from mermaid_verifier.memory.store import LocalStore, open_local_store
+from mermaid_verifier.memory.store import OpenedStore, open_store
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
@@ -62,7 +62,7 @@ class Resources:
     stance: StanceModel
     judge_config: JudgeConfig
     memory: EvidenceMemory | None
-    owned_store: LocalStore | None = None  # closed by aclose(); a store passed in is the caller's
+    owned_store: OpenedStore | None = None  # closed by aclose(); a store passed in is the caller's
     reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
     clock: Callable[[], float] = time.time  # "now" for ages and decay; tests move it
     backend: str = "offline"  # "offline" | "llm" | "cascade" (settings.effective_backend)
@@ -99,7 +99,8 @@ class Resources:
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
-                store = owned_store = open_local_store(settings.memory_dir)
+                owned_store = open_store(settings.memory_dir, settings.memory_url)
+                store = owned_store.store
             memory = EvidenceMemory(store, lookups=LookupPolicy(local_days=settings.lookup_ttl_days,
                                                                 live_days=settings.live_lookup_ttl_days))
         reliability = ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()

@@ -81,3 +81,11 @@ def test_concurrent_writers_in_four_processes_lose_nothing(tmp_path):
             items = store.search(("w", str(w)), limit=count + 1)
             assert sorted(i.value["i"] for i in items) == list(range(count))
         assert len(store.list_namespaces(prefix=("w",))) == workers
+
+
+def test_a_memory_url_that_is_not_postgresql_is_a_usage_error():
+    from mermaid_verifier.config import Settings
+    from mermaid_verifier.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="MERMAID_MEMORY_URL must be a PostgreSQL URL"):
+        Settings.from_env({"MERMAID_MEMORY_URL": "mysql://db/memory"})

@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from mermaid_verifier.cli.options import CorpusOpt, DebugOpt, guarded, settings_from_options, stderr, stdout
+from mermaid_verifier.cli.options import (CorpusOpt, DebugOpt, MemoryUrlOpt, guarded, settings_from_options, stderr,
+                                          stdout)
 
 
 class RunProgress:
@@ -94,6 +95,7 @@ def fever_command(
     out: Annotated[Path, typer.Option("--out", help="Run directory: results.jsonl, metrics.json, report.html.")] = Path("runs/fever"),
     resume: Annotated[bool, typer.Option("--resume", help="Continue a run: skip claims already in DIR/results.jsonl.")] = False,
     no_memory: Annotated[bool, typer.Option("--no-memory", help="Run without the evidence memory.")] = False,
+    memory_url: MemoryUrlOpt = None,
     memory_dir: Annotated[Optional[Path], typer.Option("--memory-dir", help="Evidence memory to use (default: a fresh one in DIR/evidence-memory).", show_default=False)] = None,
     order: Annotated[str, typer.Option("--order", help="file | shuffled | clustered (claims about one subject together).")] = "file",
     split: Annotated[Optional[Path], typer.Option("--split", help="A split file (assignment: claim id → part) to select parts from.", show_default=False)] = None,
@@ -113,7 +115,7 @@ def fever_command(
             raise UsageError("--sample stratified needs --limit N (the sample size)")
         options = RunOptions(claims_path=claims, out_dir=out, limit=limit, sample=sample, seed=seed, concurrency=concurrency,
                              resume=resume, order=order, split_file=split, parts=tuple(part or ()))
-        base = settings_from_options(corpus=corpus, use_memory=not no_memory,
+        base = settings_from_options(corpus=corpus, use_memory=not no_memory, memory_url=memory_url,
                                      memory_location=memory_dir or out / "evidence-memory")
         if compare_memory:
             from mermaid_verifier.evaluation.memory_compare import compare, comparison_rows

@@ -22,16 +22,16 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 @contextlib.asynccontextmanager
 async def opened_memory(cache_dir: Optional[Path], **veracity_overrides) -> AsyncIterator:
     from mermaid_verifier.memory.evidence import EvidenceMemory
+    from mermaid_verifier.memory.store import open_store
     from mermaid_verifier.scoring import VeracityConfig
-    from mermaid_verifier.memory.store import open_local_store
 
     settings = settings_from_options(cache_dir=cache_dir)
-    store = open_local_store(settings.memory_dir)
+    opened = await asyncio.to_thread(open_store, settings.memory_dir, settings.memory_url)
     overrides = {k: v for k, v in veracity_overrides.items() if v is not None}
     try:
-        yield EvidenceMemory(store, veracity=VeracityConfig(**overrides)), settings
+        yield EvidenceMemory(opened.store, veracity=VeracityConfig(**overrides)), settings
     finally:
-        store.close()
+        await asyncio.to_thread(opened.close)
 
 
 @memory_app.command("stats")

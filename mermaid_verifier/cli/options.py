@@ -41,6 +41,7 @@ ClaimsArg = Annotated[list[str], typer.Argument(help="Claims to verify; '-' read
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per claim.")]
 CorpusOpt = Annotated[Optional[list[Path]], typer.Option("--corpus", "-c", help="A local JSONL corpus (repeatable; env MERMAID_CORPUS, os.pathsep-separated).", show_default=False)]
 NoMemoryOpt = Annotated[bool, typer.Option("--no-memory", help="Neither read nor write the evidence memory.")]
+MemoryUrlOpt = Annotated[Optional[str], typer.Option("--memory-url", help="Keep the evidence memory in this PostgreSQL database, shared by every worker pointing at it (postgresql://user@host/db; env MERMAID_MEMORY_URL; needs the postgres extra).", show_default=False)]
 CacheDirOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where the memory and index caches live (env MERMAID_CACHE_DIR).", show_default=False)]
 MaxStepsOpt = Annotated[Optional[int], typer.Option("--max-steps", help="Executor step budget (env MERMAID_MAX_STEPS, default 5).", show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks (env MERMAID_DEBUG=1).")]

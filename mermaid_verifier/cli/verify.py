@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from mermaid_verifier.cli.options import (CacheDirOpt, ClaimsArg, CorpusOpt, DebugOpt, JsonOpt, MaxStepsOpt,
-                                          NoMemoryOpt, ReviewOpt, debug_requested, say_skipped_sources, guarded,
+                                          MemoryUrlOpt, NoMemoryOpt, ReviewOpt, debug_requested, say_skipped_sources, guarded,
                                           settings_from_options, stderr, stdout, warn)
 from mermaid_verifier.errors import UsageError
 
@@ -119,10 +119,11 @@ def say_skipped_line(where: str) -> None:
 
 
 def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
-                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool, review: bool = False) -> None:
+                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool, review: bool = False,
+                memory_url: Optional[str] = None) -> None:
     def body() -> None:
         settings = settings_from_options(corpus=corpus, use_memory=False if no_memory else None, cache_dir=cache_dir,
-                                         max_steps=max_steps, debug=debug_requested(debug) or None)
+                                         max_steps=max_steps, debug=debug_requested(debug) or None, memory_url=memory_url)
         claim_list = read_claims(claims, sys.stdin.buffer if "-" in claims else [], skip=say_skipped_line)
         warn_about_claims(claim_list)
         asyncio.run(verify_claims(claim_list, settings, as_json, review, stdin_used="-" in claims))
@@ -131,9 +132,9 @@ def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], 
 
 
 def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOpt = None, no_memory: NoMemoryOpt = False,
-                   cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None, review: ReviewOpt = False,
-                   debug: DebugOpt = False) -> None:
+                   memory_url: MemoryUrlOpt = None, cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None,
+                   review: ReviewOpt = False, debug: DebugOpt = False) -> None:
     """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
-    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review)
+    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review, memory_url)
 
 

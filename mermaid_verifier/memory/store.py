@@ -7,8 +7,9 @@ LangGraph's ``SqliteStore`` is synchronous (its ``AsyncSqliteStore`` belongs to 
 opened it, which a command opening the memory before its loop starts cannot use), so
 :class:`LocalStore` runs each async batch on a worker thread: the event loop never blocks on disk.
 
-A host app passes any other LangGraph store instead (``InMemoryStore``, ``PostgresStore`` …) through
-``Resources.create(store=...)``; the memory keeps only JSON values in it either way.
+With ``MERMAID_MEMORY_URL`` (``--memory-url``) the memory is LangGraph's ``PostgresStore`` in that database,
+shared by every worker that points at it. A host app passes any other LangGraph store instead
+(``InMemoryStore`` …) through ``Resources.create(store=...)``; the memory keeps only JSON values either way.
 """
 
 from __future__ import annotations
@@ -16,17 +17,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
-from langgraph.store.base import Op, Result
+from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
+
+from mermaid_verifier.errors import MemoryStoreError
 
 logger = logging.getLogger(__name__)
 
 STORE_FILE = "memory.sqlite"
 SETUP_LOCK_FILE = "memory.setup-lock"
+SETUP_LOCK_KEY = 7_452_019_311  # the PostgreSQL advisory lock held while a store is set up
 LOCK_WAIT_S = 30.0  # how long a write waits for another process's lock before failing
 RETIRED_FILES = ("cache.db", "store_index.sqlite3")  # the earlier on-disk format, no longer read
 
@@ -73,3 +79,49 @@ def _setup_lock(directory: Path) -> Iterator[None]:
         yield
     finally:
         lock.close()  # ends the transaction
+
+
+@dataclass
+class OpenedStore:
+    """A store and how to close it (what ``Resources`` owns)."""
+
+    store: BaseStore
+    close: Callable[[], None]
+    where: str  # for messages: the directory, or the database URL without its password
+
+
+def open_store(memory_dir: Path, memory_url: str | None = None) -> OpenedStore:
+    """The local store in ``memory_dir``, or LangGraph's ``PostgresStore`` at ``memory_url`` when given."""
+    if memory_url:
+        return open_postgres_store(memory_url)
+    store = open_local_store(memory_dir)
+    return OpenedStore(store, store.close, str(memory_dir))
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password, for messages."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+
+
+def open_postgres_store(url: str, *, max_connections: int = 4) -> OpenedStore:
+    """LangGraph's ``PostgresStore`` (needs the ``postgres`` extra) over a small connection pool, set up
+    under an advisory lock so that workers starting at once do not each run the migrations. Its async
+    operations run the sync ones on a worker thread, so it is not tied to one event loop either."""
+    try:
+        import psycopg
+        from langgraph.store.postgres import PostgresStore
+    except ImportError as exc:
+        raise MemoryStoreError(f"MERMAID_MEMORY_URL needs the postgres extra: pip install 'mermaid-verifier[postgres]' "
+                               f"({exc})") from exc
+    stack = contextlib.ExitStack()
+    try:
+        store = stack.enter_context(PostgresStore.from_conn_string(
+            url, pool_config={"min_size": 1, "max_size": max_connections, "kwargs": {"connect_timeout": 10}}))
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as lock:
+            lock.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK_KEY,))
+            store.setup()
+    except psycopg.Error as exc:
+        stack.close()
+        reason = " ".join(str(exc).split())
+        raise MemoryStoreError(f"cannot use the memory database at {redacted(url)}: {reason}") from exc
+    return OpenedStore(store, stack.close, redacted(url))
