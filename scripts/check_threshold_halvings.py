@@ -16,19 +16,19 @@ from __future__ import annotations
 import random
 import statistics
 
-from evaluate_scoring import (
+from evaluate_scoring import tuning_arguments
+
+from mermaid_verifier.agents.judge import JudgeConfig, Weighing
+from mermaid_verifier.calibration import fit_threshold
+from mermaid_verifier.evaluation.datasets import load_split_ids
+from mermaid_verifier.evaluation.judge_fitting import (
     Claim,
     fit_confidence,
     load,
     outcomes,
     pooled_claims,
-    tuning_arguments,
     weighings,
 )
-from mermaid_verifier.agents.judge import JudgeConfig, Weighing
-
-from mermaid_verifier.calibration import fit_threshold
-from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.scoring import ReliabilityConfig
 
 

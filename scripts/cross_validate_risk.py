@@ -23,7 +23,12 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from evaluate_scoring import (
+from evaluate_scoring import tuning_arguments
+
+from mermaid_verifier.agents.judge import JudgeConfig, Weighing
+from mermaid_verifier.calibration import deal_folds, fit_threshold
+from mermaid_verifier.evaluation.datasets import load_split_ids
+from mermaid_verifier.evaluation.judge_fitting import (
     Claim,
     fit_confidence,
     load,
@@ -31,13 +36,8 @@ from evaluate_scoring import (
     pooled_claims,
     refuse_train_part,
     tune,
-    tuning_arguments,
     weighings,
 )
-from mermaid_verifier.agents.judge import JudgeConfig, Weighing
-
-from mermaid_verifier.calibration import deal_folds, fit_threshold
-from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.scoring import ReliabilityConfig
 
 

@@ -22,10 +22,10 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.evaluation.datasets import load_split_ids, read_labelled_claims, select
-from mermaid_verifier.graph import open_verifier
-from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.evaluation.batch import verify_labelled
+from mermaid_verifier.evaluation.datasets import load_split_ids, read_labelled_claims, select
+from mermaid_verifier.evaluation.metrics import label_metrics
+from mermaid_verifier.graph import open_verifier
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
