@@ -31,7 +31,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from mermaid_verifier.models import (
     Decomposition,
@@ -236,18 +236,18 @@ class OfflineExecutor:
         """Remembered evidence ends the search only when decisive *and* still reliable (fresh, credible,
         not contradicted): stale or planted items must not stop the executor from looking."""
         decisive = _decisive(trusted, self.stop_threshold, topical)
-        return any(e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d)
+        return any(e.trust is not None and e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d)
 
     def _memory_leans(self, trusted: list[Evidence], topical: list[float]) -> bool:
         """Some reliable, topical remembered item already takes a side (stance ≥ ``lean_threshold``, the
         level at which the judge would decide): a short confirming search is enough."""
-        return any(e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
+        return any(e.trust is not None and e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
                    for e, t in zip(trusted, topical))
 
     def _source(self, server: str) -> str | None:
         return (getattr(self.toolbox, "sources", None) or {}).get(server)
 
-    async def _call(self, action: PlannedAction) -> tuple[ToolOutcome, object | None]:
+    async def _call(self, action: PlannedAction) -> tuple[ToolOutcome, Any]:
         """The action's outcome and, when it was answered from memory, the remembered lookup."""
         if self.lookups is not None:
             record = await self.lookups.recall_lookup(action.server, action.tool, action.arguments, self._source(action.server))

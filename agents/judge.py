@@ -177,7 +177,7 @@ def annotate(evidence: list[Evidence], config: JudgeConfig, claim: str = "", ent
     annotated = []
     for item, topical in zip(evidence, config.topicality.weights(evidence, claim, entities or [])):
         probs = item.stance_probabilities or {}
-        stance = Stance(max(probs, key=probs.get)) if probs else Stance.NEUTRAL
+        stance = Stance(max(probs, key=lambda side: probs[side])) if probs else Stance.NEUTRAL
         score = max(_side(item, Stance.SUPPORTS), _side(item, Stance.REFUTES)) * _weight(item, config) * topical
         update = {"stance": stance, "score": round(score, 4)}
         if item.trust is not None:
@@ -221,7 +221,7 @@ def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
     :class:`ConfidenceModel`, the label keeps its place and the confidence becomes the confidence
     model's probability that the label is right."""
     label, confidence, conflict = _threshold_rule(w, config)
-    if _confidence_from_model(w, config):
+    if config.confidence_model is not None and _confidence_from_model(w, config):
         confidence = config.confidence_model.probability(w.features, label, confidence)
     return label, confidence, conflict
 
@@ -240,7 +240,7 @@ def _threshold_rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, boo
         return Label.NOT_ENOUGH_INFO, 0.0, False
     if config.model is not None:
         probabilities = config.model.probabilities(list(w.features))
-        label = max(probabilities, key=probabilities.get)
+        label = max(probabilities, key=lambda name: probabilities[name])
         return Label(label), probabilities[label], conflict
     if best < config.nei_threshold:
         return Label.NOT_ENOUGH_INFO, (1.0 - best) * w.coverage, conflict

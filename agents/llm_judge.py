@@ -132,7 +132,7 @@ class LLMJudge:
         except LLMOutputError as exc:
             return stance_reading_kept(offline, f"the LLM judge gave no usable verdict ({exc})")
 
-        cited = [by_id[i] for i in dict.fromkeys(resolve(c).id for c in answer.cited)]
+        cited = list({item.id: item for c in answer.cited if (item := resolve(c)) is not None}.values())
         return verdict_from_llm_answer(offline, LLMAnswer(label=Label(answer.label), confidence=answer.confidence,
                                                           reasoning=answer.reasoning, cited=cited),
                                        topic_coverage(evidence, entities, claim), self.config)

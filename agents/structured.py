@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -30,6 +30,7 @@ from mermaid_verifier.config import STRUCTURED_METHODS
 from mermaid_verifier.errors import ConfigError, LLMOutputError, LLMServiceError
 
 logger = logging.getLogger(__name__)
+Answer = TypeVar("Answer", bound=BaseModel)  # the pydantic schema a caller asks for
 
 ERROR_QUOTE_CHARS = 600  # how much of a parse error a repair message quotes
 
@@ -71,14 +72,14 @@ def _repair_turn(raw: AIMessage | None, text: str) -> list[BaseMessage]:
         return [AIMessage(content=message_text(raw), tool_calls=calls),
                 *[ToolMessage(content=text, tool_call_id=c["id"]) for c in calls]]
     shown = message_text(raw)
-    attempted = [{"name": c.get("name"), "arguments": c.get("args")} for c in raw.tool_calls or []]
+    attempted: list[dict[str, Any]] = [{"name": c.get("name"), "arguments": c.get("args")} for c in raw.tool_calls or []]
     attempted += [{"name": c.get("name"), "arguments": c.get("args")} for c in raw.invalid_tool_calls or []]
     if attempted:
         shown = (shown + "\n" + json.dumps(attempted, ensure_ascii=False)).strip()
     return [AIMessage(content=shown or "(empty answer)"), HumanMessage(text)]
 
 
-class StructuredCaller:
+class StructuredCaller(Generic[Answer]):
     """Ask a model for a pydantic ``schema``; repair once; fall back to the next output mode when the
     server rejects one.
 
@@ -88,7 +89,7 @@ class StructuredCaller:
     (any HTTP error that is not about length, auth or rate; llama.cpp answers 500 to ``json_schema``)
     moves this caller to the next mode for the rest of the run."""
 
-    def __init__(self, model: BaseChatModel, schema: type[BaseModel], *, method: str = "json_schema",
+    def __init__(self, model: BaseChatModel, schema: type[Answer], *, method: str = "json_schema",
                  error_class: type[LLMOutputError] = LLMOutputError, what: str = "answer"):
         if method not in STRUCTURED_METHODS:
             raise ConfigError(f"structured output method must be one of {', '.join(STRUCTURED_METHODS)}, got {method!r}")
@@ -131,7 +132,7 @@ class StructuredCaller:
         return raw, parsed, None
 
     async def __call__(self, messages: list[BaseMessage], repair: Callable[[str], str],
-                       validate: Callable[[Any], None] | None = None) -> BaseModel:
+                       validate: Callable[[Answer], None] | None = None) -> Answer:
         """The validated answer. ``validate`` raises ValueError for a well-formed but wrong answer (e.g.
         unknown ids); ``repair(error)`` is the message sent back with the first error."""
         history = list(messages)

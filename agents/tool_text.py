@@ -64,7 +64,8 @@ def loads_or_none(text: str) -> Any:
 
 def _scan(text: str) -> list[Any]:
     """Every top-level JSON object or array in ``text`` (a failed start moves on by one character)."""
-    values, at = [], 0
+    values: list[Any] = []
+    at = 0
     while True:
         starts = [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]
         if not starts:

@@ -36,6 +36,7 @@ from mermaid_verifier.agents.judge import (
     annotate,
 )
 from mermaid_verifier.agents.model_calls import Pricing, add_usage, usage_scope
+from mermaid_verifier.agents.roles import Decomposer, Executor, Judge
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
@@ -58,7 +59,7 @@ class Resources:
 
     settings: Settings
     toolbox: Toolbox
-    decomposer: Any  # SpacyDecomposer, LLMDecomposer or anything with warm_up() and adecompose(claim)
+    decomposer: Decomposer  # SpacyDecomposer, LLMDecomposer
     stance: StanceModel
     judge_config: JudgeConfig
     memory: EvidenceMemory | None
@@ -146,8 +147,8 @@ class Agents:
     the chosen backend, plus where a failed decomposition goes next."""
 
     resources: Resources
-    executor: Any  # OfflineExecutor, LLMExecutor or CascadeExecutor: run(claim, decomposition, remembered, previous)
-    judges: dict[str, Any]  # "offline" and, with an LLM backend, "llm": judge(claim, evidence, entities) -> Verdict
+    executor: Executor  # OfflineExecutor, LLMExecutor or CascadeExecutor
+    judges: dict[str, Judge]  # "offline" and, with an LLM backend, "llm"
     pricing: Pricing | None
     after_failed_decomposition: str = "remember"
 
@@ -161,20 +162,23 @@ def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
         stop_threshold=config.stop_threshold, memory_trust=config.memory_trust, reliability=resources.reliability_config,
         clock=resources.clock, warm_steps=config.warm_steps, lean_threshold=config.nei_threshold,
         topicality=config.topicality, lookups=resources.memory)
-    executor, judges = offline_executor, {"offline": OfflineJudge(config)}
+    executor: Executor = offline_executor
+    judges: dict[str, Judge] = {"offline": OfflineJudge(config)}
     if resources.backend != "offline":
         from mermaid_verifier.agents.llm_executor import CascadeExecutor, LLMExecutor
         from mermaid_verifier.agents.llm_judge import LLMJudge
 
         models = resources.chat_models or chat_model_factory(settings)
-        executor = LLMExecutor(models("executor"), resources.toolbox, resources.stance, max_steps=settings.max_steps,
+        llm_executor = LLMExecutor(models("executor"), resources.toolbox, resources.stance, max_steps=settings.max_steps,
                                search_k=settings.search_k, stop_threshold=config.stop_threshold,
                                memory_trust=config.memory_trust, reliability=resources.reliability_config,
                                clock=resources.clock, prompts_dir=settings.prompts_dir, pricing=pricing)
         judges["llm"] = LLMJudge(models("judge"), config, method=settings.structured_method,
                                  prompts_dir=settings.prompts_dir)
         if resources.backend == "cascade":
-            executor = CascadeExecutor(offline_executor, executor, config, resources.reliability_config, resources.clock)
+            executor = CascadeExecutor(offline_executor, llm_executor, config, resources.reliability_config, resources.clock)
+        else:
+            executor = llm_executor
     return Agents(resources, executor, judges, pricing, "review" if review else "remember")
 
 

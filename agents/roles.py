@@ -1,0 +1,37 @@
+"""One small Protocol per role: the offline and the LLM implementation of each stand behind it, and the
+graph (``mermaid_verifier.graph``) sees only these.
+
+=========== ==================================== ========================================================
+role        offline                              LLM
+=========== ==================================== ========================================================
+Decomposer  ``decomposer.SpacyDecomposer``       ``llm_decomposer.LLMDecomposer``
+Executor    ``executor.OfflineExecutor``         ``llm_executor.LLMExecutor``, ``llm_executor.CascadeExecutor``
+Judge       ``judge.OfflineJudge``               ``llm_judge.LLMJudge``
+=========== ==================================== ========================================================
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mermaid_verifier.agents.executor import ExecutionResult
+from mermaid_verifier.models import Decomposition, Evidence, Verdict
+
+
+class Decomposer(Protocol):
+    def warm_up(self) -> None:
+        """Load what the first claim would otherwise wait for (a parser); may do nothing."""
+
+    async def adecompose(self, claim: str) -> Decomposition:
+        """The claim's triplets, keywords and entities."""
+
+
+class Executor(Protocol):
+    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
+                  previous: ExecutionResult | None = None) -> ExecutionResult:
+        """Search for evidence (continuing ``previous`` when given); the evidence, the trace and the stats."""
+
+
+class Judge(Protocol):
+    async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
+        """The verdict on trust-assessed evidence (``agents/judge.py`` decides it, whichever judge asks)."""
