@@ -119,7 +119,8 @@ _LOOPBACK = ("127.", "::1", "localhost")
 def _no_network(monkeypatch):
     """No test reaches the network: a connect to any non-loopback address raises.
 
-    (The live-source tests replay hand-written cassettes; the MCP servers talk over pipes.)"""
+    (The live-source tests replay vcrpy cassettes of responses recorded by public projects, listed in
+    tests/cassettes/SOURCES.md; the MCP servers talk over pipes.)"""
 
     def guarded_connect(sock, address, *args):
         host = address[0] if isinstance(address, tuple) else address

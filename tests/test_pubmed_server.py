@@ -1,11 +1,14 @@
-"""The pubmed MCP server, in process, against hand-written E-utilities cassettes (no network)."""
+"""The pubmed MCP server, in process, against E-utilities answers recorded by public projects
+(tests/cassettes/pubmed; origins in tests/cassettes/SOURCES.md), with no network."""
 
 import calendar
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 
 import pytest
+import yaml
 from Bio import Entrez
 from mcp.shared.memory import create_connected_server_and_client_session
 
@@ -14,6 +17,7 @@ from mermaid_verifier.tools.pubmed_server import create_server, settings_from_en
 from mermaid_verifier.tools.source_common import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, ResponseCache
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
+    CASSETTES,
     FAST_RETRY,
     assert_passage,
     block_network,
@@ -25,7 +29,14 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
 )
 
 VCR = source_vcr("pubmed", filter_query=("email", "tool", "api_key"))
-QUERY = {"query": "novel coronavirus pneumonia Wuhan", "k": 2}
+QUERY = {"query": "12091962[uid] OR 9997[uid]", "k": 2}
+FETCH = {"pmids": ["12091962", "9997"]}
+def recorded_body(name: str, interaction: int = 0) -> bytes:
+    """The response body a pubmed cassette replays."""
+    data = yaml.safe_load((CASSETTES / "pubmed" / name).read_text(encoding="utf-8"))
+    return data["interactions"][interaction]["response"]["body"]["string"].encode("utf-8")
+
+
 CREDENTIALS = {"email": "tests@example.org", "api_key": "test-key"}  # with a key Entrez waits 0.1 s, not 0.37
 
 
@@ -46,6 +57,7 @@ async def test_tools_and_schemas(server):
 
 
 async def test_search_fetches_the_abstracts_and_caches_search_and_articles(server, monkeypatch, block_network):
+    # search.yaml: a synthetic ESearch naming the two PMIDs of a recorded EFetch (see SOURCES.md)
     sent = []
     real_build = Entrez._build_request
     monkeypatch.setattr(Entrez, "_build_request", lambda cgi, params=None, **kw: sent.append(dict(params)) or
@@ -54,92 +66,135 @@ async def test_search_fetches_the_abstracts_and_caches_search_and_articles(serve
         async with create_connected_server_and_client_session(server) as client:
             data = structured(await client.call_tool("search", QUERY))
             again = structured(await client.call_tool("search", QUERY))
-            fetched = structured(await client.call_tool("fetch_abstracts", {"pmids": ["31978945"]}))
+            fetched = structured(await client.call_tool("fetch_abstracts", {"pmids": ["9997"]}))
         assert cassette.play_count == 2 and cassette.all_played  # ESearch + EFetch, then only the cache
     assert again == data
-    assert block_network == []  # the EFetch DOCTYPE names a DTD Biopython lacks: nothing fetched it
+    assert block_network == []  # the EFetch DOCTYPE names NCBI's DTD by URL: nothing fetched it
     assert [(p["tool"], p["email"], p["api_key"]) for p in sent] == [("mermaid-verifier", *CREDENTIALS.values())] * 2
 
-    assert data["total_count"] == 4312 and data["message"] is None
-    assert data["query_translation"].startswith('novel[All Fields] AND "coronavirus"[All Fields]')
-    huang, zhu = data["passages"]
-    for passage in (huang, zhu):
+    assert data["message"] is None
+    olivero, strekas = data["passages"]
+    for passage in (olivero, strekas):
         assert_passage(passage, "pubmed")
-    assert (huang["id"], huang["page"], huang["pmid"], huang["line"]) == ("pubmed:31986264", "31986264", "31986264", None)
-    assert huang["title"] == "Clinical features of patients infected with 2019 novel coronavirus in Wuhan, China."
-    assert huang["text"].startswith("BACKGROUND: A 2019 novel coronavirus (2019-nCoV) caused a cluster")
-    assert "FINDINGS: By Jan 2, 2020" in huang["text"] and "(n=40 [98%])" in huang["text"]
-    assert huang["authors"] == ["Chaolin Huang", "Yeming Wang", "Bin Cao"]
-    assert (huang["journal"], huang["doi"]) == ("Lancet (London, England)", "10.1016/S0140-6736(20)30183-5")
-    # the e-pub date (2020-01-24) comes before the issue's (2020-02-15)
-    assert (huang["publication_date"], huang["published_at"]) == ("2020-01-24", day(2020, 1, 24))
-    assert huang["url"] == "https://pubmed.ncbi.nlm.nih.gov/31986264/"
-    assert (huang["score"], zhu["score"]) == (1.0, 0.5) and huang["has_abstract"]
-    assert zhu["authors"] == ["Na Zhu", "Wenjie Tan", "China Novel Coronavirus Investigating and Research Team"]
-    assert zhu["text"].startswith("In December 2019, a cluster of patients with pneumonia")
-    assert fetched["passages"][0] == {**zhu, "score": None}
+    assert (olivero["score"], strekas["score"]) == (1.0, 0.5)  # in the order ESearch ranked them
+    assert (strekas["id"], strekas["page"], strekas["pmid"], strekas["line"]) == ("pubmed:9997", "9997", "9997", None)
+    assert strekas["url"] == "https://pubmed.ncbi.nlm.nih.gov/9997/"
+    assert fetched["passages"][0] == {**strekas, "score": None}
 
 
-async def test_fetch_abstracts_reports_pmids_pubmed_does_not_have(server):
-    with VCR.use_cassette("fetch_missing.yaml") as cassette:
-        data = structured(await call(server, "fetch_abstracts", {"pmids": ["31978945", "PMID:99999999", "31978945"]}))
+async def test_fetch_abstracts_reads_each_article_in_the_order_asked(server):
+    with VCR.use_cassette("fetch_abstracts.yaml") as cassette:
+        data = structured(await call(server, "fetch_abstracts", {"pmids": ["PMID:12091962", "9997", "12091962"]}))
     assert cassette.all_played
-    assert data["pmids"] == ["31978945", "99999999"]
-    assert [p["pmid"] for p in data["passages"]] == ["31978945"] and data["missing"] == ["99999999"]
-    assert data["message"] == "PubMed has no article for PMID 99999999."
+    assert (data["pmids"], data["missing"], data["message"]) == (["12091962", "9997"], [], None)
+    olivero, strekas = data["passages"]
+    for passage in (olivero, strekas):
+        assert_passage(passage, "pubmed")
+        assert passage["score"] is None
+    # an article without an abstract: its title stands in
+    assert olivero["title"] == "The treatment of AIDS behind the walls of correctional facilities."
+    assert (olivero["has_abstract"], olivero["text"]) == (False, olivero["title"])
+    assert (olivero["authors"], olivero["journal"]) == (["J Michael Olivero"], "Social justice (San Francisco, Calif.)")
+    # PubDate is '1990 Spring': the year alone
+    assert (olivero["publication_date"], olivero["published_at"], olivero["doi"]) == ("1990", day(1990, 1, 1), None)
+    assert strekas["title"] == ("Magnetic studies of Chromatium flavocytochrome C552. A mechanism for heme-flavin "
+                                "interaction.")
+    assert strekas["has_abstract"] and strekas["text"].startswith(
+        "Electron paramagnetic resonance and magnetic susceptibility studies of Chromatium flavocytochrome C552")
+    assert strekas["text"].endswith("indicating the existence of a mechanism for heme-flavin interaction.")
+    assert (strekas["authors"], strekas["journal"]) == (["T C Strekas"], "Biochimica et biophysica acta")
+    assert (strekas["publication_date"], strekas["published_at"]) == ("1976-09-28", day(1976, 9, 28))
+    assert strekas["doi"] == "10.1016/0005-2795(76)90109-4"
+
+
+async def test_a_structured_abstract_keeps_its_labels(server):
+    with VCR.use_cassette("fetch_structured.yaml") as cassette:
+        data = structured(await call(server, "fetch_abstracts", {"pmids": ["28775130"]}))
+    assert cassette.all_played
+    [article] = data["passages"]
+    assert_passage(article, "pubmed")
+    assert article["title"] == ("Occupational pesticide exposure and subclinical hypothyroidism among male pesticide "
+                                "applicators.")
+    assert article["text"].startswith("OBJECTIVES: Animal studies suggest that exposure to pesticides may alter")
+    assert all(f" {label}: " in article["text"] for label in ("METHODS", "RESULTS", "CONCLUSIONS"))
+    assert article["journal"] == "Occupational and environmental medicine"
+    assert article["doi"] == "10.1136/oemed-2017-104431"
+    assert len(article["authors"]) == 12 and article["authors"][:2] == ["Catherine C Lerro", "Laura E Beane Freeman"]
+    # the e-pub date (2017-08-03) comes before the issue's (2018 Feb)
+    assert (article["publication_date"], article["published_at"]) == ("2017-08-03", day(2017, 8, 3))
+
+
+def test_pmids_pubmed_returns_nothing_for_are_reported_missing():
+    # EFetch leaves out PMIDs it does not have; a recorded answer for two PMIDs, asked for three
+    root = ET.fromstring(recorded_body("fetch_abstracts.yaml"))
+    articles = {record["pmid"]: record for record in pubmed_server.parse_efetch(root)}
+    data = pubmed_server.fetch_result(["12091962", "99999999", "9997"], articles)
+    assert [p.pmid for p in data.passages] == ["12091962", "9997"] and data.missing == ["99999999"]
+    assert data.message == "PubMed has no article for PMID 99999999."
 
 
 async def test_a_bad_pmid_is_refused_without_a_request(server, block_network):
-    message = error_text(await call(server, "fetch_abstracts", {"pmids": ["31978945", "abc"]}))
+    message = error_text(await call(server, "fetch_abstracts", {"pmids": ["12091962", "abc"]}))
     assert message == "'abc' is not a PMID: PMIDs are numbers such as '31978945'"
     assert block_network == []
 
 
+def test_a_recorded_esearch_answer_gives_count_pmids_and_translation():
+    client = pubmed_server.PubmedClient(cache=None, retry=FAST_RETRY, min_interval_s=0, **CREDENTIALS)
+    with VCR.use_cassette("esearch.yaml") as cassette:
+        found = client.esearch("biopython", 20)
+    assert cassette.all_played
+    assert found["count"] == 63 and len(found["pmids"]) == 20
+    assert found["pmids"][:3] == ["41282813", "41148224", "41011574"] and found["pmids"][-1] == "37810457"
+    assert (found["translation"], found["not_found"]) == ('"biopython"[All Fields]', [])
+
+
 async def test_search_without_hits_makes_no_efetch(server):
     with VCR.use_cassette("search_empty.yaml") as cassette:
-        data = structured(await call(server, "search", {"query": "zzqx flurble wibbit"}))
+        data = structured(await call(server, "search", {"query": "abcXYZ"}))
     assert cassette.play_count == 1
-    assert (data["passages"], data["total_count"]) == ([], 0)
-    assert data["message"].startswith("No PubMed article matched 'zzqx flurble wibbit'. PubMed did not find: 'zzqx', 'flurble'.")
+    assert (data["passages"], data["total_count"], data["query_translation"]) == ([], 0, "(abcXYZ[All Fields])")
+    assert data["message"] == ("No PubMed article matched 'abcXYZ'. PubMed did not find: 'abcXYZ'. "
+                               "Try fewer or different keywords, or another spelling.")
 
 
 async def test_429_is_retried_after_the_time_retry_after_asks(server):
     with VCR.use_cassette("retry_429.yaml") as cassette:
         started = time.monotonic()
-        data = structured(await call(server, "search", QUERY))
+        data = structured(await call(server, "fetch_abstracts", FETCH))
         elapsed = time.monotonic() - started
-    assert cassette.play_count == 3 and len(data["passages"]) == 2
+    assert cassette.play_count == 2 and len(data["passages"]) == 2
     assert elapsed >= 0.2
 
 
 async def test_5xx_on_every_attempt_is_one_line(server):
     with VCR.use_cassette("efetch_502.yaml") as cassette:
-        message = error_text(await call(server, "search", QUERY))
-    assert cassette.play_count == 4  # ESearch, then EFetch three times (Entrez's own retries are off)
+        message = error_text(await call(server, "fetch_abstracts", FETCH))
+    assert cassette.play_count == 3  # our three attempts (Entrez's own retries are off)
     assert message == "PubMed returned HTTP 502 (Bad Gateway) after 3 attempts"
 
 
-@pytest.mark.parametrize("cassette_name, arguments, expected", [
-    ("malformed.yaml", QUERY,
-     "PubMed returned a malformed response: not valid XML (no element found: line 20, column 80)"),
-    ("api_error.yaml", {"query": '""'}, "PubMed reported an error: Empty term and query_key - nothing todo"),
+@pytest.mark.parametrize("cassette_name, tool, arguments, expected", [
+    ("malformed.yaml", "fetch_abstracts", FETCH,
+     "PubMed returned a malformed response: not valid XML (no element found: line 4, column 691)"),
+    ("api_error.yaml", "search", {"query": '""'}, "PubMed reported an error: Empty term and query_key - nothing todo"),
 ])
-async def test_a_bad_body_is_one_line(server, cassette_name, arguments, expected):
+async def test_a_bad_body_is_one_line(server, cassette_name, tool, arguments, expected):
     with VCR.use_cassette(cassette_name) as cassette:
-        message = error_text(await call(server, "search", arguments))
+        message = error_text(await call(server, tool, arguments))
     assert cassette.all_played and message == expected
 
 
 async def test_a_timeout_is_one_line(tmp_path):
     server = create_server(ResponseCache(tmp_path), timeout_s=4, retry=FAST_RETRY, min_interval_s=0, **CREDENTIALS)
     with VCR.use_cassette("timeout.yaml"):
-        message = error_text(await call(server, "search", QUERY))
+        message = error_text(await call(server, "fetch_abstracts", FETCH))
     assert message == "PubMed did not answer within 4s (timed out)"
 
 
 async def test_without_a_cassette_the_network_is_unreachable_at_once(server, block_network):
     started = time.monotonic()
-    message = error_text(await call(server, "fetch_abstracts", {"pmids": ["31978945"]}))
+    message = error_text(await call(server, "fetch_abstracts", {"pmids": ["12091962"]}))
     assert time.monotonic() - started < 2  # one try, not Biopython's three tries 15 s apart
     assert message == "PubMed is unreachable: cannot resolve eutils.ncbi.nlm.nih.gov (no network or DNS?)"
     assert block_network == [("dns", "eutils.ncbi.nlm.nih.gov")]
@@ -169,19 +224,25 @@ def test_settings_come_from_the_environment():
     assert settings_from_env({}) == {"email": None, "api_key": None}
 
 
-def test_medline_dates_and_book_chapters_parse():
-    import xml.etree.ElementTree as ET
+async def test_a_book_chapter_is_read_from_its_book_document(server):
+    with VCR.use_cassette("fetch_book.yaml") as cassette:
+        data = structured(await call(server, "fetch_abstracts", {"pmids": ["20301577"]}))
+    assert cassette.all_played
+    [chapter] = data["passages"]
+    assert_passage(chapter, "pubmed")
+    assert (chapter["title"], chapter["journal"]) == ("CACNA1C-Related Disorders", "GeneReviews®")
+    assert chapter["authors"] == ["Carlo Napolitano", "Silvia G Priori"]  # the chapter's, not the book's editors
+    assert (chapter["publication_date"], chapter["published_at"], chapter["doi"]) == ("1993", day(1993, 1, 1), None)
+    assert chapter["text"].startswith("CLINICAL CHARACTERISTICS: The clinical manifestations of CACNA1C-related")
+    assert " DIAGNOSIS/TESTING: The diagnosis of a CACNA1C-related disorder" in chapter["text"]
+    assert " GENETIC COUNSELING: CACNA1C-related disorders are inherited" in chapter["text"]
+    assert "Copyright" not in chapter["text"]  # the abstract's CopyrightInformation is not abstract text
 
-    book = ET.fromstring(
-        "<PubmedArticleSet><PubmedBookArticle><BookDocument><PMID>20301295</PMID>"
-        "<ArticleTitle>Cystic Fibrosis</ArticleTitle><Book><BookTitle>GeneReviews</BookTitle>"
-        "<PubDate><Year>1993</Year></PubDate></Book><Abstract><AbstractText>Cystic fibrosis is a "
-        "<b>multisystem</b> disease.</AbstractText></Abstract></BookDocument></PubmedBookArticle>"
-        "<PubmedArticle><MedlineCitation><PMID>1</PMID><Article><Journal><JournalIssue><PubDate>"
-        "<MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate></JournalIssue><Title>J</Title></Journal>"
-        "<ArticleTitle>Old</ArticleTitle></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>")
-    chapter, old = pubmed_server.parse_efetch(book)
-    assert (chapter["pmid"], chapter["title"], chapter["journal"]) == ("20301295", "Cystic Fibrosis", "GeneReviews")
-    assert chapter["abstract"] == "Cystic fibrosis is a multisystem disease." and chapter["publication_date"] == "1993"
-    assert (old["publication_date"], old["published_at"], old["abstract"]) == ("1998-12", day(1998, 12, 1), "")
-    assert pubmed_server.article_passage(old, None).text == "Old"  # no abstract: the title stands in
+
+def test_medline_dates_parse():
+    # No recording here carries a MedlineDate (a free-text date of older citations): the parser is
+    # checked on the element alone.
+    assert pubmed_server.parse_date(ET.fromstring(
+        "<PubDate><MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate>")) == (1998, 12, None)
+    assert pubmed_server.parse_date(ET.fromstring("<PubDate><MedlineDate>2001</MedlineDate></PubDate>")) == (
+        2001, None, None)

@@ -3,8 +3,10 @@ modules import from here, and the proof that no test touches the network.
 
 No test in these modules reaches the network: ``block_network`` (autouse here and in every module
 that imports it) makes every socket connect and DNS look-up fail and records the attempt, and the
-HTTP interactions are replayed from hand-written vcrpy cassettes under tests/cassettes/ with
-``record_mode="none"``, so a request a cassette does not hold fails loudly instead of going out.
+HTTP interactions are replayed from vcrpy cassettes under tests/cassettes/ with ``record_mode="none"``,
+so a request a cassette does not hold fails loudly instead of going out. Every success body in them
+is a response recorded by a public project's test fixtures; only error cases (status codes, time-outs,
+truncation) are synthetic. tests/cassettes/SOURCES.md lists the origin and licence of each.
 """
 
 import json
@@ -435,11 +437,11 @@ def _stdio_cases():
 
     return [
         ("wikipedia", wikipedia_server.create_server, "search_titles.yaml", "search_titles",
-         {"query": "Stanley Kubrick 2001", "k": 3}, "wikipedia", {}),
+         {"query": "Python programming", "k": 10}, "wikipedia", {}),
         ("arxiv", arxiv_server.create_server, "search.yaml", "search",
-         {"query": "attention transformer", "k": 2}, "arxiv", {"min_interval_s": 0}),
-        ("pubmed", pubmed_server.create_server, "search.yaml", "search",
-         {"query": "novel coronavirus pneumonia Wuhan", "k": 2}, "pubmed", {"api_key": "test-key", "email": "t@example.org"}),
+         {"query": "testing", "k": 10}, "arxiv", {"min_interval_s": 0}),
+        ("pubmed", pubmed_server.create_server, "fetch_abstracts.yaml", "fetch_abstracts",
+         {"pmids": ["12091962", "9997"]}, "pubmed", {"api_key": "test-key", "email": "t@example.org"}),
     ]
 
 

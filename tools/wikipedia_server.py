@@ -187,6 +187,15 @@ def page_url(title: str, lang: str = "en") -> str:
     return f"https://{lang}.wikipedia.org/wiki/{quote(page_key(title), safe='_(),:!$*;@~')}"
 
 
+def https_url(url: str | None) -> str | None:
+    """A page address as https: older MediaWiki answers give ``fullurl`` as http:// (or //host/...)."""
+    if not url:
+        return url
+    if url.startswith("//"):
+        return "https:" + url
+    return re.sub(r"^http://", "https://", url)
+
+
 def check_title(title: str) -> str:
     title = collapse(title.replace("_", " "))
     if not title:
@@ -380,7 +389,7 @@ class WikipediaClient:
                 titles, _ = wikipedia.search.fn(title, results=SUGGESTION_LIMIT, suggestion=True)
                 return {"kind": "missing", "title": title, "suggestions": _dedupe(titles, SUGGESTION_LIMIT)}
             text = page.summary if part == "summary" else page.content
-        return {"kind": "page", "title": page.title, "url": page.url or page_url(page.title, self.lang),
+        return {"kind": "page", "title": page.title, "url": https_url(page.url) or page_url(page.title, self.lang),
                 "text": text or ""}
 
 
