@@ -321,7 +321,7 @@ class _Search:
         invalid = [{"name": c.get("name") or "", "args": {"__invalid__": c.get("args")}, "id": c.get("id") or "",
                     "type": "tool_call"} for c in response.invalid_tool_calls or []]
         if not calls and not invalid:  # written as text: a small model may repeat one call until the token cap
-            unique = {}
+            unique: dict[str, dict] = {}
             for call in tool_calls_from_content(thought, self.resolve):
                 unique.setdefault(json.dumps([call["name"], call["args"]], sort_keys=True, default=str), call)
             return list(unique.values())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -64,7 +64,7 @@ def print_panel(console: Console, result: VerificationResult) -> None:
     headline = Text.assemble((result.verdict.value, f"bold {colour}"), f"  confidence {result.confidence:.2f}")
     if result.abstained:
         headline.append("  ABSTAINED", style="bold magenta")
-    parts = [headline, Text(result.reason, style="dim")]
+    parts: list[RenderableType] = [headline, Text(result.reason, style="dim")]
 
     if result.triplets:
         triplets = Table("subject", "relation", "object", title="triplets", title_justify="left", expand=True)

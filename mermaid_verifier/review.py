@@ -42,6 +42,7 @@ def apply_review(verdict: Verdict, decision: ReviewDecision) -> Verdict:
     note = f" ({decision.note})" if decision.note else ""
     if decision.action == "accept":
         return verdict.model_copy(update={"abstained": False, "reason": verdict.reason + f"; accepted by a reviewer{note}"})
+    assert decision.label is not None, "an override names its label (ReviewDecision checks it)"
     return verdict.model_copy(update={
         "label": decision.label, "abstained": False, "confidence": 1.0,
         "reason": f"set to {decision.label.value} by a reviewer{note} (the judge said {verdict.label.value} "

@@ -19,9 +19,9 @@ recall keeps items with ``v ≥ τ``, ``τ = μ_v − γ·σ_v`` over the store.
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
-import json
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -73,7 +73,9 @@ class ReliabilityConfig:
 
     def without(self, term: str) -> "ReliabilityConfig":
         """The same configuration with one term (``source``, ``time``, ``consensus``) ablated."""
-        return replace(self, **{f"use_{term}": False})
+        if term not in ("source", "time", "consensus"):
+            raise ValueError(f"unknown reliability term {term!r}")
+        return replace(self, **{f"use_{term}": False})  # type: ignore[arg-type]  # a bool field, by name
 
 
 @dataclass(frozen=True)

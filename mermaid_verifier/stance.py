@@ -12,6 +12,7 @@ import json
 import threading
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +38,8 @@ class StanceModel:
         self.model_dir = Path(model_dir) if model_dir else bundled_model_dir()
         self.batch_size = batch_size
         self._lock = threading.Lock()
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None  # an onnxruntime InferenceSession once loaded
+        self._tokenizer: Any = None  # a tokenizers Tokenizer once loaded
         self._stances: list[str] = []  # stance value of each logit
 
     def load(self) -> None:

@@ -339,7 +339,7 @@ def configure_entrez() -> None:
     Entrez.max_tries = 1
     Entrez.sleep_between_tries = 0
     if Entrez.urlopen is not _urlopen_with_timeout:
-        Entrez.urlopen = _urlopen_with_timeout
+        Entrez.urlopen = _urlopen_with_timeout  # type: ignore[assignment]  # the same call shape, with a timeout
     # without an email Entrez warns on every request; the server says it once at start instead
     warnings.filterwarnings("ignore", message=r"\s*Email address is not specified", module=r"Bio\.Entrez")
 

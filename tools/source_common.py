@@ -426,7 +426,7 @@ class SourceSession(requests.Session):
         self._sleep = sleep
         self.headers["User-Agent"] = user_agent
 
-    def request(self, method, url, *args, **kwargs):  # type: ignore[override]
+    def request(self, method, url, *args, **kwargs):
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = self.timeout_s
         headers = CaseInsensitiveDict(kwargs.get("headers") or {})

@@ -7,7 +7,16 @@ import typer
 from mermaid_verifier.cli.calibrate import calibrate_command
 from mermaid_verifier.cli.fever import fever_command
 from mermaid_verifier.cli.memory import memory_app
-from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, JsonOpt, guarded, settings_from_options, stderr, stdout
+from mermaid_verifier.cli.options import (
+    CacheDirOpt,
+    CorpusOpt,
+    DebugOpt,
+    JsonOpt,
+    guarded,
+    settings_from_options,
+    stderr,
+    stdout,
+)
 from mermaid_verifier.cli.verify import verify_command
 
 app = typer.Typer(help="mermaid-verifier: verify claims against evidence.", no_args_is_help=True,

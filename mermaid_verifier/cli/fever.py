@@ -9,20 +9,37 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from mermaid_verifier.cli.options import (CorpusOpt, DebugOpt, MemoryUrlOpt, guarded, settings_from_options, stderr,
-                                          stdout)
+from mermaid_verifier.cli.options import (
+    CorpusOpt,
+    DebugOpt,
+    MemoryUrlOpt,
+    guarded,
+    settings_from_options,
+    stderr,
+    stdout,
+)
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 class RunProgress:
     """A Rich progress bar: done / total, claims per second, ETA and the running accuracy."""
 
     def __init__(self, console, label: str = "verifying") -> None:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self.label = label
         # the description holds the run directory's name: shown as given, not read as markup
@@ -30,7 +47,7 @@ class RunProgress:
                                  TaskProgressColumn(), TextColumn("{task.fields[rate]}", markup=False),
                                  TimeElapsedColumn(), TextColumn("ETA"),
                                  TimeRemainingColumn(), console=console, transient=False)
-        self.task = None
+        self.task: TaskID | None = None
         self.correct = self.seen = 0
 
     def start(self, total: int, already_done: int) -> None:
@@ -44,6 +61,7 @@ class RunProgress:
         self.correct += row["verdict"] == row["gold"]
         task = self.progress.tasks[0]
         speed = task.finished_speed or task.speed
+        assert self.task is not None, "start() comes first"
         self.progress.update(self.task, advance=1, description=f"{self.label} · accuracy {self.correct / self.seen:.3f}",
                              rate=f"{speed:.2f} claims/s" if speed else "")
 
@@ -107,14 +125,17 @@ def fever_command(
 
     def body() -> None:
         from mermaid_verifier.errors import UsageError
-        from mermaid_verifier.evaluation.fever_run import RunOptions
+        from mermaid_verifier.evaluation.fever_run import ORDERS, RunOptions
 
         if sample not in (None, "stratified"):
             raise UsageError(f"--sample must be 'stratified', got {sample!r}")
         if sample and not limit:
             raise UsageError("--sample stratified needs --limit N (the sample size)")
-        options = RunOptions(claims_path=claims, out_dir=out, limit=limit, sample=sample, seed=seed, concurrency=concurrency,
-                             resume=resume, order=order, split_file=split, parts=tuple(part or ()))
+        if order not in ORDERS:
+            raise UsageError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+        options = RunOptions(claims_path=claims, out_dir=out, limit=limit, sample=sample,  # type: ignore[arg-type]
+                             seed=seed, concurrency=concurrency, resume=resume, split_file=split, parts=tuple(part or ()),
+                             order=order)  # type: ignore[arg-type]  # sample and order are checked above
         base = settings_from_options(corpus=corpus, use_memory=not no_memory, memory_url=memory_url,
                                      memory_location=memory_dir or out / "evidence-memory")
         if compare_memory:

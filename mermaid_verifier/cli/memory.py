@@ -11,8 +11,17 @@ from typing import Annotated, AsyncIterator, Optional
 import typer
 from rich.table import Table
 
-from mermaid_verifier.cli.options import (CacheDirOpt, CorpusOpt, DebugOpt, YesOpt, confirm, guarded, settings_from_options,
-                                          stderr, stdout)
+from mermaid_verifier.cli.options import (
+    CacheDirOpt,
+    CorpusOpt,
+    DebugOpt,
+    YesOpt,
+    confirm,
+    guarded,
+    settings_from_options,
+    stderr,
+    stdout,
+)
 from mermaid_verifier.errors import UsageError
 
 memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
@@ -144,9 +153,9 @@ def revalidate_command(
     the remembered lookups whose time to live has passed."""
 
     async def body():
-        from mermaid_verifier.tools.corpora import resolve_corpora
         from mermaid_verifier.memory.upkeep import revalidate
         from mermaid_verifier.stance import StanceModel
+        from mermaid_verifier.tools.corpora import resolve_corpora
         from mermaid_verifier.tools.toolbox import Toolbox, corpus_server
 
         settings = settings_from_options(corpus=corpus, cache_dir=cache_dir)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import uuid
-from typing import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 import typer
 from langgraph.types import Command
@@ -24,6 +24,9 @@ from mermaid_verifier.output import print_panel, result_from_output
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, done, enqueue, pending
 
 _LABELS = {"s": Label.SUPPORTS, "r": Label.REFUTES, "n": Label.NOT_ENOUGH_INFO}
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 
 def reviewer_is_present() -> bool:
@@ -65,7 +68,7 @@ def _decision(choice: str) -> ReviewDecision | None:
 
 
 @contextlib.asynccontextmanager
-async def review_tools(settings) -> AsyncIterator[tuple[object, object]]:
+async def review_tools(settings) -> AsyncIterator[tuple[Any, Any]]:
     """The checkpointer that keeps paused graphs, and the store that holds the review queue."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -112,7 +115,7 @@ def review_command_body(settings, console: Console, emit: Callable) -> None:
                 return
             async with open_verifier(settings, review=True, checkpointer=saver) as verifier:
                 for number, queued in enumerate(waiting, 1):
-                    config = {"configurable": {"thread_id": queued.thread_id}}
+                    config: RunnableConfig = {"configurable": {"thread_id": queued.thread_id}}
                     state = await verifier.aget_state(config)
                     interrupts = [i for task in state.tasks for i in task.interrupts]
                     if not interrupts:  # finished elsewhere, or its checkpoint is gone

@@ -8,9 +8,24 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from mermaid_verifier.cli.options import (CacheDirOpt, ClaimsArg, CorpusOpt, DebugOpt, JsonOpt, MaxStepsOpt,
-                                          MemoryUrlOpt, NoMemoryOpt, ReviewOpt, debug_requested, say_skipped_sources, guarded,
-                                          settings_from_options, stderr, stdout, warn)
+from mermaid_verifier.cli.options import (
+    CacheDirOpt,
+    ClaimsArg,
+    CorpusOpt,
+    DebugOpt,
+    JsonOpt,
+    MaxStepsOpt,
+    MemoryUrlOpt,
+    NoMemoryOpt,
+    ReviewOpt,
+    debug_requested,
+    guarded,
+    say_skipped_sources,
+    settings_from_options,
+    stderr,
+    stdout,
+    warn,
+)
 from mermaid_verifier.errors import UsageError
 
 

@@ -8,8 +8,8 @@ from typing import Callable
 
 from langgraph.graph.state import CompiledStateGraph
 
-from mermaid_verifier.evaluation.datasets import LabelledClaim
 from mermaid_verifier.errors import MermaidError
+from mermaid_verifier.evaluation.datasets import LabelledClaim
 from mermaid_verifier.output import result_from_output
 
 

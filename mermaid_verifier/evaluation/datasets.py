@@ -8,7 +8,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import orjson
 
@@ -50,7 +50,7 @@ class BadLine:
     reason: str
 
 
-def _evidence_sets(raw: object) -> list[list[tuple[str, int]]]:
+def _evidence_sets(raw: Any) -> list[list[tuple[str, int]]]:
     sets = []
     for annotation in raw or []:
         pointers = [(str(p[2]), int(p[3])) for p in annotation if len(p) >= 4 and p[2] is not None and p[3] is not None]

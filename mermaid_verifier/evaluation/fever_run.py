@@ -19,11 +19,17 @@ from typing import Callable, Literal
 
 import orjson
 
-from mermaid_verifier.evaluation.batch import verify_labelled
 from mermaid_verifier.config import Settings
-from mermaid_verifier.evaluation.datasets import (BadLine, LabelledClaim, load_split_ids, read_labelled_claims,
-                                                  require_readable_file, stratified_sample)
 from mermaid_verifier.errors import MermaidError, UsageError
+from mermaid_verifier.evaluation.batch import verify_labelled
+from mermaid_verifier.evaluation.datasets import (
+    BadLine,
+    LabelledClaim,
+    load_split_ids,
+    read_labelled_claims,
+    require_readable_file,
+    stratified_sample,
+)
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
 

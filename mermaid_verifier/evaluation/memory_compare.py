@@ -10,9 +10,9 @@ import dataclasses
 from typing import Awaitable, Callable
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.evaluation.fever_run import RunOptions, RunOutcome, write_json
+from mermaid_verifier.evaluation.fever_run import Order, RunOptions, RunOutcome, write_json
 
-CONFIGURATIONS = (  # name, memory on, order
+CONFIGURATIONS: tuple[tuple[str, bool, Order], ...] = (  # name, memory on, order
     ("no-memory", False, "shuffled"),
     ("memory-shuffled", True, "shuffled"),
     ("memory-clustered", True, "clustered"),

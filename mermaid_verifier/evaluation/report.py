@@ -165,7 +165,8 @@ def confusion_matrix(metrics: dict) -> dict | None:
         isinstance(inner, dict) and label in inner for inner in table.values())]
     rows = []
     for gold in labels:
-        counts = table.get(gold) if isinstance(table.get(gold), dict) else {}
+        found = table.get(gold)
+        counts: dict = found if isinstance(found, dict) else {}
         total = sum(c for c in counts.values() if isinstance(c, (int, float))) or 1
         cells = [{"count": counts.get(predicted, 0), "diagonal": gold == predicted,
                   "shade": round(0.08 + 0.6 * (counts.get(predicted, 0) or 0) / total, 3)} for predicted in labels]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -24,7 +25,7 @@ class ResultsLog:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._handle = None
+        self._handle: BinaryIO | None = None
 
     def read(self) -> list[dict]:
         """The complete rows already in the log, in order (a torn last line is ignored)."""

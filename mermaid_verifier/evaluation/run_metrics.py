@@ -108,7 +108,7 @@ def percentile(values: list[float], q: float) -> float:
 def cost_metrics(rows: list[dict]) -> dict:
     """Tool calls (mean, total, mean per tool), memory hit rate, LLM usage and latency."""
     stats = [row["stats"] for row in rows]
-    per_tool = Counter()
+    per_tool: Counter[str] = Counter()
     for s in stats:
         per_tool.update(s.get("tool_calls_by_tool") or {})
     seconds = [s["seconds"] for s in stats]

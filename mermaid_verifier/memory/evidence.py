@@ -38,10 +38,9 @@ import time
 import uuid
 from typing import Literal
 
-from langgraph.store.base import BaseStore, GetOp, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.topicality import entities_mentioned
 from mermaid_verifier.models import Evidence, Stance
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import (
@@ -54,6 +53,7 @@ from mermaid_verifier.scoring import (
     uncertainty,
     updated_veracity,
 )
+from mermaid_verifier.topicality import entities_mentioned
 
 SCHEMA_VERSION = 1
 ITEMS = ("mermaid", "items")
@@ -239,7 +239,7 @@ class EvidenceMemory:
 
     async def records(self, ids: list[str]) -> list[MemoryRecord]:
         items = await self.store.abatch([GetOp(ITEMS, i) for i in ids])
-        return [MemoryRecord.model_validate(item.value) for item in items if item is not None]
+        return [MemoryRecord.model_validate(item.value) for item in items if isinstance(item, Item)]
 
     async def threshold(self) -> float:
         """τ = μ_v − γ·σ_v over every stored item."""
@@ -375,7 +375,7 @@ class EvidenceMemory:
         """Remember that this call was made and what it returned (``result``: the tool's structured
         result). Nothing is written without a source id or when its TTL is 0."""
         ttl = self.lookup_policy.ttl_seconds(source) if source else 0.0
-        if ttl <= 0 or result is None:
+        if source is None or ttl <= 0 or result is None:
             return None
         now = self.clock()
         key = lookup_key(server, tool, arguments, source)
