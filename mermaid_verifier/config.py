@@ -5,6 +5,7 @@ Precedence: explicit argument (CLI option, ``Settings(...)``) > environment > de
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -54,6 +55,8 @@ def _optional_float(value: str) -> float | None:
 
 
 BACKENDS = ("offline", "llm", "cascade")
+# the local corpus's index: "memory" (bm25s), "tantivy" (on disk, the ondisk extra), "auto" (by corpus size)
+INDEX_BACKENDS = ("auto", "memory", "tantivy")
 STRUCTURED_METHODS = ("json_schema", "json_object", "function_calling")  # the order structured calls fall back in
 LLM_ROLES = ("decomposer", "executor", "judge")
 
@@ -65,6 +68,8 @@ class Settings:
     corpora: tuple[Path, ...] = field(default=(), metadata={"env": "CORPUS", "parse": _paths_from_env})
     sources: tuple[str, ...] = field(default=KNOWN_SOURCES, metadata={"env": "SOURCES", "parse": parse_sources})
     cache_dir: Path = field(default_factory=_default_cache_dir, metadata={"env": "CACHE_DIR", "parse": Path})
+    index_backend: str = field(default="auto", metadata={"env": "INDEX_BACKEND",
+                                                         "parse": lambda v: v.strip().lower() or "auto"})
     use_memory: bool = field(default=True, metadata={"env": "MEMORY", "parse": _truthy})
     memory_location: Path | None = field(default=None, metadata={"env": "MEMORY_DIR", "parse": Path})  # default: cache_dir/evidence-memory
     # a PostgreSQL database shared by workers (postgresql://user@host/db); None: the local store in memory_dir
@@ -110,6 +115,12 @@ class Settings:
             raise ConfigError("MERMAID_LOOKUP_TTL_DAYS / MERMAID_LIVE_LOOKUP_TTL_DAYS must not be negative")
         if self.memory_url is not None and not self.memory_url.startswith(("postgresql://", "postgres://")):
             raise ConfigError("MERMAID_MEMORY_URL must be a PostgreSQL URL (postgresql://user@host:port/database)")
+        if self.index_backend not in INDEX_BACKENDS:
+            raise ConfigError(f"MERMAID_INDEX_BACKEND must be one of {', '.join(INDEX_BACKENDS)}, "
+                              f"got {self.index_backend!r}")
+        if self.index_backend == "tantivy" and importlib.util.find_spec("tantivy") is None:
+            raise ConfigError("MERMAID_INDEX_BACKEND=tantivy needs the 'tantivy' package: "
+                              "pip install 'mermaid-verifier[ondisk]' (or choose memory or auto)")
         if self.tool_timeout_s <= 0:
             raise ConfigError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
         if self.backend is not None and self.backend not in BACKENDS:

@@ -165,6 +165,9 @@ class CorpusIndex:
             self._titles_by_name.setdefault(normalise_entity(without_disambiguator(key)), set()).add(
                 self.passages[positions[0]].title)
 
+    def __len__(self) -> int:
+        return len(self.passages)
+
     @classmethod
     def build(cls, passages: list[Passage]) -> "CorpusIndex":
         if not passages:
@@ -260,3 +263,4 @@ class CorpusIndex:
             return []
         name = normalise_entity(key)
         return sorted(self._titles_by_name.get(name, ()), key=lambda t: (len(t), t)) if name else []
+

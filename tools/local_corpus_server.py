@@ -5,10 +5,12 @@ Two tools, both returning structured results (``structuredContent`` plus the sam
 * ``search(query, k)``      -> the ``k`` best passages for a keyword query
 * ``get_page(title, ...)``  -> every passage of one page, in line order
 
-The BM25 index (:mod:`mermaid_verifier.tools.corpus_index`) is opened once per server, in a worker
-thread started when the server starts, and shared by every call. Run it as::
+The BM25 index is opened once per server, in a worker thread started when the server starts, and
+shared by every call: in memory (:mod:`mermaid_verifier.tools.corpus_index`, bm25s) or on disk
+(:mod:`mermaid_verifier.tools.tantivy_index`, tantivy), by ``--index-backend`` (``auto`` chooses by
+corpus size). Run it as::
 
-    mermaid-verifier-corpus-server --corpus wiki_sentences.jsonl [--corpus more.jsonl]
+    mermaid-verifier-corpus-server --corpus wiki_sentences.jsonl [--corpus more.jsonl] [--index-backend auto]
     python -m mermaid_verifier.tools.local_corpus_server --corpus wiki_sentences.jsonl
 
 stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
@@ -32,9 +34,11 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.errors import CorpusError
+from mermaid_verifier.config import INDEX_BACKENDS
+from mermaid_verifier.errors import UsageError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
+from mermaid_verifier.tools.tantivy_index import open_index
 
 logger = logging.getLogger("mermaid_verifier.tools.local_corpus_server")  # also under -m
 
@@ -160,9 +164,10 @@ class IndexLoader:
     scope, so a caller that times out stops waiting without abandoning or restarting the build.
     """
 
-    def __init__(self, corpus_paths: list[Path], cache_dir: Path):
+    def __init__(self, corpus_paths: list[Path], cache_dir: Path, index_backend: str = "auto"):
         self.corpus_paths = [Path(p) for p in corpus_paths]
         self.cache_dir = Path(cache_dir)
+        self.index_backend = index_backend
         self.index: CorpusIndex | None = None
         self.error: str | None = None
         self.started_at: float | None = None
@@ -204,11 +209,11 @@ class IndexLoader:
         assert self._ready is not None
         try:
             self.index = await anyio.to_thread.run_sync(
-                CorpusIndex.open, self.corpus_paths, self.cache_dir, abandon_on_cancel=True
+                open_index, self.corpus_paths, self.cache_dir, self.index_backend, abandon_on_cancel=True
             )
-            logger.info("corpus index ready: %d passages (%.1fs)", len(self.index.passages),
+            logger.info("corpus index ready (%s): %d passages (%.1fs)", type(self.index).__name__, len(self.index),
                         time.monotonic() - (self.started_at or 0))
-        except CorpusError as exc:
+        except UsageError as exc:  # a corpus that cannot be read, a backend that is not installed
             self.error = one_line(exc)
             logger.error("%s", self.error)
         except anyio.get_cancelled_exc_class():
@@ -232,13 +237,15 @@ def create_server(
     *,
     timeout_s: float = 10.0,
     index_timeout_s: float = 300.0,
+    index_backend: str = "auto",
 ) -> FastMCP:
     """A FastMCP server named ``local-corpus`` over ``corpus_paths`` (JSONL files).
 
     ``timeout_s`` bounds each search or page lookup; ``index_timeout_s`` bounds how long a call
     waits for the index to finish opening (a first build of a large corpus takes a while).
+    ``index_backend`` is ``memory``, ``tantivy`` (on disk) or ``auto`` (by corpus size).
     """
-    loader = IndexLoader(corpus_paths, cache_dir)
+    loader = IndexLoader(corpus_paths, cache_dir, index_backend)
     query_lock = threading.Lock()  # PyStemmer stemmers must not be used by two threads at once
 
     @asynccontextmanager
@@ -358,6 +365,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Where the BM25 index is cached. Default: $MERMAID_CACHE_DIR or "
         "<user cache dir>/mermaid-verifier/corpus-index.",
     )
+    parser.add_argument(
+        "--index-backend", default=None, type=str.lower, choices=list(INDEX_BACKENDS),
+        help="memory (bm25s), tantivy (on disk; the ondisk extra) or auto (tantivy for large corpora). "
+        "Default: $MERMAID_INDEX_BACKEND or auto.",
+    )
     parser.add_argument("--timeout", type=float, default=10.0, help="Seconds allowed per tool call.")
     parser.add_argument(
         "--log-level", default="WARNING", type=str.upper,
@@ -388,7 +400,16 @@ def main(argv: list[str] | None = None) -> None:
         env_cache = os.environ.get("MERMAID_CACHE_DIR", "").strip()
         cache_dir = Path(env_cache) if env_cache else default_cache_dir()
 
-    server = create_server(corpus_paths, cache_dir, timeout_s=args.timeout)
+    index_backend = args.index_backend or os.environ.get("MERMAID_INDEX_BACKEND", "").strip().lower() or "auto"
+    if index_backend not in INDEX_BACKENDS:
+        _fail(f"MERMAID_INDEX_BACKEND must be one of {', '.join(INDEX_BACKENDS)}, got {index_backend!r}")
+    if index_backend == "tantivy":
+        from mermaid_verifier.tools.tantivy_index import tantivy_available
+
+        if not tantivy_available():
+            _fail("--index-backend tantivy needs the 'tantivy' package: pip install 'mermaid-verifier[ondisk]'")
+
+    server = create_server(corpus_paths, cache_dir, timeout_s=args.timeout, index_backend=index_backend)
     try:
         server.run("stdio")
     except KeyboardInterrupt:

@@ -48,13 +48,13 @@ def reachable_hosts(hosts: list[str], probe=None) -> dict[str, bool]:
 
 
 def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cache_dir: Path, cache_dir: Path,
-                 probe=reachable) -> SourcePlan:
+                 probe=reachable, index_backend: str | None = None) -> SourcePlan:
     """Server specs for the chosen sources; live ones only when their host answers."""
     servers, skipped = [], {}
     up = reachable_hosts([LIVE_SOURCES[n][1] for n in sources if n in LIVE_SOURCES], probe)
     for name in sources:
         if name == "local":
-            servers.append(corpus_server(local_corpora, index_cache_dir))
+            servers.append(corpus_server(local_corpora, index_cache_dir, index_backend))
             continue
         module, host = LIVE_SOURCES[name]
         if not up[host]:
@@ -72,7 +72,8 @@ def toolbox_for(settings) -> tuple[Toolbox, dict[str, str]]:
     from mermaid_verifier.tools.toolbox import Toolbox
 
     corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
-    plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir)
+    plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir,
+                        index_backend=settings.index_backend)
     if not plan.servers:
         raise ConfigError("no evidence source is reachable: " + "; ".join(f"{k}: {v}" for k, v in plan.skipped.items()))
     return Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped
