@@ -266,10 +266,13 @@ def test_a_build_interrupted_before_the_manifest_is_rebuilt(tmp_path, reads, mon
     with pytest.raises(KeyboardInterrupt):
         TantivyCorpusIndex.open([WIKI], cache)
     assert index_dirs(cache) == []  # nothing half-built is served
+    (left,) = cache.glob("tantivy-*.tmp*")
+    abandoned = left.rename(left.with_name(left.name.replace(f".tmp{os.getpid()}-", ".tmp999999999-")))
     monkeypatch.undo()
     monkeypatch.setattr(tantivy_index, "read_corpus", lambda path: (reads.append(Path(path).name), read_corpus(path))[1])
     index = TantivyCorpusIndex.open([WIKI], cache)
     assert reads == ["wiki_mini.jsonl", "wiki_mini.jsonl"]  # built again
+    assert not abandoned.exists()  # the dead build's files are cleared away
     assert len(index) == 14 and ids(index.search("Mount Everest peak height metres", 1)) == ["wiki_mini:Mount_Everest:1"]
 
 

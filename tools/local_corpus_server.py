@@ -38,7 +38,7 @@ from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
-from mermaid_verifier.tools.tantivy_index import open_index
+from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex, open_index
 
 logger = logging.getLogger("mermaid_verifier.tools.local_corpus_server")  # also under -m
 
@@ -99,7 +99,7 @@ class PageResult(BaseModel):
 # ----------------------------------------------------------------------------- pure helpers
 
 
-def search_result(index: CorpusIndex, query: str, k: int) -> SearchResult:
+def search_result(index: CorpusIndex | TantivyCorpusIndex, query: str, k: int) -> SearchResult:
     hits = [SearchHit.scored(p, s) for p, s in index.search(query, k)]
     message = None
     if not hits:
@@ -110,7 +110,7 @@ def search_result(index: CorpusIndex, query: str, k: int) -> SearchResult:
     return SearchResult(query=query, passages=hits, message=message)
 
 
-def similar_titles(index: CorpusIndex, title: str, limit: int = SUGGESTION_LIMIT) -> list[str]:
+def similar_titles(index: CorpusIndex | TantivyCorpusIndex, title: str, limit: int = SUGGESTION_LIMIT) -> list[str]:
     """Titles containing ``title``; failing that, the titles of the best BM25 hits for it."""
     found = index.titles_like(title, limit=limit)
     if not found:
@@ -122,7 +122,7 @@ def similar_titles(index: CorpusIndex, title: str, limit: int = SUGGESTION_LIMIT
     return found
 
 
-def page_result(index: CorpusIndex, title: str, max_passages: int) -> PageResult:
+def page_result(index: CorpusIndex | TantivyCorpusIndex, title: str, max_passages: int) -> PageResult:
     passages = index.get_page(title)
     if not passages:
         suggestions = similar_titles(index, title)
@@ -168,7 +168,7 @@ class IndexLoader:
         self.corpus_paths = [Path(p) for p in corpus_paths]
         self.cache_dir = Path(cache_dir)
         self.index_backend = index_backend
-        self.index: CorpusIndex | None = None
+        self.index: CorpusIndex | TantivyCorpusIndex | None = None
         self.error: str | None = None
         self.started_at: float | None = None
         self._lock = anyio.Lock()
@@ -189,7 +189,7 @@ class IndexLoader:
                 return
         await self._open()  # no server task group (called outside server.run): open inline
 
-    async def get(self) -> CorpusIndex:
+    async def get(self) -> CorpusIndex | TantivyCorpusIndex:
         while True:
             await self.start()
             ready = self._ready
@@ -208,10 +208,11 @@ class IndexLoader:
     async def _open(self) -> None:
         assert self._ready is not None
         try:
-            self.index = await anyio.to_thread.run_sync(
+            index = await anyio.to_thread.run_sync(
                 open_index, self.corpus_paths, self.cache_dir, self.index_backend, abandon_on_cancel=True
             )
-            logger.info("corpus index ready (%s): %d passages (%.1fs)", type(self.index).__name__, len(self.index),
+            self.index = index
+            logger.info("corpus index ready (%s): %d passages (%.1fs)", type(index).__name__, len(index),
                         time.monotonic() - (self.started_at or 0))
         except UsageError as exc:  # a corpus that cannot be read, a backend that is not installed
             self.error = one_line(exc)
@@ -260,7 +261,7 @@ def create_server(
 
     server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
-    async def ready_index(what: str) -> CorpusIndex:
+    async def ready_index(what: str) -> CorpusIndex | TantivyCorpusIndex:
         try:
             with anyio.fail_after(index_timeout_s):
                 return await loader.get()

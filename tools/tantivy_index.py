@@ -179,6 +179,25 @@ def _copy_index_dir(source: Path, target: Path) -> None:
             shutil.copy2(child, target / child.name)
 
 
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists but is not ours to signal
+        return True
+    return True
+
+
+def _remove_abandoned_builds(cache_dir: Path) -> None:
+    """Delete the temporary directories of builds whose process is gone (killed mid-build)."""
+    for candidate in cache_dir.glob("tantivy-*.tmp*"):
+        match = re.search(r"\.tmp(\d+)-\d+$", candidate.name)
+        if candidate.is_dir() and match and not _process_alive(int(match.group(1))):
+            logger.info("removing the interrupted build %s", candidate)
+            shutil.rmtree(candidate, ignore_errors=True)
+
+
 class TantivyCorpusIndex:
     """BM25 (tantivy) over the passages of one or more JSONL corpora, with title lookup, on disk."""
 
@@ -254,7 +273,8 @@ class TantivyCorpusIndex:
     @classmethod
     def _build(cls, index_dir: Path, current: list[dict], base: tuple[Path, dict] | None) -> dict:
         tantivy = require_tantivy()
-        tmp_dir = index_dir.with_name(index_dir.name + f".tmp{time.time_ns()}")
+        _remove_abandoned_builds(index_dir.parent)
+        tmp_dir = index_dir.with_name(index_dir.name + f".tmp{os.getpid()}-{time.time_ns()}")
         try:
             if base is not None:
                 _copy_index_dir(base[0], tmp_dir)
