@@ -419,3 +419,28 @@ async def test_stdio_server_with_the_tantivy_backend_answers(tmp_path):
                     result = await session.call_tool("search", {"query": "Kubrick screenplay Arthur Clarke", "k": 3})
     assert not result.isError and result.structuredContent["passages"][0]["id"] == f"{SPACE_ODYSSEY}:1"
     assert index_dirs(cache) and not list(cache.glob("bm25-*"))
+
+
+def _run_server(args: list[str], env_extra: dict[str, str], cwd: Path):
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("MERMAID_CORPUS", "MERMAID_INDEX_BACKEND")}
+    env.update(env_extra)
+    return subprocess.run([sys.executable, "-m", "mermaid_verifier.tools.local_corpus_server", *args],
+                          capture_output=True, text=True, timeout=60, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
+
+
+def test_server_command_line_refuses_a_bad_or_unavailable_backend(tmp_path):
+    common = ["--corpus", str(WIKI), "--cache-dir", str(tmp_path / "cache")]
+    done = _run_server(common, {"MERMAID_INDEX_BACKEND": "lucene"}, tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "MERMAID_INDEX_BACKEND must be one of auto, memory, tantivy, got 'lucene'" in done.stderr
+
+    shadow = tmp_path / "shadow" / "tantivy"  # a tantivy that cannot be imported, found first on the path
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('not installed')\n")
+    pythonpath = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])
+    done = _run_server([*common, "--index-backend", "tantivy"], {"PYTHONPATH": pythonpath}, tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == ("mermaid-verifier-corpus-server: error: --index-backend tantivy needs the "
+                                   "'tantivy' package: pip install 'mermaid-verifier[ondisk]'")
