@@ -44,7 +44,7 @@ from mermaid_verifier.tools.corpus_index import (
 logger = logging.getLogger(__name__)
 
 AUTO_ONDISK_MIN_BYTES = 500_000_000  # index_backend "auto": corpora larger than this (in all) go to tantivy, on disk
-TANTIVY_FORMAT_VERSION = 1
+TANTIVY_FORMAT_VERSION = 2  # 2: title lookups on head_key / head_name (text fields, not a numeric flag)
 MANIFEST = "manifest.json"
 WRITER_HEAP_BYTES = 256_000_000  # tantivy's indexing buffer, shared by its threads
 WRITER_THREADS = 1  # the machines this runs on share few cores; one thread keeps the build predictable
@@ -104,10 +104,10 @@ def _schema(tantivy):
     builder.add_text_field("body", stored=False, tokenizer_name=ANALYZER)
     # exact page lookup: normalise_title of the title and of the page id (multi-valued)
     builder.add_text_field("key", stored=False, tokenizer_name="raw", index_option="basic")
-    # pages_named: the name of each key, without disambiguator or leading article
-    builder.add_text_field("name", stored=False, tokenizer_name="raw", index_option="basic")
-    # 1 on the first passage of each run of a page: title lookups visit one passage per page
-    builder.add_unsigned_field("head", indexed=True)
+    # the same keys and their names (without disambiguator or leading article) on the first passage of each
+    # run of a page only: titles_like and pages_named visit one passage per page
+    builder.add_text_field("head_key", stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field("head_name", stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_unsigned_field("title_len", fast=True)
     return builder.build()
 
@@ -339,8 +339,9 @@ class TantivyCorpusIndex:
         doc.add_text("body", f"{passage.title} . {passage.text}")
         for key in keys:
             doc.add_text("key", key)
-            doc.add_text("name", normalise_entity(without_disambiguator(key)))
-        doc.add_unsigned("head", 1 if head else 0)
+            if head:
+                doc.add_text("head_key", key)
+                doc.add_text("head_name", normalise_entity(without_disambiguator(key)))
         doc.add_unsigned("title_len", len(passage.title))
         return doc
 
@@ -388,13 +389,9 @@ class TantivyCorpusIndex:
         hits = self._searcher.search(query, limit=count, count=False).hits
         return sorted((self._passage(address) for _, address in hits), key=lambda p: (p.page, p.line or 0))
 
-    def _titles(self, query, limit: int) -> list[str]:
-        """Distinct titles of the page-head passages ``query`` matches: the ``limit`` shortest (then
+    def _titles(self, heads, limit: int) -> list[str]:
+        """Distinct titles of the page-head passages query ``heads`` matches: the ``limit`` shortest (then
         alphabetical), and every title as short as the last of them."""
-        heads = self._tantivy.Query.boolean_query([
-            (self._tantivy.Occur.Must, query),
-            (self._tantivy.Occur.Must, self._tantivy.Query.term_query(self._schema, "head", 1)),
-        ])
         found: dict[str, int] = {}
         offset = 0
         while True:
@@ -420,7 +417,7 @@ class TantivyCorpusIndex:
         literal = _regex_literal(key)
         for rank, pattern in ((1, f"{literal}.*"), (2, f".*{literal}.*")):
             # titles found at a better rank come back here too: ask for enough to fill the rest
-            for shown in self._titles(regex(self._schema, "key", pattern), limit + len(ranked)):
+            for shown in self._titles(regex(self._schema, "head_key", pattern), limit + len(ranked)):
                 ranked[shown] = min(ranked.get(shown, (rank, len(shown))), (rank, len(shown)))
         return sorted(ranked, key=lambda t: (*ranked[t], t))[:limit]
 
@@ -433,7 +430,7 @@ class TantivyCorpusIndex:
         name = normalise_entity(key)
         if not name:
             return []
-        return self._titles(self._term("name", name), limit=_ALL_TITLES)
+        return self._titles(self._term("head_name", name), limit=_ALL_TITLES)
 
 
 # ----------------------------------------------------------------------------- choosing the backend
