@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 

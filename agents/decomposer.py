@@ -693,7 +693,7 @@ def _is_lower_adverb(token: Token) -> bool:
 
 
 def _is_possessive_marker(token: Token) -> bool:
-    """"Albarn's" -> "Albarn", but not the "'s" of "1970's"."""
+    """ "Albarn's" -> "Albarn", but not the "'s" of "1970's"."""
     return token.tag_ == "POS" and not (token.i > 0 and token.nbor(-1).like_num)
 
 

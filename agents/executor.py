@@ -30,8 +30,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from mermaid_verifier.models import (
     Decomposition,
@@ -78,8 +79,14 @@ def _is_named(text: str, decomposition: Decomposition) -> bool:
     return bool(bare) and (bare in decomposition.entities or bare[:1].isupper() or bare[:1].isdigit())
 
 
-def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[str], search_k: int,
-                 deeper: bool = False, available: dict[str, set[str]] | None = None) -> list[PlannedAction]:
+def plan_actions(
+    claim: str,
+    decomposition: Decomposition,
+    memory_titles: set[str],
+    search_k: int,
+    deeper: bool = False,
+    available: dict[str, set[str]] | None = None,
+) -> list[PlannedAction]:
     """The ordered tool calls for this claim, duplicates removed; the caller keeps the first N.
     ``deeper`` appends wider searches for a second round (asked for by a reviewer). ``available``
     maps each running server to its tools (default: the local corpus only); live sources are
@@ -89,32 +96,74 @@ def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[st
     subject = triplets[0].subject if triplets else (decomposition.entities[0] if decomposition.entities else "")
     plan = [PlannedAction("Search the whole claim first.", "search", {"query": claim, "k": search_k})]
     if subject and _without_article(subject).casefold() not in memory_titles:
-        plan.append(PlannedAction(f"Read the page about the subject, {subject!r}.", "get_page",
-                                  {"title": _without_article(subject), "max_passages": PAGE_PASSAGES}))
+        plan.append(
+            PlannedAction(
+                f"Read the page about the subject, {subject!r}.",
+                "get_page",
+                {"title": _without_article(subject), "max_passages": PAGE_PASSAGES},
+            )
+        )
     for triplet in triplets:
-        plan.append(PlannedAction(f"Search for {triplet.subject!r} together with {triplet.object!r}.", "search",
-                                  {"query": f"{triplet.subject} {triplet.object}", "k": search_k}))
-        if _is_named(triplet.object, decomposition) and _without_article(triplet.object).casefold() not in memory_titles:
-            plan.append(PlannedAction(f"Read the page about the object, {triplet.object!r}.", "get_page",
-                                      {"title": _without_article(triplet.object), "max_passages": PAGE_PASSAGES}))
+        plan.append(
+            PlannedAction(
+                f"Search for {triplet.subject!r} together with {triplet.object!r}.",
+                "search",
+                {"query": f"{triplet.subject} {triplet.object}", "k": search_k},
+            )
+        )
+        if (
+            _is_named(triplet.object, decomposition)
+            and _without_article(triplet.object).casefold() not in memory_titles
+        ):
+            plan.append(
+                PlannedAction(
+                    f"Read the page about the object, {triplet.object!r}.",
+                    "get_page",
+                    {"title": _without_article(triplet.object), "max_passages": PAGE_PASSAGES},
+                )
+            )
     if decomposition.keywords:
-        plan.append(PlannedAction("Search the claim's keywords.", "search",
-                                  {"query": " ".join(decomposition.keywords), "k": search_k}))
+        plan.append(
+            PlannedAction(
+                "Search the claim's keywords.", "search", {"query": " ".join(decomposition.keywords), "k": search_k}
+            )
+        )
     for triplet in triplets:
-        plan.append(PlannedAction(f"Search the object {triplet.object!r} on its own.", "search",
-                                  {"query": triplet.object, "k": search_k}))
+        plan.append(
+            PlannedAction(
+                f"Search the object {triplet.object!r} on its own.", "search", {"query": triplet.object, "k": search_k}
+            )
+        )
     if deeper:
-        plan.append(PlannedAction("Search the whole claim again, further down the ranking.", "search",
-                                  {"query": claim, "k": min(search_k * 4, 50)}))
+        plan.append(
+            PlannedAction(
+                "Search the whole claim again, further down the ranking.",
+                "search",
+                {"query": claim, "k": min(search_k * 4, 50)},
+            )
+        )
         for triplet in triplets:
-            plan.append(PlannedAction(f"Search the subject {triplet.subject!r} on its own.", "search",
-                                      {"query": triplet.subject, "k": min(search_k * 2, 50)}))
+            plan.append(
+                PlannedAction(
+                    f"Search the subject {triplet.subject!r} on its own.",
+                    "search",
+                    {"query": triplet.subject, "k": min(search_k * 2, 50)},
+                )
+            )
     live = []
     if subject:
-        live.append(PlannedAction(f"Read the Wikipedia page about the subject, {subject!r}.", "page_sentences",
-                                  {"title": _without_article(subject), "max_sentences": 20}, "wikipedia"))
-    live += [PlannedAction("Search arXiv preprints for the claim.", "search", {"query": claim, "k": search_k}, "arxiv"),
-             PlannedAction("Search PubMed abstracts for the claim.", "search", {"query": claim, "k": search_k}, "pubmed")]
+        live.append(
+            PlannedAction(
+                f"Read the Wikipedia page about the subject, {subject!r}.",
+                "page_sentences",
+                {"title": _without_article(subject), "max_sentences": 20},
+                "wikipedia",
+            )
+        )
+    live += [
+        PlannedAction("Search arXiv preprints for the claim.", "search", {"query": claim, "k": search_k}, "arxiv"),
+        PlannedAction("Search PubMed abstracts for the claim.", "search", {"query": claim, "k": search_k}, "pubmed"),
+    ]
     plan = plan[:1] + live + plan[1:]
     available = available if available is not None else {CORPUS_SERVER: {"search", "get_page"}}
     plan = [a for a in plan if a.tool in available.get(a.server, set())]
@@ -128,8 +177,12 @@ def plan_actions(claim: str, decomposition: Decomposition, memory_titles: set[st
 
 
 # What kind of source each tool server is; unknown servers count as a local corpus.
-SOURCE_KINDS = {"local-corpus": SourceKind.LOCAL_CORPUS, "wikipedia": SourceKind.ENCYCLOPEDIA,
-                "arxiv": SourceKind.PREPRINT, "pubmed": SourceKind.PEER_REVIEWED}
+SOURCE_KINDS = {
+    "local-corpus": SourceKind.LOCAL_CORPUS,
+    "wikipedia": SourceKind.ENCYCLOPEDIA,
+    "arxiv": SourceKind.PREPRINT,
+    "pubmed": SourceKind.PEER_REVIEWED,
+}
 
 
 def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evidence]:
@@ -158,7 +211,9 @@ def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evi
 def _remembered_observation(record, outcome: ToolOutcome, new_items: list[Evidence]) -> str:
     """The observation of a step answered by a remembered lookup (``LookupRecord``)."""
     when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(record.looked_up_at))
-    answer = f"found nothing ({_observation(outcome, [])})" if record.found_nothing else _observation(outcome, new_items)
+    answer = (
+        f"found nothing ({_observation(outcome, [])})" if record.found_nothing else _observation(outcome, new_items)
+    )
     return f"answered from memory: {record.describe()} was looked up on {when} UTC ({record.source}); {answer}"
 
 
@@ -188,8 +243,12 @@ def page_of_that_name(action: PlannedAction, outcome: ToolOutcome, claim: str) -
     claim_words = set(re.findall(r"\w+", claim.casefold()))
     candidates = sorted(data["same_name"], key=len)  # max() keeps the first of equals: the shortest
     choice = max(candidates, key=lambda title: len(_disambiguator_words(title) & claim_words))
-    return PlannedAction(f"There is no page {action.arguments.get('title')!r}; read {choice!r}, the page of that name.",
-                         action.tool, {**action.arguments, "title": choice}, action.server)
+    return PlannedAction(
+        f"There is no page {action.arguments.get('title')!r}; read {choice!r}, the page of that name.",
+        action.tool,
+        {**action.arguments, "title": choice},
+        action.server,
+    )
 
 
 def _action_key(server: str, tool: str, arguments: dict) -> tuple:
@@ -215,10 +274,22 @@ def _decisive(items: list[Evidence], threshold: float, topical: list[float]) -> 
 
 
 class OfflineExecutor:
-    def __init__(self, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5, search_k: int = 5,
-                 stop_threshold: float = 0.9, memory_trust: float = 0.6, reliability: ReliabilityConfig | None = None,
-                 clock: Callable[[], float] = time.time, warm_steps: int | None = None, lean_threshold: float = 0.3,
-                 topicality: Topicality | None = None, lookups=None):
+    def __init__(
+        self,
+        toolbox: Toolbox,
+        stance: StanceModel,
+        *,
+        max_steps: int = 5,
+        search_k: int = 5,
+        stop_threshold: float = 0.9,
+        memory_trust: float = 0.6,
+        reliability: ReliabilityConfig | None = None,
+        clock: Callable[[], float] = time.time,
+        warm_steps: int | None = None,
+        lean_threshold: float = 0.3,
+        topicality: Topicality | None = None,
+        lookups=None,
+    ):
         self.toolbox = toolbox
         self.lookups = lookups  # an EvidenceMemory: remembered lookups are answered from it (None: never)
         self.warm_steps = max_steps if warm_steps is None else warm_steps
@@ -236,13 +307,17 @@ class OfflineExecutor:
         """Remembered evidence ends the search only when decisive *and* still reliable (fresh, credible,
         not contradicted): stale or planted items must not stop the executor from looking."""
         decisive = _decisive(trusted, self.stop_threshold, topical)
-        return any(e.trust is not None and e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d)
+        return any(
+            e.trust is not None and e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d
+        )
 
     def _memory_leans(self, trusted: list[Evidence], topical: list[float]) -> bool:
         """Some reliable, topical remembered item already takes a side (stance ≥ ``lean_threshold``, the
         level at which the judge would decide): a short confirming search is enough."""
-        return any(e.trust is not None and e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
-                   for e, t in zip(trusted, topical))
+        return any(
+            e.trust is not None and e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
+            for e, t in zip(trusted, topical)
+        )
 
     def _source(self, server: str) -> str | None:
         return (getattr(self.toolbox, "sources", None) or {}).get(server)
@@ -250,21 +325,32 @@ class OfflineExecutor:
     async def _call(self, action: PlannedAction) -> tuple[ToolOutcome, Any]:
         """The action's outcome and, when it was answered from memory, the remembered lookup."""
         if self.lookups is not None:
-            record = await self.lookups.recall_lookup(action.server, action.tool, action.arguments, self._source(action.server))
+            record = await self.lookups.recall_lookup(
+                action.server, action.tool, action.arguments, self._source(action.server)
+            )
             if record is not None:
-                return ToolOutcome(server=record.server, tool=record.tool, ok=True, text=json.dumps(record.result),
-                                   data=record.result, origin=record.source), record
+                return ToolOutcome(
+                    server=record.server,
+                    tool=record.tool,
+                    ok=True,
+                    text=json.dumps(record.result),
+                    data=record.result,
+                    origin=record.source,
+                ), record
         outcome = await self.toolbox.call(action.server, action.tool, action.arguments)
         if self.lookups is not None and outcome.ok:  # a failure (timeout, missing tool) is not worth remembering
-            await self.lookups.remember_lookup(action.server, action.tool, action.arguments,
-                                               self._source(action.server), outcome.data)
+            await self.lookups.remember_lookup(
+                action.server, action.tool, action.arguments, self._source(action.server), outcome.data
+            )
         return outcome, None
 
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
 
-    async def _start(self, claim: str, decomposition: Decomposition, remembered: list[Evidence]) -> tuple[ExecutionResult, int]:
+    async def _start(
+        self, claim: str, decomposition: Decomposition, remembered: list[Evidence]
+    ) -> tuple[ExecutionResult, int]:
         """The result before any search (remembered evidence, scored) and the search budget it leaves:
         0 when memory is decisive and reliable, ``warm_steps`` when it reliably takes a side."""
         result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
@@ -276,17 +362,31 @@ class OfflineExecutor:
         if self._memory_settles(trusted, topical):
             budget, verdict = 0, "decisive and reliable, no search needed"
         elif self.warm_steps < self.max_steps and self._memory_leans(trusted, topical):
-            budget, verdict = self.warm_steps, f"reliable and taking a side; a confirming search of {self.warm_steps} step(s)"
+            budget, verdict = (
+                self.warm_steps,
+                f"reliable and taking a side; a confirming search of {self.warm_steps} step(s)",
+            )
         else:
             budget, verdict = self.max_steps, "not decisive or not reliable enough"
-        result.trace.append(TraceStep(
-            step=0, thought="Check what the evidence memory already holds about the claim's entities.",
-            action="memory.recall", action_input={"entities": decomposition.entities},
-            observation=f"{len(remembered)} remembered item(s); {verdict}", new_evidence=len(remembered)))
+        result.trace.append(
+            TraceStep(
+                step=0,
+                thought="Check what the evidence memory already holds about the claim's entities.",
+                action="memory.recall",
+                action_input={"entities": decomposition.entities},
+                observation=f"{len(remembered)} remembered item(s); {verdict}",
+                new_evidence=len(remembered),
+            )
+        )
         return result, budget
 
-    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
-                  previous: ExecutionResult | None = None) -> ExecutionResult:
+    async def run(
+        self,
+        claim: str,
+        decomposition: Decomposition,
+        remembered: list[Evidence],
+        previous: ExecutionResult | None = None,
+    ) -> ExecutionResult:
         """Search until decisive evidence or ``max_steps`` tool calls. With ``previous`` (a reviewer
         asked for more), continue its trace with a fresh budget and the actions it has not taken."""
         start = getattr(self.toolbox, "start", None)
@@ -297,16 +397,21 @@ class OfflineExecutor:
             if budget == 0:
                 return result
         else:
-            result = ExecutionResult(evidence=list(previous.evidence), trace=list(previous.trace),
-                                     stats=previous.stats.model_copy(deep=True))
+            result = ExecutionResult(
+                evidence=list(previous.evidence), trace=list(previous.trace), stats=previous.stats.model_copy(deep=True)
+            )
             budget = self.max_steps
         taken = {_step_key(step.action, step.action_input) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
         memory_titles = {e.title.casefold() for e in remembered}
         available = {server: set(tools) for server, tools in getattr(self.toolbox, "tools", {}).items()} or None
-        plan = [a for a in plan_actions(claim, decomposition, memory_titles, self.search_k, deeper=previous is not None,
-                                        available=available)
-                if _step_key(f"{a.server}.{a.tool}", a.arguments) not in taken]
+        plan = [
+            a
+            for a in plan_actions(
+                claim, decomposition, memory_titles, self.search_k, deeper=previous is not None, available=available
+            )
+            if _step_key(f"{a.server}.{a.tool}", a.arguments) not in taken
+        ]
         first_step = max((step.step for step in result.trace), default=0) + 1
         queue = plan[:]
         for number in range(first_step, first_step + budget):
@@ -322,17 +427,30 @@ class OfflineExecutor:
                 found = evidence_from_outcome(outcome, self.clock())
             else:
                 result.stats.memory_hits += 1
-                found = [e.model_copy(update={"from_memory": True})
-                         for e in evidence_from_outcome(outcome, remembered_lookup.looked_up_at)]
+                found = [
+                    e.model_copy(update={"from_memory": True})
+                    for e in evidence_from_outcome(outcome, remembered_lookup.looked_up_at)
+                ]
             new_items = [e for e in found if e.id not in seen_ids]
             new_ids = {e.id for e in new_items}
             seen_ids.update(new_ids)
             new_items = await self._score(claim, new_items)
             result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
-            observation = (_observation(outcome, new_items) if remembered_lookup is None
-                           else _remembered_observation(remembered_lookup, outcome, new_items))
-            result.trace.append(TraceStep(step=number, thought=action.thought, action=name, action_input=action.arguments,
-                                          observation=observation, new_evidence=len(new_items)))
+            observation = (
+                _observation(outcome, new_items)
+                if remembered_lookup is None
+                else _remembered_observation(remembered_lookup, outcome, new_items)
+            )
+            result.trace.append(
+                TraceStep(
+                    step=number,
+                    thought=action.thought,
+                    action=name,
+                    action_input=action.arguments,
+                    observation=observation,
+                    new_evidence=len(new_items),
+                )
+            )
             topical = self.topicality.weights(result.evidence, claim, decomposition.entities)
             decisive = _decisive(result.evidence, self.stop_threshold, topical)
             if any(d for e, d in zip(result.evidence, decisive) if e.id in new_ids):

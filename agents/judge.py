@@ -41,8 +41,17 @@ from mermaid_verifier.topicality import (
     titled_after_claim,
 )
 
-FEATURES = ("support", "refute", "support_2nd", "refute_2nd", "support_sum", "refute_sum", "coverage",
-            "log_items", "no_evidence")
+FEATURES = (
+    "support",
+    "refute",
+    "support_2nd",
+    "refute_2nd",
+    "support_sum",
+    "refute_sum",
+    "coverage",
+    "log_items",
+    "no_evidence",
+)
 LABEL_ORDER = (Label.SUPPORTS.value, Label.REFUTES.value, Label.NOT_ENOUGH_INFO.value)
 
 
@@ -86,9 +95,11 @@ class ConfidenceModel(BaseModel):
     def _one_weight_per_input(self) -> ConfidenceModel:
         expected = input_count(len(self.features), self.label_interactions)
         if len(self.coef) != expected:
-            raise ValueError(f"a confidence model over {len(self.features)} features "
-                             f"{'with' if self.label_interactions else 'without'} label interactions needs "
-                             f"{expected} weights, got {len(self.coef)}")
+            raise ValueError(
+                f"a confidence model over {len(self.features)} features "
+                f"{'with' if self.label_interactions else 'without'} label interactions needs "
+                f"{expected} weights, got {len(self.coef)}"
+            )
         return self
 
     def probability(self, features: tuple[float, ...], label: Label, rule_confidence: float) -> float:
@@ -103,8 +114,9 @@ def input_count(features: int, label_interactions: bool) -> int:
     return plain + (len(LABEL_ORDER) * (features + 1) if label_interactions else 0)
 
 
-def confidence_inputs(features: tuple[float, ...], label: str, rule_confidence: float,
-                      label_interactions: bool = False) -> list[float]:
+def confidence_inputs(
+    features: tuple[float, ...], label: str, rule_confidence: float, label_interactions: bool = False
+) -> list[float]:
     """What a :class:`ConfidenceModel` reads, at fitting and at use: the judge features, the rule's
     label one-hot in :data:`LABEL_ORDER`, the rule's own confidence and — with ``label_interactions``
     — the features and the rule's confidence again for each label in :data:`LABEL_ORDER` (zero
@@ -123,26 +135,40 @@ class JudgeConfig(BaseModel):
     abstain_below: float = Field(0.50, ge=0, le=1)
     conflict_level: float = Field(0.60, ge=0, le=1, description="both weighted sides at least this strong = conflict")
     stop_threshold: float = Field(0.90, ge=0, le=1, description="executor stops once an item is this decisive")
-    memory_trust: float = Field(0.60, ge=0, le=1, description="a remembered item may end the search only at this reliability")
-    warm_steps: int = Field(2, ge=0, le=20, description="executor step budget when reliable remembered evidence already "
-                                                       "takes a side (stance ≥ nei_threshold): a short confirming search")
+    memory_trust: float = Field(
+        0.60, ge=0, le=1, description="a remembered item may end the search only at this reliability"
+    )
+    warm_steps: int = Field(
+        2,
+        ge=0,
+        le=20,
+        description="executor step budget when reliable remembered evidence already "
+        "takes a side (stance ≥ nei_threshold): a short confirming search",
+    )
     use_reliability: bool = True
-    topicality: Topicality = Field(default_factory=Topicality,
-                                   description="how much items that are not about what the claim names may count")
+    topicality: Topicality = Field(
+        default_factory=Topicality, description="how much items that are not about what the claim names may count"
+    )
     model: JudgeModel | None = Field(None, description="when set, it decides the label; thresholds then only abstain")
     confidence_model: ConfidenceModel | None = Field(
-        None, description="when set, the confidence is its probability that the label (the rule's or `model`'s) is right")
-    threshold_source: str = Field("the bundled judge configuration",
-                                  description="where abstain_below comes from (a `calibrate` file says which)")
+        None,
+        description="when set, the confidence is its probability that the label (the rule's or `model`'s) is right",
+    )
+    threshold_source: str = Field(
+        "the bundled judge configuration", description="where abstain_below comes from (a `calibrate` file says which)"
+    )
 
     @classmethod
-    def bundled(cls) -> "JudgeConfig":
+    def bundled(cls) -> JudgeConfig:
         data = resources.files("mermaid_verifier.data")
         values = json.loads((data / "judge_config.json").read_text()) if (data / "judge_config.json").is_file() else {}
-        config = cls.model_validate({k: v for k, v in values.items()
-                                     if k in cls.model_fields and k not in {"model", "confidence_model"}})
+        config = cls.model_validate(
+            {k: v for k, v in values.items() if k in cls.model_fields and k not in {"model", "confidence_model"}}
+        )
         if (data / "judge_model.json").is_file():
-            config = config.model_copy(update={"model": JudgeModel.model_validate_json((data / "judge_model.json").read_text())})
+            config = config.model_copy(
+                update={"model": JudgeModel.model_validate_json((data / "judge_model.json").read_text())}
+            )
         if (data / "judge_confidence.json").is_file():
             confidence = ConfidenceModel.model_validate_json((data / "judge_confidence.json").read_text())
             config = config.model_copy(update={"confidence_model": confidence})
@@ -164,14 +190,19 @@ def topic_coverage(evidence: list[Evidence], entities: list[str], claim: str = "
     topics = {normalise_entity(e) for e in entities if normalise_entity(e)}
     covered = {normalise_entity(e) for item in evidence for e in entities_mentioned(item, entities)}
     if claim:
-        named = {normalise_entity(without_disambiguator(item.title)) for item in evidence
-                 if titled_after_claim(item, claim, [])}
+        named = {
+            normalise_entity(without_disambiguator(item.title))
+            for item in evidence
+            if titled_after_claim(item, claim, [])
+        }
         topics |= named
         covered |= named
     return len(covered & topics) / len(topics) if topics else 1.0
 
 
-def annotate(evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None) -> list[Evidence]:
+def annotate(
+    evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None
+) -> list[Evidence]:
     """Set each item's stance (argmax), score (its trusted, topical weight for its side) and — when it
     has a trust record — its topicality, best first."""
     annotated = []
@@ -203,15 +234,26 @@ def _top_two(values: list[float]) -> tuple[float, float]:
     return ranked[0], ranked[1]
 
 
-def weigh(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = "") -> Weighing:
+def weigh(
+    evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
+) -> Weighing:
     """An item counts for a side with P(side) · reliability · topicality."""
     topical = config.topicality.weights(evidence, claim, entities or [])
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
     coverage = topic_coverage(evidence, entities or [], claim)
-    features = (support, refute, support_2nd, refute_2nd, min(sum(supports), 3.0), min(sum(refutes), 3.0), coverage,
-                math.log1p(len(evidence)), float(not evidence))
+    features = (
+        support,
+        refute,
+        support_2nd,
+        refute_2nd,
+        min(sum(supports), 3.0),
+        min(sum(refutes), 3.0),
+        coverage,
+        math.log1p(len(evidence)),
+        float(not evidence),
+    )
     return Weighing(support, refute, coverage, bool(evidence), features)
 
 
@@ -254,11 +296,15 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
     if not w.has_evidence:
         reason = "no evidence was found"
     elif config.model is not None:
-        reason = (f"{label.value} at {confidence:.2f} by the fitted judge (best trusted support {w.support:.2f}, "
-                  f"refutation {w.refute:.2f}, topic coverage {w.coverage:.0%})")
+        reason = (
+            f"{label.value} at {confidence:.2f} by the fitted judge (best trusted support {w.support:.2f}, "
+            f"refutation {w.refute:.2f}, topic coverage {w.coverage:.0%})"
+        )
     elif label == Label.NOT_ENOUGH_INFO:
-        reason = (f"no item settles the claim (best trusted support {w.support:.2f}, refutation {w.refute:.2f}; "
-                  f"evidence covers {w.coverage:.0%} of the claim's entities)")
+        reason = (
+            f"no item settles the claim (best trusted support {w.support:.2f}, refutation {w.refute:.2f}; "
+            f"evidence covers {w.coverage:.0%} of the claim's entities)"
+        )
     elif label == Label.SUPPORTS:
         reason = f"strongest trusted supporting item at {w.support:.2f}"
     else:
@@ -279,21 +325,29 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
         abstained=abstained,
         conflict=conflict,
         reason=reason,
-        label_probabilities={Label.SUPPORTS.value: round(w.support, 4), Label.REFUTES.value: round(w.refute, 4),
-                             Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4)},
+        label_probabilities={
+            Label.SUPPORTS.value: round(w.support, 4),
+            Label.REFUTES.value: round(w.refute, 4),
+            Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4),
+        },
     )
 
 
 def abstain_after_llm_failure(verdict: Verdict, failure: str) -> Verdict:
     """``verdict`` (the stance model's reading of whatever evidence was gathered) as an abstention that
     names the LLM endpoint failure which cut the claim's search or judgement short."""
-    return verdict.model_copy(update={
-        "abstained": True,
-        "reason": f"abstained: the LLM endpoint failed ({failure}); the stance model's reading of the evidence "
-                  f"gathered before the failure: {verdict.label.value} at {verdict.confidence:.2f}"})
+    return verdict.model_copy(
+        update={
+            "abstained": True,
+            "reason": f"abstained: the LLM endpoint failed ({failure}); the stance model's reading of the evidence "
+            f"gathered before the failure: {verdict.label.value} at {verdict.confidence:.2f}",
+        }
+    )
 
 
-def decide(evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = "") -> Verdict:
+def decide(
+    evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
+) -> Verdict:
     """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
     return verdict_from(weigh(evidence, config, entities, claim), config)
 
@@ -324,7 +378,9 @@ class LLMAnswer:
     cited: list[Evidence]
 
 
-def verdict_from_llm_answer(stance_reading: Verdict, answer: LLMAnswer, coverage: float, config: JudgeConfig) -> Verdict:
+def verdict_from_llm_answer(
+    stance_reading: Verdict, answer: LLMAnswer, coverage: float, config: JudgeConfig
+) -> Verdict:
     """The verdict when an LLM judged the evidence, checked against the stance model's reading of it.
 
     confidence = the model's confidence × the mean reliability of the items it cites (the evidence's
@@ -341,36 +397,57 @@ def verdict_from_llm_answer(stance_reading: Verdict, answer: LLMAnswer, coverage
         weight, rule = coverage, f"topic coverage {coverage:.2f} (nothing cited)"
     confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
     label = answer.label.value
-    reason = (f"{' '.join(answer.reasoning.split())} [LLM judge: {label} at {answer.confidence:.2f} × "
-              f"{rule} = {confidence:.2f}]")
+    reason = (
+        f"{' '.join(answer.reasoning.split())} [LLM judge: {label} at {answer.confidence:.2f} × "
+        f"{rule} = {confidence:.2f}]"
+    )
     disagrees = answer.label != stance_reading.label
     if disagrees:
         strength = stance_reading.label_probabilities.get(label, 0.0)
         confidence = round(min(confidence, strength), 4)
-        reason += (f"; the stance model reads the evidence as {stance_reading.label.value} at "
-                   f"{stance_reading.confidence:.2f} and gives {label} only {strength:.2f}, which caps the confidence")
+        reason += (
+            f"; the stance model reads the evidence as {stance_reading.label.value} at "
+            f"{stance_reading.confidence:.2f} and gives {label} only {strength:.2f}, which caps the confidence"
+        )
     if stance_reading.conflict:
-        support, refute = (stance_reading.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value))
+        support, refute = (
+            stance_reading.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value)
+        )
         why = f"strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
     elif disagrees and not stance_reading.abstained:
         why = "the LLM judge contradicts a confident stance-model verdict"
     elif confidence < config.abstain_below:
         why = f"confidence {confidence:.2f} is below {config.abstain_below:.2f}"
     else:
-        return Verdict(label=answer.label, confidence=confidence, abstained=False, conflict=False, reason=reason,
-                       label_probabilities=stance_reading.label_probabilities, cited=[e.id for e in answer.cited],
-                       abstain_below=config.abstain_below, threshold_source=config.threshold_source)
+        return Verdict(
+            label=answer.label,
+            confidence=confidence,
+            abstained=False,
+            conflict=False,
+            reason=reason,
+            label_probabilities=stance_reading.label_probabilities,
+            cited=[e.id for e in answer.cited],
+            abstain_below=config.abstain_below,
+            threshold_source=config.threshold_source,
+        )
     return stance_reading_kept(stance_reading, f"the LLM judge said {label} ({reason}; abstained: {why})")
 
 
 def stance_reading_kept(stance_reading: Verdict, why: str) -> Verdict:
     """The stance model's verdict on the same evidence, as an abstention that says why the LLM's did not stand."""
-    return stance_reading.model_copy(update={
-        "abstained": True,
-        "reason": f"abstained: {why}; the stance model's reading is kept as the best label: {stance_reading.reason}"})
+    return stance_reading.model_copy(
+        update={
+            "abstained": True,
+            "reason": f"abstained: {why}; the stance model's reading is kept as the best label: {stance_reading.reason}",
+        }
+    )
 
 
 def abstention_without_decomposition(reason: str) -> Verdict:
     """The verdict for a claim that could not be decomposed: nothing was searched."""
-    return Verdict(label=Label.NOT_ENOUGH_INFO, confidence=0.0, abstained=True,
-                   reason=f"abstained: the claim could not be decomposed ({reason})")
+    return Verdict(
+        label=Label.NOT_ENOUGH_INFO,
+        confidence=0.0,
+        abstained=True,
+        reason=f"abstained: the claim could not be decomposed ({reason})",
+    )

@@ -28,7 +28,9 @@ class ClaimTriplet(BaseModel):
     subject: str = Field(description="What the fact is about, as written in the claim")
     relation: str = Field(description="The verb phrase relating subject and object, with negation")
     object: str = Field(description="What the subject is related to; empty when the fact has none")
-    attribution: str | None = Field(description="Who the claim says asserts this fact; null if the claim states it itself")
+    attribution: str | None = Field(
+        description="Who the claim says asserts this fact; null if the claim states it itself"
+    )
 
 
 class ClaimDecomposition(BaseModel):
@@ -71,8 +73,9 @@ class LLMDecomposer:
 
     def __init__(self, model: BaseChatModel, *, method: str = "json_schema", prompts_dir: Path | None = None):
         self.prompt = load_prompt("decomposer", PROMPT_PLACEHOLDERS, prompts_dir)
-        self.ask = StructuredCaller(model, ClaimDecomposition, method=method, error_class=DecompositionError,
-                                    what="decomposition")
+        self.ask = StructuredCaller(
+            model, ClaimDecomposition, method=method, error_class=DecompositionError, what="decomposition"
+        )
 
     def warm_up(self) -> None:
         """Nothing to load (the SpacyDecomposer's interface)."""
@@ -82,9 +85,18 @@ class LLMDecomposer:
         if not claim:
             return Decomposition()
         messages = [SystemMessage(self.prompt.render("system")), HumanMessage(self.prompt.render("user", claim=claim))]
-        answer = await self.ask(messages, repair=lambda error: self.prompt.render("repair", error=error), validate=_check)
-        triplets = list(dict.fromkeys(
-            Triplet(subject=" ".join(t.subject.split()), relation=" ".join(t.relation.split()),
-                    object=" ".join(t.object.split()), attribution=_named_in_claim(t.attribution, claim))
-            for t in answer.triplets))
+        answer = await self.ask(
+            messages, repair=lambda error: self.prompt.render("repair", error=error), validate=_check
+        )
+        triplets = list(
+            dict.fromkeys(
+                Triplet(
+                    subject=" ".join(t.subject.split()),
+                    relation=" ".join(t.relation.split()),
+                    object=" ".join(t.object.split()),
+                    attribution=_named_in_claim(t.attribution, claim),
+                )
+                for t in answer.triplets
+            )
+        )
         return Decomposition(triplets=triplets, keywords=_clean(answer.keywords), entities=_clean(answer.entities))

@@ -30,8 +30,8 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -97,9 +97,16 @@ def tool_specs(tools: dict[str, dict]) -> tuple[list[dict], dict[str, tuple[str,
             parameters = dict(tool.inputSchema or {})
             parameters.setdefault("type", "object")
             parameters.setdefault("properties", {})
-            specs.append({"type": "function", "function": {
-                "name": spec, "description": (tool.description or f"{name} on {server}").strip()[:1024],
-                "parameters": parameters}})
+            specs.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec,
+                        "description": (tool.description or f"{name} on {server}").strip()[:1024],
+                        "parameters": parameters,
+                    },
+                }
+            )
     return specs, routes
 
 
@@ -166,11 +173,23 @@ def _action(name: str, routes: dict[str, tuple[str, str]]) -> str:
 class LLMExecutor:
     """``run(claim, decomposition, remembered, previous=None) -> ExecutionResult`` with a chat model."""
 
-    def __init__(self, model: BaseChatModel, toolbox: Toolbox, stance: StanceModel, *, max_steps: int = 5,
-                 search_k: int = 5, stop_threshold: float = 0.9, memory_trust: float = 0.6,
-                 reliability: ReliabilityConfig | None = None, clock: Callable[[], float] = time.time,
-                 prompts_dir: Path | None = None, pricing: Pricing | None = None, max_calls_per_step: int = 4,
-                 observation_chars: int = 6000):
+    def __init__(
+        self,
+        model: BaseChatModel,
+        toolbox: Toolbox,
+        stance: StanceModel,
+        *,
+        max_steps: int = 5,
+        search_k: int = 5,
+        stop_threshold: float = 0.9,
+        memory_trust: float = 0.6,
+        reliability: ReliabilityConfig | None = None,
+        clock: Callable[[], float] = time.time,
+        prompts_dir: Path | None = None,
+        pricing: Pricing | None = None,
+        max_calls_per_step: int = 4,
+        observation_chars: int = 6000,
+    ):
         self.model = model
         self.toolbox = toolbox
         self.max_steps = max_steps
@@ -180,32 +199,61 @@ class LLMExecutor:
         self.clock = clock
         self.prompt = load_prompt("executor", PROMPT_PLACEHOLDERS, prompts_dir)
         # scoring and the memory check are the offline executor's, so both backends weigh evidence alike
-        self.offline = OfflineExecutor(toolbox, stance, max_steps=max_steps, search_k=search_k,
-                                       stop_threshold=stop_threshold, memory_trust=memory_trust,
-                                       reliability=reliability, clock=clock)
+        self.offline = OfflineExecutor(
+            toolbox,
+            stance,
+            max_steps=max_steps,
+            search_k=search_k,
+            stop_threshold=stop_threshold,
+            memory_trust=memory_trust,
+            reliability=reliability,
+            clock=clock,
+        )
 
     async def _call(self, route: tuple[str, str] | None, name: str, arguments, known: str) -> ToolOutcome:
         if route is None:
             return ToolOutcome(server="?", tool=name, ok=False, text=f"unknown tool {name!r}; available: {known}")
         server, tool = route
         if not isinstance(arguments, dict) or "__invalid__" in arguments:
-            return ToolOutcome(server=server, tool=tool, ok=False,
-                               text="the arguments were not a JSON object; call again with valid JSON arguments")
+            return ToolOutcome(
+                server=server,
+                tool=tool,
+                ok=False,
+                text="the arguments were not a JSON object; call again with valid JSON arguments",
+            )
         return await self.toolbox.call(server, tool, arguments)
 
     def _first_message(self, claim: str, decomposition: Decomposition, result: ExecutionResult) -> str:
-        triplets = "\n".join(f"- {t.subject} | {t.relation} | {t.object or '-'} | {t.attribution or '-'}"
-                             for t in decomposition.triplets) or "- (none found)"
-        actions = [f"- {s.action} {json.dumps(s.action_input, ensure_ascii=False)}" for s in result.trace
-                   if "." in s.action and not s.action.startswith(("memory.", "cascade."))]
-        return self.prompt.render("user", claim=claim, triplets=triplets,
-                                  keywords=", ".join(decomposition.keywords) or "-",
-                                  entities=", ".join(decomposition.entities) or "-",
-                                  evidence=_evidence_lines(result.evidence), actions="\n".join(actions) or "none",
-                                  max_steps=self.max_steps)
+        triplets = (
+            "\n".join(
+                f"- {t.subject} | {t.relation} | {t.object or '-'} | {t.attribution or '-'}"
+                for t in decomposition.triplets
+            )
+            or "- (none found)"
+        )
+        actions = [
+            f"- {s.action} {json.dumps(s.action_input, ensure_ascii=False)}"
+            for s in result.trace
+            if "." in s.action and not s.action.startswith(("memory.", "cascade."))
+        ]
+        return self.prompt.render(
+            "user",
+            claim=claim,
+            triplets=triplets,
+            keywords=", ".join(decomposition.keywords) or "-",
+            entities=", ".join(decomposition.entities) or "-",
+            evidence=_evidence_lines(result.evidence),
+            actions="\n".join(actions) or "none",
+            max_steps=self.max_steps,
+        )
 
-    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
-                  previous: ExecutionResult | None = None) -> ExecutionResult:
+    async def run(
+        self,
+        claim: str,
+        decomposition: Decomposition,
+        remembered: list[Evidence],
+        previous: ExecutionResult | None = None,
+    ) -> ExecutionResult:
         """Let the model search until it answers or ``max_steps`` tool-using steps are spent. With
         ``previous`` (a reviewer asked for more, or the cascade escalated), continue its evidence and
         trace with a fresh budget. An LLM endpoint failure ends the search, not the claim: the trace
@@ -216,28 +264,45 @@ class LLMExecutor:
             if budget == 0:  # memory settled it; otherwise the model gets its full budget
                 return result
         else:
-            result = ExecutionResult(evidence=list(previous.evidence), trace=list(previous.trace),
-                                     stats=previous.stats.model_copy(deep=True))
+            result = ExecutionResult(
+                evidence=list(previous.evidence), trace=list(previous.trace), stats=previous.stats.model_copy(deep=True)
+            )
             result.stats.backend = "llm"
         await self.toolbox.start()
         specs, routes = tool_specs(self.toolbox.tools)
         step = max((s.step for s in result.trace), default=0) + 1
         if not specs:
-            result.trace.append(TraceStep(step=step, thought="", action="stop", action_input={},
-                                          observation="no tools are available; nothing to search"))
+            result.trace.append(
+                TraceStep(
+                    step=step,
+                    thought="",
+                    action="stop",
+                    action_input={},
+                    observation="no tools are available; nothing to search",
+                )
+            )
             return result
         search = _Search(self, claim, result, routes, step)
-        messages: list[BaseMessage] = [SystemMessage(self.prompt.render("system", max_steps=self.max_steps)),
-                                       HumanMessage(self._first_message(claim, decomposition, result))]
+        messages: list[BaseMessage] = [
+            SystemMessage(self.prompt.render("system", max_steps=self.max_steps)),
+            HumanMessage(self._first_message(claim, decomposition, result)),
+        ]
         model = self.model.bind_tools(specs, tool_choice="auto")
         with usage_scope() as usage:
             try:
                 await search.loop(model, messages)
             except LLMServiceError as exc:
                 result.stats.llm_failure = str(exc)
-                result.trace.append(TraceStep(step=search.step, thought="", action="llm.error", action_input={},
-                                              observation=f"the search stopped: {exc}; keeping the "
-                                                          f"{len(result.evidence)} evidence item(s) gathered so far"))
+                result.trace.append(
+                    TraceStep(
+                        step=search.step,
+                        thought="",
+                        action="llm.error",
+                        action_input={},
+                        observation=f"the search stopped: {exc}; keeping the "
+                        f"{len(result.evidence)} evidence item(s) gathered so far",
+                    )
+                )
         result.stats = add_usage(result.stats, usage, self.pricing)
         return result
 
@@ -265,8 +330,9 @@ def _summary(outcome: ToolOutcome) -> str:
 class _Search:
     """One ReAct search: the model's turns, the tool calls they make and what is kept of them."""
 
-    def __init__(self, executor: LLMExecutor, claim: str, result: ExecutionResult,
-                 routes: dict[str, tuple[str, str]], step: int):
+    def __init__(
+        self, executor: LLMExecutor, claim: str, result: ExecutionResult, routes: dict[str, tuple[str, str]], step: int
+    ):
         self.executor, self.claim, self.result, self.routes, self.step = executor, claim, result, routes, step
         self.resolve = tool_resolver(routes)
         self.known = ", ".join(f"{s}.{t}" for s, t in routes.values()) or "none"
@@ -280,8 +346,12 @@ class _Search:
         executor, result = self.executor, self.result
         for used in range(executor.max_steps + 1):
             if used == executor.max_steps:
-                self._trace("stop", {}, f"step budget exhausted: {executor.max_steps} tool-using step(s) taken; "
-                                        f"stopping with the {len(result.evidence)} evidence item(s) gathered so far")
+                self._trace(
+                    "stop",
+                    {},
+                    f"step budget exhausted: {executor.max_steps} tool-using step(s) taken; "
+                    f"stopping with the {len(result.evidence)} evidence item(s) gathered so far",
+                )
                 return
             response = await ainvoke_model(model, messages)
             thought = message_text(response).strip()
@@ -297,29 +367,52 @@ class _Search:
                     self.repaired = True
                     messages += [AIMessage(content=thought), HumanMessage(self._repair_text())]
                     continue
-                self._trace("finish", {}, f"the model ended the search: {_excerpt(thought) or '(empty reply)'}",
-                            thought=thought)
+                self._trace(
+                    "finish", {}, f"the model ended the search: {_excerpt(thought) or '(empty reply)'}", thought=thought
+                )
                 return
             self._shorten_earlier_observations(messages)
             for number, call in enumerate(calls):
                 call["id"] = call.get("id") or f"call_{self.step}_{number}"
                 call["name"] = self.resolve(call["name"]) or call["name"]
-            messages.append(AIMessage(content=thought, tool_calls=[
-                {"name": c["name"], "args": c["args"] if isinstance(c["args"], dict) else {}, "id": c["id"],
-                 "type": "tool_call"} for c in calls]))
+            messages.append(
+                AIMessage(
+                    content=thought,
+                    tool_calls=[
+                        {
+                            "name": c["name"],
+                            "args": c["args"] if isinstance(c["args"], dict) else {},
+                            "id": c["id"],
+                            "type": "tool_call",
+                        }
+                        for c in calls
+                    ],
+                )
+            )
             fresh = await self._run_calls(calls, thought, messages)
             if fresh == 0:
                 self.repeated_steps += 1
                 if self.repeated_steps >= MAX_REPEATED_STEPS:
-                    self._trace("stop", {}, f"the model repeated earlier calls in {self.repeated_steps} steps; stopping "
-                                            f"with the {len(result.evidence)} evidence item(s) gathered so far")
+                    self._trace(
+                        "stop",
+                        {},
+                        f"the model repeated earlier calls in {self.repeated_steps} steps; stopping "
+                        f"with the {len(result.evidence)} evidence item(s) gathered so far",
+                    )
                     return
             self.step += 1
 
     def _calls(self, response: AIMessage, thought: str) -> list[dict]:
         calls = [dict(c) for c in response.tool_calls or []]
-        invalid = [{"name": c.get("name") or "", "args": {"__invalid__": c.get("args")}, "id": c.get("id") or "",
-                    "type": "tool_call"} for c in response.invalid_tool_calls or []]
+        invalid = [
+            {
+                "name": c.get("name") or "",
+                "args": {"__invalid__": c.get("args")},
+                "id": c.get("id") or "",
+                "type": "tool_call",
+            }
+            for c in response.invalid_tool_calls or []
+        ]
         if not calls and not invalid:  # written as text: a small model may repeat one call until the token cap
             unique: dict[str, dict] = {}
             for call in tool_calls_from_content(thought, self.resolve):
@@ -332,9 +425,12 @@ class _Search:
         return bool(json_values(text)) or any(name.casefold() in text.casefold() for name in self.routes)
 
     def _repair_text(self) -> str:
-        return ("Your reply could not be read as a tool call. To call a tool, reply with only a JSON object "
-                '{"name": "<tool name>", "arguments": {...}} naming one of: ' + ", ".join(self.routes) +
-                ". To end the search, reply in plain sentences without JSON.")
+        return (
+            "Your reply could not be read as a tool call. To call a tool, reply with only a JSON object "
+            '{"name": "<tool name>", "arguments": {...}} naming one of: '
+            + ", ".join(self.routes)
+            + ". To end the search, reply in plain sentences without JSON."
+        )
 
     async def _run_calls(self, calls: list[dict], thought: str, messages: list[BaseMessage]) -> int:
         """Run the step's calls (repeats answered from the record instead); returns how many ran."""
@@ -346,18 +442,24 @@ class _Search:
             if route is not None and isinstance(args, dict) and "__invalid__" not in args:
                 key = _call_key(route, args)
                 if key in self.done:
-                    answers[call["id"]] = (f"already done in step {self.done[key]} with the same arguments; its result "
-                                           "is above. Search with other words, open another page, or end the search.")
+                    answers[call["id"]] = (
+                        f"already done in step {self.done[key]} with the same arguments; its result "
+                        "is above. Search with other words, open another page, or end the search."
+                    )
                     continue
                 self.done[key] = self.step
             runnable.append(call)
-        outcomes = await asyncio.gather(*(executor._call(self.routes.get(c["name"]), c["name"], c["args"], self.known)
-                                          for c in runnable))
+        outcomes = await asyncio.gather(
+            *(executor._call(self.routes.get(c["name"]), c["name"], c["args"], self.known) for c in runnable)
+        )
         by_id = dict(zip((c["id"] for c in runnable), outcomes))
-        for number, call in enumerate(calls):
+        for _number, call in enumerate(calls):
             action = _action(call["name"], self.routes)
-            arguments = call["args"] if isinstance(call["args"], dict) and "__invalid__" not in call["args"] \
+            arguments = (
+                call["args"]
+                if isinstance(call["args"], dict) and "__invalid__" not in call["args"]
                 else {"invalid_arguments": str(call["args"].get("__invalid__"))}
+            )
             if call["id"] in by_id:
                 outcome = by_id[call["id"]]
                 if self.routes.get(call["name"]) is not None and "invalid_arguments" not in arguments:
@@ -368,8 +470,9 @@ class _Search:
                 new_items = await executor.offline._score(self.claim, new_items)
                 result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
                 self._trace(action, arguments, _observation(outcome, new_items), thought=thought, new=len(new_items))
-                message = ToolMessage(content=_model_observation(outcome, executor.observation_chars),
-                                      tool_call_id=call["id"])
+                message = ToolMessage(
+                    content=_model_observation(outcome, executor.observation_chars), tool_call_id=call["id"]
+                )
                 self.summaries.append((len(messages), _summary(outcome)))
             else:
                 note = answers.get(call["id"]) or f"not run: at most {executor.max_calls_per_step} tool calls per step"
@@ -385,8 +488,16 @@ class _Search:
         self.summaries = []
 
     def _trace(self, action: str, arguments: dict, observation: str, *, thought: str = "", new: int = 0) -> None:
-        self.result.trace.append(TraceStep(step=self.step, thought=thought, action=action, action_input=arguments,
-                                           observation=observation, new_evidence=new))
+        self.result.trace.append(
+            TraceStep(
+                step=self.step,
+                thought=thought,
+                action=action,
+                action_input=arguments,
+                observation=observation,
+                new_evidence=new,
+            )
+        )
 
 
 def _excerpt(text: str, limit: int = 200) -> str:
@@ -397,28 +508,46 @@ def _excerpt(text: str, limit: int = 200) -> str:
 class CascadeExecutor:
     """Offline first; the LLM executor only when the offline verdict would abstain."""
 
-    def __init__(self, offline: OfflineExecutor, llm: LLMExecutor, judge_config: JudgeConfig,
-                 reliability: ReliabilityConfig | None = None, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        offline: OfflineExecutor,
+        llm: LLMExecutor,
+        judge_config: JudgeConfig,
+        reliability: ReliabilityConfig | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
         self.offline = offline
         self.llm = llm
         self.judge_config = judge_config
         self.reliability = reliability or ReliabilityConfig()
         self.clock = clock
 
-    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
-                  previous: ExecutionResult | None = None) -> ExecutionResult:
+    async def run(
+        self,
+        claim: str,
+        decomposition: Decomposition,
+        remembered: list[Evidence],
+        previous: ExecutionResult | None = None,
+    ) -> ExecutionResult:
         if previous is not None and previous.stats.backend == "llm":  # a reviewer asked the LLM path for more
             return await self.llm.run(claim, decomposition, remembered, previous=previous)
         result = await self.offline.run(claim, decomposition, remembered, previous=previous)
-        verdict = decide(assess_trust(result.evidence, self.reliability, self.clock()), self.judge_config,
-                         decomposition.entities, claim)
+        verdict = decide(
+            assess_trust(result.evidence, self.reliability, self.clock()),
+            self.judge_config,
+            decomposition.entities,
+            claim,
+        )
         if not verdict.abstained:
             result.stats.backend = "offline"
             return result
-        result.trace.append(TraceStep(
-            step=max((s.step for s in result.trace), default=0) + 1,
-            thought="The offline verdict is not confident enough: hand the claim to the LLM executor and judge.",
-            action="cascade.escalate",
-            action_input={"offline_label": verdict.label.value, "offline_confidence": verdict.confidence},
-            observation=f"offline verdict {verdict.label.value} at {verdict.confidence:.2f} abstained"))
+        result.trace.append(
+            TraceStep(
+                step=max((s.step for s in result.trace), default=0) + 1,
+                thought="The offline verdict is not confident enough: hand the claim to the LLM executor and judge.",
+                action="cascade.escalate",
+                action_input={"offline_label": verdict.label.value, "offline_confidence": verdict.confidence},
+                observation=f"offline verdict {verdict.label.value} at {verdict.confidence:.2f} abstained",
+            )
+        )
         return await self.llm.run(claim, decomposition, remembered, previous=result)

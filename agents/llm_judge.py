@@ -68,8 +68,14 @@ class LLMVerdict(BaseModel):
     def _label(cls, value):
         if isinstance(value, str):
             text = " ".join(value.replace("_", " ").upper().split())
-            return {"SUPPORT": "SUPPORTS", "SUPPORTED": "SUPPORTS", "REFUTE": "REFUTES", "REFUTED": "REFUTES",
-                    "NEI": "NOT ENOUGH INFO", "NOT ENOUGH INFORMATION": "NOT ENOUGH INFO"}.get(text, text)
+            return {
+                "SUPPORT": "SUPPORTS",
+                "SUPPORTED": "SUPPORTS",
+                "REFUTE": "REFUTES",
+                "REFUTED": "REFUTES",
+                "NEI": "NOT ENOUGH INFO",
+                "NOT ENOUGH INFORMATION": "NOT ENOUGH INFO",
+            }.get(text, text)
         return value
 
     @field_validator("cited", mode="before")
@@ -97,8 +103,9 @@ class LLMJudge:
 
     backend = "llm"
 
-    def __init__(self, model: BaseChatModel, config: JudgeConfig, *, method: str = "json_schema",
-                 prompts_dir: Path | None = None):
+    def __init__(
+        self, model: BaseChatModel, config: JudgeConfig, *, method: str = "json_schema", prompts_dir: Path | None = None
+    ):
         self.config = config
         self.prompt = load_prompt("judge", PROMPT_PLACEHOLDERS, prompts_dir)
         self.ask = StructuredCaller(model, LLMVerdict, method=method, what="verdict")
@@ -123,16 +130,25 @@ class LLMJudge:
             if answer.label != Label.NOT_ENOUGH_INFO.value and not answer.cited:
                 raise ValueError(f"a {answer.label} verdict must cite at least one evidence id")
 
-        messages = [SystemMessage(self.prompt.render("system")),
-                    HumanMessage(self.prompt.render("user", claim=claim, ids=ids,
-                                                    evidence="\n".join(_line(a, e) for a, e in by_alias.items())))]
+        messages = [
+            SystemMessage(self.prompt.render("system")),
+            HumanMessage(
+                self.prompt.render(
+                    "user", claim=claim, ids=ids, evidence="\n".join(_line(a, e) for a, e in by_alias.items())
+                )
+            ),
+        ]
         try:
-            answer = await self.ask(messages, repair=lambda error: self.prompt.render("repair", error=error, ids=ids),
-                                    validate=check)
+            answer = await self.ask(
+                messages, repair=lambda error: self.prompt.render("repair", error=error, ids=ids), validate=check
+            )
         except LLMOutputError as exc:
             return stance_reading_kept(offline, f"the LLM judge gave no usable verdict ({exc})")
 
         cited = list({item.id: item for c in answer.cited if (item := resolve(c)) is not None}.values())
-        return verdict_from_llm_answer(offline, LLMAnswer(label=Label(answer.label), confidence=answer.confidence,
-                                                          reasoning=answer.reasoning, cited=cited),
-                                       topic_coverage(evidence, entities, claim), self.config)
+        return verdict_from_llm_answer(
+            offline,
+            LLMAnswer(label=Label(answer.label), confidence=answer.confidence, reasoning=answer.reasoning, cited=cited),
+            topic_coverage(evidence, entities, claim),
+            self.config,
+        )

@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
@@ -20,6 +21,7 @@ from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.models import Stats
 
 logger = logging.getLogger(__name__)
+
 
 def _as_service_error(exc: BaseException) -> LLMServiceError | None:
     try:
@@ -31,8 +33,11 @@ def _as_service_error(exc: BaseException) -> LLMServiceError | None:
     status = getattr(exc, "status_code", None)
     full = " ".join(str(getattr(exc, "message", None) or exc).split())
     where = f"HTTP {status}" if status else type(exc).__name__
-    overflow = ("ContextOverflow" in "".join(c.__name__ for c in type(exc).__mro__)
-                or getattr(exc, "code", None) == "context_length_exceeded" or "context_length_exceeded" in full)
+    overflow = (
+        "ContextOverflow" in "".join(c.__name__ for c in type(exc).__mro__)
+        or getattr(exc, "code", None) == "context_length_exceeded"
+        or "context_length_exceeded" in full
+    )
     return LLMServiceError(f"LLM endpoint error ({where}): {full[:300]}", status, overflow)
 
 
@@ -57,7 +62,7 @@ class Pricing:
     price_out: float = 0.0
 
     @classmethod
-    def from_settings(cls, settings) -> "Pricing | None":
+    def from_settings(cls, settings) -> Pricing | None:
         if settings.price_in is None and settings.price_out is None:
             return None
         return cls(settings.price_in or 0.0, settings.price_out or 0.0)
@@ -98,9 +103,13 @@ def add_usage(stats: Stats, usage: Usage | Stats, pricing: Pricing | None) -> St
         calls, prompt, completion = usage.llm_calls, usage.prompt_tokens, usage.completion_tokens
     else:
         calls, prompt, completion = usage.calls, usage.prompt_tokens, usage.completion_tokens
-    merged = stats.model_copy(update={"llm_calls": stats.llm_calls + calls,
-                                      "prompt_tokens": stats.prompt_tokens + prompt,
-                                      "completion_tokens": stats.completion_tokens + completion})
+    merged = stats.model_copy(
+        update={
+            "llm_calls": stats.llm_calls + calls,
+            "prompt_tokens": stats.prompt_tokens + prompt,
+            "completion_tokens": stats.completion_tokens + completion,
+        }
+    )
     return priced(merged, pricing)
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from mermaid_verifier.errors import ConfigError
 
@@ -48,14 +49,21 @@ def load_prompt(name: str, placeholders: Mapping[str, set[str]], prompts_dir: Pa
         if not sections.get(section):
             raise ConfigError(f"prompt {source}: missing or empty section '## {section}'")
         try:
-            used = {re.split(r"[.\[]", field)[0] for _, field, _, _ in string.Formatter().parse(sections[section])
-                    if field is not None}
+            used = {
+                re.split(r"[.\[]", field)[0]
+                for _, field, _, _ in string.Formatter().parse(sections[section])
+                if field is not None
+            }
         except ValueError as exc:
-            raise ConfigError(f"prompt {source}, section {section}: {exc} (write literal braces as {{{{ and }}}})") from exc
+            raise ConfigError(
+                f"prompt {source}, section {section}: {exc} (write literal braces as {{{{ and }}}})"
+            ) from exc
         unknown = used - set(allowed)
         if "" in unknown:
             raise ConfigError(f"prompt {source}, section {section}: positional '{{}}' placeholder; use a name")
         if unknown:
-            raise ConfigError(f"prompt {source}, section {section}: unknown placeholder(s) "
-                              f"{', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed)) or 'none'}")
+            raise ConfigError(
+                f"prompt {source}, section {section}: unknown placeholder(s) "
+                f"{', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed)) or 'none'}"
+            )
     return Prompt(name, source, sections)

@@ -27,8 +27,13 @@ class Decomposer(Protocol):
 
 
 class Executor(Protocol):
-    async def run(self, claim: str, decomposition: Decomposition, remembered: list[Evidence],
-                  previous: ExecutionResult | None = None) -> ExecutionResult:
+    async def run(
+        self,
+        claim: str,
+        decomposition: Decomposition,
+        remembered: list[Evidence],
+        previous: ExecutionResult | None = None,
+    ) -> ExecutionResult:
         """Search for evidence (continuing ``previous`` when given); the evidence, the trace and the stats."""
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -69,10 +70,14 @@ def _repair_turn(raw: AIMessage | None, text: str) -> list[BaseMessage]:
         return [HumanMessage(text)]
     calls = raw.tool_calls or []
     if calls and all(c.get("id") for c in calls) and not raw.invalid_tool_calls:
-        return [AIMessage(content=message_text(raw), tool_calls=calls),
-                *[ToolMessage(content=text, tool_call_id=c["id"]) for c in calls]]
+        return [
+            AIMessage(content=message_text(raw), tool_calls=calls),
+            *[ToolMessage(content=text, tool_call_id=c["id"]) for c in calls],
+        ]
     shown = message_text(raw)
-    attempted: list[dict[str, Any]] = [{"name": c.get("name"), "arguments": c.get("args")} for c in raw.tool_calls or []]
+    attempted: list[dict[str, Any]] = [
+        {"name": c.get("name"), "arguments": c.get("args")} for c in raw.tool_calls or []
+    ]
     attempted += [{"name": c.get("name"), "arguments": c.get("args")} for c in raw.invalid_tool_calls or []]
     if attempted:
         shown = (shown + "\n" + json.dumps(attempted, ensure_ascii=False)).strip()
@@ -89,10 +94,19 @@ class StructuredCaller(Generic[Answer]):
     (any HTTP error that is not about length, auth or rate; llama.cpp answers 500 to ``json_schema``)
     moves this caller to the next mode for the rest of the run."""
 
-    def __init__(self, model: BaseChatModel, schema: type[Answer], *, method: str = "json_schema",
-                 error_class: type[LLMOutputError] = LLMOutputError, what: str = "answer"):
+    def __init__(
+        self,
+        model: BaseChatModel,
+        schema: type[Answer],
+        *,
+        method: str = "json_schema",
+        error_class: type[LLMOutputError] = LLMOutputError,
+        what: str = "answer",
+    ):
         if method not in STRUCTURED_METHODS:
-            raise ConfigError(f"structured output method must be one of {', '.join(STRUCTURED_METHODS)}, got {method!r}")
+            raise ConfigError(
+                f"structured output method must be one of {', '.join(STRUCTURED_METHODS)}, got {method!r}"
+            )
         self.model = model
         self.schema = schema
         self.method = method
@@ -111,10 +125,12 @@ class StructuredCaller(Generic[Answer]):
         try:
             out = await ainvoke_model(self._runnable(), messages)
         except LLMServiceError as exc:
-            following = STRUCTURED_METHODS[STRUCTURED_METHODS.index(self.method) + 1:]
+            following = STRUCTURED_METHODS[STRUCTURED_METHODS.index(self.method) + 1 :]
             if not following or not exc.rejects_request:
                 raise
-            logger.warning("the LLM server rejected %s output (%s); using %s from now on", self.method, exc, following[0])
+            logger.warning(
+                "the LLM server rejected %s output (%s); using %s from now on", self.method, exc, following[0]
+            )
             self.method = following[0]
             return await self._once(messages)
         if isinstance(out, dict):
@@ -131,8 +147,12 @@ class StructuredCaller(Generic[Answer]):
             return raw, None, "the answer held no JSON object matching the schema"
         return raw, parsed, None
 
-    async def __call__(self, messages: list[BaseMessage], repair: Callable[[str], str],
-                       validate: Callable[[Answer], None] | None = None) -> Answer:
+    async def __call__(
+        self,
+        messages: list[BaseMessage],
+        repair: Callable[[str], str],
+        validate: Callable[[Answer], None] | None = None,
+    ) -> Answer:
         """The validated answer. ``validate`` raises ValueError for a well-formed but wrong answer (e.g.
         unknown ids); ``repair(error)`` is the message sent back with the first error."""
         history = list(messages)

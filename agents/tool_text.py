@@ -8,11 +8,13 @@ from __future__ import annotations
 import ast
 import json
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
 logger = logging.getLogger(__name__)
+
 
 def message_text(message: BaseMessage) -> str:
     """The text of a message, whether its content is a string or a list of content blocks."""
@@ -96,7 +98,7 @@ def _balanced_spans(text: str) -> list[str]:
         elif char == "}" and depth:
             depth -= 1
             if depth == 0:
-                spans.append(text[start:i + 1])
+                spans.append(text[start : i + 1])
     return spans
 
 
@@ -143,6 +145,12 @@ def tool_calls_from_content(text: str, resolve: Callable[[str], str | None]) -> 
         if isinstance(arguments, str):
             arguments = (loads_or_none(arguments) or _literal(arguments)) if arguments.strip() else {}
         name = resolve(item["name"]) or item["name"]
-        calls.append({"name": name, "args": arguments if isinstance(arguments, dict) else {"__invalid__": arguments},
-                      "id": item.get("id") or "", "type": "tool_call"})
+        calls.append(
+            {
+                "name": name,
+                "args": arguments if isinstance(arguments, dict) else {"__invalid__": arguments},
+                "id": item.get("id") or "",
+                "type": "tool_call",
+            }
+        )
     return calls

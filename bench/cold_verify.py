@@ -38,8 +38,10 @@ def main() -> None:
         print(f"run {run}{' (builds index)' if run == 0 else ''}: {elapsed:.2f}s")
         if run:
             times.append(elapsed)
-    print(f"cold verify over {len(times)} runs: median {statistics.median(times):.2f}s, max {max(times):.2f}s "
-          f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()})")
+    print(
+        f"cold verify over {len(times)} runs: median {statistics.median(times):.2f}s, max {max(times):.2f}s "
+        f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()})"
+    )
 
 
 if __name__ == "__main__":

@@ -24,4 +24,4 @@ def test_part_sample(count: int):
             sys.exit(f"{path} not found: this benchmark needs the shared FEVER data in {SHARED}")
     claims, _ = read_labelled_claims(CLAIMS)
     claims = select(claims, load_split_ids(SPLIT), "test")
-    return claims[:count], claims[count:count + WARM_UP] or claims[:WARM_UP]
+    return claims[:count], claims[count : count + WARM_UP] or claims[:WARM_UP]

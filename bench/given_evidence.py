@@ -52,10 +52,15 @@ def contrast(judge, path: Path) -> dict:
         by_kind[row["edit"]] += oks
         both_right += all(oks)
     right = [ok for oks in by_kind.values() for ok in oks]
-    return {"pairs": len(rows), "claims": len(right), "accuracy": round(sum(right) / len(right), 4),
-            "pairs_both_right": round(both_right / len(rows), 4),
-            "accuracy_by_kind": {k: [round(sum(v) / len(v), 4), len(v)] for k, v in sorted(by_kind.items())},
-            "false_twins_confirmed_above_0.8": len(confirmed), "confirmed": confirmed[:20]}
+    return {
+        "pairs": len(rows),
+        "claims": len(right),
+        "accuracy": round(sum(right) / len(right), 4),
+        "pairs_both_right": round(both_right / len(rows), 4),
+        "accuracy_by_kind": {k: [round(sum(v) / len(v), 4), len(v)] for k, v in sorted(by_kind.items())},
+        "false_twins_confirmed_above_0.8": len(confirmed),
+        "confirmed": confirmed[:20],
+    }
 
 
 def gold_claims(claims_path: Path, split_path: Path | None, parts: list[str]):
@@ -81,32 +86,54 @@ def gold_claims(claims_path: Path, split_path: Path | None, parts: list[str]):
 
 
 def gold(judge, claims) -> dict:
-    from mermaid_verifier.agents.decomposer import load_pipeline
     from nei_pairs import span_removed_pairs
+
+    from mermaid_verifier.agents.decomposer import load_pipeline
 
     outcome = collections.Counter()
     for claim, label, passages in claims:
         verdict = judge.verdict(claim, [(p.title, p.text) for p in passages])
-        outcome["right" if verdict.label.value == label else "nei" if verdict.label.value == "NOT ENOUGH INFO" else "wrong polarity"] += 1
-    rows = [{"claim": claim, "title": passages[0].title, "evidence": " ".join(p.text for p in passages), "label": label,
-             "origin": "gold"} for claim, label, passages in claims]
+        outcome[
+            "right"
+            if verdict.label.value == label
+            else "nei"
+            if verdict.label.value == "NOT ENOUGH INFO"
+            else "wrong polarity"
+        ] += 1
+    rows = [
+        {
+            "claim": claim,
+            "title": passages[0].title,
+            "evidence": " ".join(p.text for p in passages),
+            "label": label,
+            "origin": "gold",
+        }
+        for claim, label, passages in claims
+    ]
     cut = span_removed_pairs(rows, load_pipeline())
     removed = collections.Counter(judge.verdict(r["claim"], [(r["title"], r["evidence"])]).label.value for r in cut)
     total = sum(outcome.values())
-    return {"claims": total, **{k: round(v / total, 4) for k, v in outcome.items()},
-            "span_removed_claims": len(cut),
-            "span_removed_answered_nei": round(removed["NOT ENOUGH INFO"] / max(1, len(cut)), 4),
-            "span_removed_labels": dict(removed)}
+    return {
+        "claims": total,
+        **{k: round(v / total, 4) for k, v in outcome.items()},
+        "span_removed_claims": len(cut),
+        "span_removed_answered_nei": round(removed["NOT ENOUGH INFO"] / max(1, len(cut)), 4),
+        "span_removed_labels": dict(removed),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["contrast", "gold"])
-    parser.add_argument("--model-dir", type=Path, default=None, help="stance model directory (default: the bundled one)")
+    parser.add_argument(
+        "--model-dir", type=Path, default=None, help="stance model directory (default: the bundled one)"
+    )
     parser.add_argument("--pairs", type=Path, default=REPO / "tests" / "data" / "contrast_pairs.jsonl")
     parser.add_argument("--claims", type=Path, default=SHARED / "fever" / "paper_dev.jsonl")
     parser.add_argument("--split", type=Path, default=REPO / "training" / "splits" / "fever_paper_dev.json")
-    parser.add_argument("--part", action="append", default=[], help="paper_dev part(s) of --split (default: all claims)")
+    parser.add_argument(
+        "--part", action="append", default=[], help="paper_dev part(s) of --split (default: all claims)"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     if args.part and "train" in args.part:
@@ -117,7 +144,11 @@ def main() -> None:
         summary = contrast(judge, args.pairs)
     else:
         summary = gold(judge, gold_claims(args.claims, args.split, args.part))
-    summary |= {"mode": args.mode, "model_dir": str(args.model_dir or "bundled"), "seconds": round(time.time() - started, 1)}
+    summary |= {
+        "mode": args.mode,
+        "model_dir": str(args.model_dir or "bundled"),
+        "seconds": round(time.time() - started, 1),
+    }
     if args.out:  # written first: a closed stdout (| head) must not lose a measurement
         args.out.write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))

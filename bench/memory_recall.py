@@ -21,8 +21,8 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from mermaid_verifier.memory.evidence import EvidenceMemory, MemoryRecord
 from mermaid_verifier.memory.store import open_local_store
@@ -33,9 +33,19 @@ def synthetic(items: int, rng: random.Random, chunk: int) -> Iterator[list[Memor
     entities = max(items // 5, 1)
     now = time.time()
     for start in range(0, items, chunk):
-        yield [MemoryRecord(id=f"synthetic:{i}", title=f"Entity {i % entities}", text=f"Entity {i % entities} fact number {i}.",
-                            source="local-corpus", entities=[f"entity {i % entities}"], retrieved_at=now - rng.random() * 90 * 86400,
-                            veracity=rng.uniform(0.3, 0.95), uncertainty=0.5) for i in range(start, min(start + chunk, items))]
+        yield [
+            MemoryRecord(
+                id=f"synthetic:{i}",
+                title=f"Entity {i % entities}",
+                text=f"Entity {i % entities} fact number {i}.",
+                source="local-corpus",
+                entities=[f"entity {i % entities}"],
+                retrieved_at=now - rng.random() * 90 * 86400,
+                veracity=rng.uniform(0.3, 0.95),
+                uncertainty=0.5,
+            )
+            for i in range(start, min(start + chunk, items))
+        ]
 
 
 def directory_mib(path: str) -> float:
@@ -57,7 +67,10 @@ async def run(items: int, queries: int, seed: int, fill_chunk: int) -> dict:
                 next_report += items // 10
         fill_s = time.perf_counter() - started
         store_mib = directory_mib(directory)
-        print(f"filled {items} items in {fill_s:.1f}s ({items / fill_s:,.0f} items/s, store {store_mib:,.0f} MiB)", flush=True)
+        print(
+            f"filled {items} items in {fill_s:.1f}s ({items / fill_s:,.0f} items/s, store {store_mib:,.0f} MiB)",
+            flush=True,
+        )
         entities = max(items // 5, 1)
         latencies = []
         for _ in range(queries):
@@ -69,10 +82,19 @@ async def run(items: int, queries: int, seed: int, fill_chunk: int) -> dict:
         latencies.sort()
         p95 = latencies[max(int(0.95 * len(latencies)) - 1, 0)]
         median = statistics.median(latencies)
-        print(f"recall over {items} items, {queries} queries: median {median:.2f} ms, "
-              f"p95 {p95:.2f} ms, max {latencies[-1]:.2f} ms ({platform.machine()}, {os.cpu_count()} cores)", flush=True)
-        return {"items": items, "fill_s": fill_s, "store_mib": store_mib, "median_ms": median, "p95_ms": p95,
-                "max_ms": latencies[-1]}
+        print(
+            f"recall over {items} items, {queries} queries: median {median:.2f} ms, "
+            f"p95 {p95:.2f} ms, max {latencies[-1]:.2f} ms ({platform.machine()}, {os.cpu_count()} cores)",
+            flush=True,
+        )
+        return {
+            "items": items,
+            "fill_s": fill_s,
+            "store_mib": store_mib,
+            "median_ms": median,
+            "p95_ms": p95,
+            "max_ms": latencies[-1],
+        }
 
 
 async def run_all(sizes: list[int], queries: int, seed: int, fill_chunk: int) -> list[dict]:
@@ -82,9 +104,12 @@ async def run_all(sizes: list[int], queries: int, seed: int, fill_chunk: int) ->
             last = rows[-1]
             rate = last["items"] / last["fill_s"]
             estimate = items / rate
-            print(f"\n{items:,} items: estimated fill {estimate / 60:.1f} min ({estimate:.0f}s), store ~"
-                  f"{last['store_mib'] / last['items'] * items:,.0f} MiB (linear from {last['items']:,} items at "
-                  f"{rate:,.0f} items/s; SQLite inserts may slow as the store grows)", flush=True)
+            print(
+                f"\n{items:,} items: estimated fill {estimate / 60:.1f} min ({estimate:.0f}s), store ~"
+                f"{last['store_mib'] / last['items'] * items:,.0f} MiB (linear from {last['items']:,} items at "
+                f"{rate:,.0f} items/s; SQLite inserts may slow as the store grows)",
+                flush=True,
+            )
         rows.append(await run(items, queries, seed, fill_chunk))
     return rows
 
@@ -94,19 +119,27 @@ def main() -> None:
     parser.add_argument("--items", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--fill-chunk", type=int, default=10_000,
-                        help="records generated and handed to import_records at a time")
+    parser.add_argument(
+        "--fill-chunk", type=int, default=10_000, help="records generated and handed to import_records at a time"
+    )
     args = parser.parse_args()
     if args.queries < 1 or min(args.items) < 1:
         parser.error("--items and --queries must be at least 1")
-    print(f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
-          f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
+        f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     rows = asyncio.run(run_all(args.items, args.queries, args.seed, args.fill_chunk))
     if len(rows) > 1:
-        print("\n| items | fill s | items/s | store MiB | recall median ms | p95 ms | max ms |\n|---|---|---|---|---|---|---|")
+        print(
+            "\n| items | fill s | items/s | store MiB | recall median ms | p95 ms | max ms |\n|---|---|---|---|---|---|---|"
+        )
         for r in rows:
-            print(f"| {r['items']:,} | {r['fill_s']:.1f} | {r['items'] / r['fill_s']:,.0f} | {r['store_mib']:,.0f} | "
-                  f"{r['median_ms']:.2f} | {r['p95_ms']:.2f} | {r['max_ms']:.2f} |")
+            print(
+                f"| {r['items']:,} | {r['fill_s']:.1f} | {r['items'] / r['fill_s']:,.0f} | {r['store_mib']:,.0f} | "
+                f"{r['median_ms']:.2f} | {r['p95_ms']:.2f} | {r['max_ms']:.2f} |"
+            )
 
 
 if __name__ == "__main__":

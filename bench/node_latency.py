@@ -25,12 +25,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 from langchain_core.callbacks import BaseCallbackHandler
 
-from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
-
 from mermaid_verifier.evaluation.run_metrics import percentile
-
 
 
 class NodeTimer(BaseCallbackHandler):
@@ -45,8 +43,16 @@ class NodeTimer(BaseCallbackHandler):
         self.seconds: dict[str, float] = {}
         self.total = 0.0
 
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-                       metadata: dict | None = None, **kwargs: Any) -> None:
+    def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict | None = None,
+        **kwargs: Any,
+    ) -> None:
         now = time.perf_counter()
         if parent_run_id is None:
             self.root = run_id
@@ -70,8 +76,6 @@ class NodeTimer(BaseCallbackHandler):
                 self.seconds[name] = self.seconds.get(name, 0.0) + elapsed
 
 
-
-
 async def time_one(graph, nodes: set[str], claim: str) -> tuple[NodeTimer, dict[str, float]]:
     timer = NodeTimer(nodes)
     gaps: dict[str, float] = {}
@@ -85,7 +89,9 @@ async def time_one(graph, nodes: set[str], claim: str) -> tuple[NodeTimer, dict[
     return timer, gaps
 
 
-async def run(measured, warm_up, settings) -> tuple[list[str], dict[str, list[float]], dict[str, list[float]], list[float]]:
+async def run(
+    measured, warm_up, settings
+) -> tuple[list[str], dict[str, list[float]], dict[str, list[float]], list[float]]:
     from mermaid_verifier.graph import open_verifier
 
     async with open_verifier(settings) as graph:
@@ -110,30 +116,44 @@ async def run(measured, warm_up, settings) -> tuple[list[str], dict[str, list[fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=40)
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE,
-                        help=f"kept between runs: the wiki corpus index lives here (default {DEFAULT_CACHE})")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help=f"kept between runs: the wiki corpus index lives here (default {DEFAULT_CACHE})",
+    )
     args = parser.parse_args()
     if args.claims < 1:
         parser.error("--claims must be at least 1")
     from mermaid_verifier.config import Settings
 
     measured, warm_up = test_part_sample(args.claims)
-    settings = Settings.from_env(corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",),
-                                 backend="offline")
-    print(f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
-          f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}")
-    print(f"{len(measured)} FEVER paper_dev test claims one at a time, offline backend, local wiki corpus, memory off, "
-          f"cache {args.cache_dir}", flush=True)
+    settings = Settings.from_env(
+        corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",), backend="offline"
+    )
+    print(
+        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
+        f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"{len(measured)} FEVER paper_dev test claims one at a time, offline backend, local wiki corpus, memory off, "
+        f"cache {args.cache_dir}",
+        flush=True,
+    )
     order, per_node, gaps, totals = asyncio.run(run(measured, warm_up, settings))
     total_mean = statistics.mean(totals)
     outside = [t - sum(per_node[n][i] for n in order) for i, t in enumerate(totals)]
     print("\n| node | mean ms | p50 ms | p95 ms | share of graph time | stream-gap mean ms |")
     print("|---|---|---|---|---|---|")
     for name, values, gap in [(n, per_node[n], statistics.mean(gaps[n]) * 1000) for n in order] + [
-            ("(outside nodes)", outside, None), ("(graph run)", totals, None)]:
-        print(f"| {name} | {statistics.mean(values) * 1000:.1f} | {statistics.median(values) * 1000:.1f} | "
-              f"{percentile(values, 95) * 1000:.1f} | {statistics.mean(values) / total_mean:.1%} | "
-              f"{'' if gap is None else f'{gap:.1f}'} |")
+        ("(outside nodes)", outside, None),
+        ("(graph run)", totals, None),
+    ]:
+        print(
+            f"| {name} | {statistics.mean(values) * 1000:.1f} | {statistics.median(values) * 1000:.1f} | "
+            f"{percentile(values, 95) * 1000:.1f} | {statistics.mean(values) / total_mean:.1%} | "
+            f"{'' if gap is None else f'{gap:.1f}'} |"
+        )
 
 
 if __name__ == "__main__":

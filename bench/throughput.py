@@ -28,9 +28,6 @@ from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 from mermaid_verifier.evaluation.run_metrics import percentile
 
 
-
-
-
 async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
     from mermaid_verifier.evaluation.batch import verify_labelled
     from mermaid_verifier.graph import open_verifier
@@ -48,14 +45,25 @@ async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
             wall = time.perf_counter() - started
         seconds = [r["stats"]["seconds"] for r in rows]
         verdicts[concurrency] = {r["id"]: r["verdict"] for r in rows}
-        result = {"concurrency": concurrency, "claims": len(rows), "open_s": open_s, "warm_up_s": warm_s,
-                  "wall_s": wall, "claims_per_s": len(rows) / wall, "claim_mean_s": statistics.mean(seconds),
-                  "claim_p50_s": statistics.median(seconds), "claim_p95_s": percentile(seconds, 95),
-                  "accuracy": sum(r["gold"] == r["verdict"] for r in rows) / len(rows),
-                  "tool_calls_mean": statistics.mean(r["stats"]["tool_calls"] for r in rows)}
+        result = {
+            "concurrency": concurrency,
+            "claims": len(rows),
+            "open_s": open_s,
+            "warm_up_s": warm_s,
+            "wall_s": wall,
+            "claims_per_s": len(rows) / wall,
+            "claim_mean_s": statistics.mean(seconds),
+            "claim_p50_s": statistics.median(seconds),
+            "claim_p95_s": percentile(seconds, 95),
+            "accuracy": sum(r["gold"] == r["verdict"] for r in rows) / len(rows),
+            "tool_calls_mean": statistics.mean(r["stats"]["tool_calls"] for r in rows),
+        }
         results.append(result)
-        print(f"concurrency {concurrency}: {result['claims_per_s']:.2f} claims/s ({len(rows)} claims in {wall:.1f}s; "
-              f"verifier start {open_s:.1f}s, warm-up {warm_s:.1f}s)", flush=True)
+        print(
+            f"concurrency {concurrency}: {result['claims_per_s']:.2f} claims/s ({len(rows)} claims in {wall:.1f}s; "
+            f"verifier start {open_s:.1f}s, warm-up {warm_s:.1f}s)",
+            flush=True,
+        )
     first = verdicts[levels[0]]
     differing = sum(first[i] != v[i] for v in verdicts.values() for i in first)
     if differing:
@@ -67,27 +75,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=60)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE,
-                        help=f"kept between runs: the wiki corpus index lives here (default {DEFAULT_CACHE})")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help=f"kept between runs: the wiki corpus index lives here (default {DEFAULT_CACHE})",
+    )
     args = parser.parse_args()
     if args.claims < 1 or min(args.concurrency) < 1:
         parser.error("--claims and --concurrency must be at least 1")
     from mermaid_verifier.config import Settings
 
     measured, warm_up = test_part_sample(args.claims)
-    settings = Settings.from_env(corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",),
-                                 backend="offline")
+    settings = Settings.from_env(
+        corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",), backend="offline"
+    )
     indexed = any(args.cache_dir.glob("corpus-index/bm25-*/passages.json"))
-    print(f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
-          f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}")
-    print(f"{len(measured)} FEVER paper_dev test claims, offline backend, local wiki corpus, memory off, "
-          f"cache {args.cache_dir}{'' if indexed else ' (no cached index yet: the first start builds it)'}", flush=True)
+    print(
+        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
+        f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"{len(measured)} FEVER paper_dev test claims, offline backend, local wiki corpus, memory off, "
+        f"cache {args.cache_dir}{'' if indexed else ' (no cached index yet: the first start builds it)'}",
+        flush=True,
+    )
     results = asyncio.run(run(args.concurrency, measured, warm_up, settings))
     print("\n| concurrency | claims/s | wall s | s/claim mean | p50 | p95 | accuracy | tool calls/claim |")
     print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        print(f"| {r['concurrency']} | {r['claims_per_s']:.2f} | {r['wall_s']:.1f} | {r['claim_mean_s']:.2f} | "
-              f"{r['claim_p50_s']:.2f} | {r['claim_p95_s']:.2f} | {r['accuracy']:.3f} | {r['tool_calls_mean']:.1f} |")
+        print(
+            f"| {r['concurrency']} | {r['claims_per_s']:.2f} | {r['wall_s']:.1f} | {r['claim_mean_s']:.2f} | "
+            f"{r['claim_p50_s']:.2f} | {r['claim_p95_s']:.2f} | {r['accuracy']:.3f} | {r['tool_calls_mean']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

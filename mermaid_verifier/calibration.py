@@ -111,7 +111,7 @@ class AnsweredTally:
             return 1.0
         risk = self.errors / n
         spread = self._errors_sq - 2 * risk * self._errors_by_size + risk * risk * self._size_sq
-        variance = k / (k - 1) * max(spread, 0.0) / n ** 2
+        variance = k / (k - 1) * max(spread, 0.0) / n**2
         return min(risk + _Z[delta] * math.sqrt(variance), 1.0)
 
     def upper(self, delta: float) -> float:
@@ -195,31 +195,42 @@ def can_fill_folds(groups: int, folds: int) -> bool:
     return 2 <= folds <= groups
 
 
-def check_held_out(outcomes: list[Outcome], max_risk: float, delta: float, folds: int = 5, seed: int = 0) -> HeldOutCheck:
+def check_held_out(
+    outcomes: list[Outcome], max_risk: float, delta: float, folds: int = 5, seed: int = 0
+) -> HeldOutCheck:
     """Fit the threshold without each fold of groups in turn and answer that fold's claims with it."""
     keys = [group_key(o, i) for i, o in enumerate(outcomes)]
     groups = set(keys)
     if not can_fill_folds(len(groups), folds):
-        raise ConfigError(f"a {folds}-fold held-out check needs at least {max(folds, 2)} groups; "
-                          f"these claims fall in {len(groups)}")
+        raise ConfigError(
+            f"a {folds}-fold held-out check needs at least {max(folds, 2)} groups; these claims fall in {len(groups)}"
+        )
     answered = errors = over = answering = 0
     for held in deal_folds(list(groups), folds, random.Random(seed)):
         fitted = [o for o, key in zip(outcomes, keys) if key not in held]
         threshold, *_ = fit_threshold(fitted, max_risk, delta)
-        fold_answered = [o for o, key in zip(outcomes, keys)
-                         if key in held and not o.forced_abstention and o.confidence >= threshold]
+        fold_answered = [
+            o for o, key in zip(outcomes, keys) if key in held and not o.forced_abstention and o.confidence >= threshold
+        ]
         fold_errors = sum(not o.correct for o in fold_answered)
         answered, errors = answered + len(fold_answered), errors + fold_errors
         if fold_answered:
             answering += 1
             over += fold_errors / len(fold_answered) > max_risk
-    return HeldOutCheck(folds=folds, coverage=round(answered / len(outcomes), 4), answered=answered,
-                        risk=round(errors / answered, 4) if answered else None, folds_over_budget=over,
-                        folds_answering=answering, seed=seed)
+    return HeldOutCheck(
+        folds=folds,
+        coverage=round(answered / len(outcomes), 4),
+        answered=answered,
+        risk=round(errors / answered, 4) if answered else None,
+        folds_over_budget=over,
+        folds_answering=answering,
+        seed=seed,
+    )
 
 
-def fit(outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str,
-        held_out: HeldOutCheck | None = None) -> Calibration:
+def fit(
+    outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str, held_out: HeldOutCheck | None = None
+) -> Calibration:
     """The threshold with the most coverage whose error bound meets ``max_risk``.
 
     Raises :class:`CalibrationError` when no threshold answers any claim within the budget: saving it
@@ -229,11 +240,20 @@ def fit(outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str,
         raise CalibrationError(
             f"no confidence threshold keeps errors at or below {max_risk:.1%} (bound at delta {delta}) on these "
             f"{len(outcomes)} claims: `verify` would abstain on every claim, so nothing was saved; allow a larger "
-            f"--max-risk or calibrate on more claims")
-    return Calibration(abstain_below=round(threshold, 6), max_risk=max_risk, delta=delta, coverage=round(coverage, 4),
-                       risk=round(risk, 4), risk_upper_bound=round(bound, 4), claims=len(outcomes), fitted_on=fitted_on,
-                       fitted_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                       held_out=held_out)
+            f"--max-risk or calibrate on more claims"
+        )
+    return Calibration(
+        abstain_below=round(threshold, 6),
+        max_risk=max_risk,
+        delta=delta,
+        coverage=round(coverage, 4),
+        risk=round(risk, 4),
+        risk_upper_bound=round(bound, 4),
+        claims=len(outcomes),
+        fitted_on=fitted_on,
+        fitted_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        held_out=held_out,
+    )
 
 
 def calibration_path(cache_dir: Path) -> Path:
@@ -253,4 +273,6 @@ def load(path: Path) -> Calibration | None:
     try:
         return Calibration.model_validate(json.loads(path.read_text()))
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"calibration file {path} is unreadable ({exc}); run `mermaid-verifier calibrate` again") from exc
+        raise ConfigError(
+            f"calibration file {path} is unreadable ({exc}); run `mermaid-verifier calibrate` again"
+        ) from exc

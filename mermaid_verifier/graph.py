@@ -15,9 +15,10 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -71,10 +72,18 @@ class Resources:
     skipped_sources: dict[str, str] = field(default_factory=dict)  # chosen sources not used in this run, and why
 
     @classmethod
-    def create(cls, settings: Settings | None = None, *, toolbox: Toolbox | None = None,
-               store: BaseStore | None = None, memory: EvidenceMemory | None = None,
-               stance: StanceModel | None = None, decomposer: Any = None, chat_model: Any = None,
-               judge_config: JudgeConfig | None = None) -> "Resources":
+    def create(
+        cls,
+        settings: Settings | None = None,
+        *,
+        toolbox: Toolbox | None = None,
+        store: BaseStore | None = None,
+        memory: EvidenceMemory | None = None,
+        stance: StanceModel | None = None,
+        decomposer: Any = None,
+        chat_model: Any = None,
+        judge_config: JudgeConfig | None = None,
+    ) -> Resources:
         """Resources from settings; pass any of them ready-made to override (tests, host apps).
 
         ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
@@ -90,8 +99,9 @@ class Resources:
             if decomposer is None and backend == "llm":
                 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 
-                decomposer = LLMDecomposer(chat_models("decomposer"), method=settings.structured_method,
-                                           prompts_dir=settings.prompts_dir)
+                decomposer = LLMDecomposer(
+                    chat_models("decomposer"), method=settings.structured_method, prompts_dir=settings.prompts_dir
+                )
         skipped_sources: dict[str, str] = {}
         if toolbox is None:
             toolbox, skipped_sources = toolbox_for(settings)
@@ -102,14 +112,28 @@ class Resources:
             if store is None:
                 owned_store = open_store(settings.memory_dir, settings.memory_url)
                 store = owned_store.store
-            memory = EvidenceMemory(store, lookups=LookupPolicy(local_days=settings.lookup_ttl_days,
-                                                                live_days=settings.live_lookup_ttl_days))
-        reliability = ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
+            memory = EvidenceMemory(
+                store,
+                lookups=LookupPolicy(local_days=settings.lookup_ttl_days, live_days=settings.live_lookup_ttl_days),
+            )
+        reliability = (
+            ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
+        )
         if memory is not None:
             memory.reliability_config = reliability
-        return cls(settings, toolbox, decomposer or SpacyDecomposer(), stance or StanceModel(settings.stance_model_dir),
-                   judge_config or judge_config_for(settings), memory, owned_store, reliability, backend=backend, chat_models=chat_models,
-                   skipped_sources=skipped_sources)
+        return cls(
+            settings,
+            toolbox,
+            decomposer or SpacyDecomposer(),
+            stance or StanceModel(settings.stance_model_dir),
+            judge_config or judge_config_for(settings),
+            memory,
+            owned_store,
+            reliability,
+            backend=backend,
+            chat_models=chat_models,
+            skipped_sources=skipped_sources,
+        )
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""
@@ -133,11 +157,14 @@ def judge_config_for(settings: Settings) -> JudgeConfig:
     config = JudgeConfig.bundled()
     calibration = calibration_module.load(settings.calibration_path)
     if calibration is not None:
-        config = config.model_copy(update={
-            "abstain_below": calibration.abstain_below,
-            "threshold_source": f"calibrate: {settings.calibration_path} (max risk {calibration.max_risk:g} on "
-                                f"{calibration.claims} claims of {calibration.fitted_on}, {calibration.fitted_at}; "
-                                f"`mermaid-verifier calibrate --reset` removes it)"})
+        config = config.model_copy(
+            update={
+                "abstain_below": calibration.abstain_below,
+                "threshold_source": f"calibrate: {settings.calibration_path} (max risk {calibration.max_risk:g} on "
+                f"{calibration.claims} claims of {calibration.fitted_on}, {calibration.fitted_at}; "
+                f"`mermaid-verifier calibrate --reset` removes it)",
+            }
+        )
     return config
 
 
@@ -158,10 +185,19 @@ def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
     settings, config = resources.settings, resources.judge_config
     pricing = Pricing.from_settings(settings)
     offline_executor = OfflineExecutor(
-        resources.toolbox, resources.stance, max_steps=settings.max_steps, search_k=settings.search_k,
-        stop_threshold=config.stop_threshold, memory_trust=config.memory_trust, reliability=resources.reliability_config,
-        clock=resources.clock, warm_steps=config.warm_steps, lean_threshold=config.nei_threshold,
-        topicality=config.topicality, lookups=resources.memory)
+        resources.toolbox,
+        resources.stance,
+        max_steps=settings.max_steps,
+        search_k=settings.search_k,
+        stop_threshold=config.stop_threshold,
+        memory_trust=config.memory_trust,
+        reliability=resources.reliability_config,
+        clock=resources.clock,
+        warm_steps=config.warm_steps,
+        lean_threshold=config.nei_threshold,
+        topicality=config.topicality,
+        lookups=resources.memory,
+    )
     executor: Executor = offline_executor
     judges: dict[str, Judge] = {"offline": OfflineJudge(config)}
     if resources.backend != "offline":
@@ -169,14 +205,26 @@ def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
         from mermaid_verifier.agents.llm_judge import LLMJudge
 
         models = resources.chat_models or chat_model_factory(settings)
-        llm_executor = LLMExecutor(models("executor"), resources.toolbox, resources.stance, max_steps=settings.max_steps,
-                               search_k=settings.search_k, stop_threshold=config.stop_threshold,
-                               memory_trust=config.memory_trust, reliability=resources.reliability_config,
-                               clock=resources.clock, prompts_dir=settings.prompts_dir, pricing=pricing)
-        judges["llm"] = LLMJudge(models("judge"), config, method=settings.structured_method,
-                                 prompts_dir=settings.prompts_dir)
+        llm_executor = LLMExecutor(
+            models("executor"),
+            resources.toolbox,
+            resources.stance,
+            max_steps=settings.max_steps,
+            search_k=settings.search_k,
+            stop_threshold=config.stop_threshold,
+            memory_trust=config.memory_trust,
+            reliability=resources.reliability_config,
+            clock=resources.clock,
+            prompts_dir=settings.prompts_dir,
+            pricing=pricing,
+        )
+        judges["llm"] = LLMJudge(
+            models("judge"), config, method=settings.structured_method, prompts_dir=settings.prompts_dir
+        )
         if resources.backend == "cascade":
-            executor = CascadeExecutor(offline_executor, llm_executor, config, resources.reliability_config, resources.clock)
+            executor = CascadeExecutor(
+                offline_executor, llm_executor, config, resources.reliability_config, resources.clock
+            )
         else:
             executor = llm_executor
     return Agents(resources, executor, judges, pricing, "review" if review else "remember")
@@ -195,11 +243,24 @@ async def decompose(state: VerifierState, agents: Agents) -> Command:
             stats = add_usage(Stats(backend="llm"), usage, agents.pricing)
             if isinstance(exc, LLMServiceError):
                 stats.llm_failure = str(exc)
-            step = TraceStep(step=0, thought="Split the claim into facts to check.", action="decompose",
-                             action_input={"claim": state["claim"]}, observation=str(exc))
-            return Command(goto=agents.after_failed_decomposition, update={
-                "decomposition": Decomposition(), "verdict": abstention_without_decomposition(str(exc)),
-                "evidence": [], "trace": [step], "stats": stats, "started_at": started_at})
+            step = TraceStep(
+                step=0,
+                thought="Split the claim into facts to check.",
+                action="decompose",
+                action_input={"claim": state["claim"]},
+                observation=str(exc),
+            )
+            return Command(
+                goto=agents.after_failed_decomposition,
+                update={
+                    "decomposition": Decomposition(),
+                    "verdict": abstention_without_decomposition(str(exc)),
+                    "evidence": [],
+                    "trace": [step],
+                    "stats": stats,
+                    "started_at": started_at,
+                },
+            )
     stats = add_usage(Stats(), usage, agents.pricing)
     return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
 
@@ -219,8 +280,9 @@ async def execute(state: VerifierState, agents: Agents) -> dict:
     previous = None
     if state.get("search_more"):  # a reviewer asked for more search: continue where the last round stopped
         previous = ExecutionResult(evidence=state["evidence"], trace=state["trace"], stats=state["stats"])
-    result = await agents.executor.run(state["claim"], state["decomposition"], state.get("remembered", []),
-                                       previous=previous)
+    result = await agents.executor.run(
+        state["claim"], state["decomposition"], state.get("remembered", []), previous=previous
+    )
     stats = result.stats
     if previous is None and state.get("stats") is not None:  # count the decomposer's LLM calls too
         stats = add_usage(stats, state["stats"], agents.pricing)
@@ -237,7 +299,8 @@ async def judge(state: VerifierState, agents: Agents) -> dict:
         if stats.llm_failure is None:
             try:
                 verdict = await agents.judges.get(stats.backend, agents.judges["offline"]).judge(
-                    state["claim"], trusted, entities)
+                    state["claim"], trusted, entities
+                )
             except LLMServiceError as exc:
                 stats = stats.model_copy(update={"llm_failure": str(exc)})
         if stats.llm_failure is not None:  # the search or the LLM judge failed: abstain, keep the evidence
@@ -252,8 +315,9 @@ async def ask_reviewer(state: VerifierState, agents: Agents) -> Command:
     verdict = state["verdict"]
     if not verdict.abstained:
         return Command(goto="remember")
-    request = ReviewRequest(claim=state["claim"], verdict=verdict, evidence=state["evidence"][:5],
-                            searches_so_far=len(state["trace"]))
+    request = ReviewRequest(
+        claim=state["claim"], verdict=verdict, evidence=state["evidence"][:5], searches_so_far=len(state["trace"])
+    )
     decision = ReviewDecision.model_validate(interrupt(request.model_dump(mode="json")))
     if decision.action == "search_more":
         return Command(goto="execute", update={"search_more": True})
@@ -266,8 +330,9 @@ async def remember(state: VerifierState, agents: Agents) -> dict:
     if memory is not None:
         # items from memory are kept only when new to it (a remembered lookup's passage that now bears
         # on a verdict); remember() gives stored ones no "seen-again" check
-        worth_keeping = [e for e in state["evidence"] if (e.score or 0) >= REMEMBER_MIN_SCORE
-                         and e.stance != Stance.NEUTRAL]
+        worth_keeping = [
+            e for e in state["evidence"] if (e.score or 0) >= REMEMBER_MIN_SCORE and e.stance != Stance.NEUTRAL
+        ]
         await memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
     stats = state["stats"].model_copy(update={"seconds": round(time.time() - state["started_at"], 3)})
     return {"stats": stats}
@@ -286,7 +351,9 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
     Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
     agents = wire_agents(resources or Resources.create(), review=review)
     graph = StateGraph(VerifierState, input_schema=VerifyInput, output_schema=VerifyOutput)
-    graph.add_node("decompose", partial(decompose, agents=agents), destinations=("recall", agents.after_failed_decomposition))
+    graph.add_node(
+        "decompose", partial(decompose, agents=agents), destinations=("recall", agents.after_failed_decomposition)
+    )
     for name, node in [("recall", recall), ("execute", execute), ("judge", judge), ("remember", remember)]:
         graph.add_node(name, partial(node, agents=agents))
     graph.add_edge(START, "decompose")
@@ -308,8 +375,14 @@ def _memory_keys(state: VerifierState) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def open_verifier(settings: Settings | None = None, *, review: bool = False, checkpointer=None,
-                        start: bool = True, **resource_overrides) -> AsyncIterator[CompiledStateGraph]:
+async def open_verifier(
+    settings: Settings | None = None,
+    *,
+    review: bool = False,
+    checkpointer=None,
+    start: bool = True,
+    **resource_overrides,
+) -> AsyncIterator[CompiledStateGraph]:
     """The compiled graph with its resources started now and closed when the block ends.
 
     Building the resources reads files and opens the memory store, so it runs in a worker thread: the

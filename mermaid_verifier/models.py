@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
-class Label(str, Enum):
+class Label(StrEnum):
     SUPPORTS = "SUPPORTS"
     REFUTES = "REFUTES"
     NOT_ENOUGH_INFO = "NOT ENOUGH INFO"
 
 
-class Stance(str, Enum):
+class Stance(StrEnum):
     """How one evidence item bears on the claim."""
 
     SUPPORTS = "supports"
@@ -22,7 +22,7 @@ class Stance(str, Enum):
     NEUTRAL = "neutral"  # related or not, it does not settle the claim
 
 
-class SourceKind(str, Enum):
+class SourceKind(StrEnum):
     """What kind of source an evidence item comes from; sets its credibility prior."""
 
     ENCYCLOPEDIA = "encyclopedia"
@@ -40,8 +40,11 @@ class Trust(BaseModel):
     recency: float | None = None
     consensus: float | None = None
     reliability: float
-    topicality: float | None = Field(default=None, description="1 when the item's title names what the claim names, "
-                                     "less when only its text does or nothing does (see mermaid_verifier.topicality)")
+    topicality: float | None = Field(
+        default=None,
+        description="1 when the item's title names what the claim names, "
+        "less when only its text does or nothing does (see mermaid_verifier.topicality)",
+    )
 
 
 class Triplet(BaseModel):
@@ -50,9 +53,12 @@ class Triplet(BaseModel):
     subject: str
     relation: str
     object: str
-    attribution: str | None = Field(default=None, exclude_if=lambda value: value is None,  # output unchanged when unset
-                                    description="Who the claim says asserts this ('according to X'); None when the "
-                                    "claim states it itself (the offline decomposer never sets it)")
+    attribution: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,  # output unchanged when unset
+        description="Who the claim says asserts this ('according to X'); None when the "
+        "claim states it itself (the offline decomposer never sets it)",
+    )
 
 
 class Decomposition(BaseModel):
@@ -69,8 +75,11 @@ class Evidence(BaseModel):
     id: str
     source: str = Field(description="The tool server or memory it came from, e.g. 'local-corpus'")
     corpus: str | None = None
-    origin: str | None = Field(default=None, description="What served it: 'corpus:<fingerprint>' for a local "
-                               "corpus (another corpus, or a changed file, is another origin) or a live source's name")
+    origin: str | None = Field(
+        default=None,
+        description="What served it: 'corpus:<fingerprint>' for a local "
+        "corpus (another corpus, or a changed file, is another origin) or a live source's name",
+    )
     title: str
     text: str
     page: str | None = None
@@ -108,13 +117,20 @@ class Stats(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = Field(default=None, description="Estimated from MERMAID_PRICE_IN/OUT; None when unpriced")
-    backend: Literal["offline", "llm"] = Field(default="offline", description="The path that gathered the evidence "
-                                              "and decided: in cascade mode 'llm' when the offline verdict abstained")
+    backend: Literal["offline", "llm"] = Field(
+        default="offline",
+        description="The path that gathered the evidence "
+        "and decided: in cascade mode 'llm' when the offline verdict abstained",
+    )
     llm_tool_turns: int = Field(default=0, description="LLM executor replies that made a readable tool call")
-    llm_unreadable_turns: int = Field(default=0, description="LLM executor replies that tried to call a tool but "
-                                      "could not be read")
-    llm_failure: str | None = Field(default=None, description="The LLM endpoint failure that cut this claim's "
-                                    "search or verdict short, if any (the claim then abstains and says so)")
+    llm_unreadable_turns: int = Field(
+        default=0, description="LLM executor replies that tried to call a tool but could not be read"
+    )
+    llm_failure: str | None = Field(
+        default=None,
+        description="The LLM endpoint failure that cut this claim's "
+        "search or verdict short, if any (the claim then abstains and says so)",
+    )
 
 
 class Verdict(BaseModel):
@@ -128,8 +144,11 @@ class Verdict(BaseModel):
     label_probabilities: dict[str, float] = Field(default_factory=dict)
     cited: list[str] = Field(default_factory=list, description="Evidence ids the (LLM) judge based its verdict on")
     abstain_below: float | None = Field(default=None, description="The abstention threshold in force")
-    threshold_source: str | None = Field(default=None, description="Where that threshold comes from: the bundled "
-                                         "judge configuration, or the `calibrate` file in force")
+    threshold_source: str | None = Field(
+        default=None,
+        description="Where that threshold comes from: the bundled "
+        "judge configuration, or the `calibrate` file in force",
+    )
 
 
 class VerificationResult(BaseModel):
@@ -157,7 +176,9 @@ class VerificationResult(BaseModel):
         """Without an explicit ``backend``, the path that decided as recorded in ``stats.backend``."""
         if isinstance(values, dict) and "backend" not in values:
             stats = values.get("stats")
-            backend = stats.backend if isinstance(stats, Stats) else stats.get("backend") if isinstance(stats, dict) else None
+            backend = (
+                stats.backend if isinstance(stats, Stats) else stats.get("backend") if isinstance(stats, dict) else None
+            )
             if backend is not None:
                 values = {**values, "backend": backend}
         return values

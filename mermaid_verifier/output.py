@@ -43,7 +43,10 @@ def _where(evidence) -> str:
     return evidence.page or ""
 
 
-_TOPICALITY_NOTES = {0.0: "names nothing the claim names, not counted", 0.5: "only mentions the claim's entity, counted half"}
+_TOPICALITY_NOTES = {
+    0.0: "names nothing the claim names, not counted",
+    0.5: "only mentions the claim's entity, counted half",
+}
 
 
 def why_trusted(evidence) -> str:
@@ -51,8 +54,15 @@ def why_trusted(evidence) -> str:
     trust = evidence.trust
     if trust is None:
         return ""
-    terms = [f"{name} {value:.2f}" for name, value in (("source", trust.source_credibility), ("recency", trust.recency),
-                                                       ("consensus", trust.consensus)) if value is not None]
+    terms = [
+        f"{name} {value:.2f}"
+        for name, value in (
+            ("source", trust.source_credibility),
+            ("recency", trust.recency),
+            ("consensus", trust.consensus),
+        )
+        if value is not None
+    ]
     line = f"reliability {trust.reliability:.2f}" + (f" ({' · '.join(terms)})" if terms else "")
     if trust.topicality is not None and trust.topicality < 1.0:
         line += "; " + _TOPICALITY_NOTES.get(trust.topicality, f"topicality {trust.topicality:.2f}")
@@ -76,8 +86,13 @@ def print_panel(console: Console, result: VerificationResult) -> None:
     for rank, item in enumerate(result.evidence[:SHOWN_EVIDENCE], 1):
         stance = item.stance.value if item.stance else "unscored"
         memory = " · from memory" if item.from_memory else ""
-        line = Text.assemble(f"{rank}. ", (f"[{stance} {item.score or 0:.2f}]", _STANCE_STYLES.get(stance, "")),
-                             " ", (item.title, "bold"), f"  ({_where(item)} · {item.source}{memory})")
+        line = Text.assemble(
+            f"{rank}. ",
+            (f"[{stance} {item.score or 0:.2f}]", _STANCE_STYLES.get(stance, "")),
+            " ",
+            (item.title, "bold"),
+            f"  ({_where(item)} · {item.source}{memory})",
+        )
         parts += [line, Text(f"   {item.text}")]
         if why := why_trusted(item):
             parts.append(Text(f"   {why}", style="dim"))
@@ -89,4 +104,6 @@ def print_panel(console: Console, result: VerificationResult) -> None:
         summary += f", {s.llm_calls} LLM call(s), {s.prompt_tokens}+{s.completion_tokens} tokens"
         summary += f", ${s.cost_usd:.4f}" if s.cost_usd is not None else ""
     parts.append(Text(summary + f" · {result.backend} backend", style="dim"))
-    console.print(Panel(Group(*parts), title=Text(result.claim), title_align="left", border_style=colour))  # as typed, never markup
+    console.print(
+        Panel(Group(*parts), title=Text(result.claim), title_align="left", border_style=colour)
+    )  # as typed, never markup

@@ -31,7 +31,7 @@ class ReviewDecision(BaseModel):
     note: str = ""
 
     @model_validator(mode="after")
-    def _override_needs_a_label(self) -> "ReviewDecision":
+    def _override_needs_a_label(self) -> ReviewDecision:
         if self.action == "override" and self.label is None:
             raise ValueError("an override needs a label")
         return self
@@ -41,13 +41,19 @@ def apply_review(verdict: Verdict, decision: ReviewDecision) -> Verdict:
     """The verdict after a reviewer's accept or override (a human answer is not an abstention)."""
     note = f" ({decision.note})" if decision.note else ""
     if decision.action == "accept":
-        return verdict.model_copy(update={"abstained": False, "reason": verdict.reason + f"; accepted by a reviewer{note}"})
+        return verdict.model_copy(
+            update={"abstained": False, "reason": verdict.reason + f"; accepted by a reviewer{note}"}
+        )
     assert decision.label is not None, "an override names its label (ReviewDecision checks it)"
-    return verdict.model_copy(update={
-        "label": decision.label, "abstained": False, "confidence": 1.0,
-        "reason": f"set to {decision.label.value} by a reviewer{note} (the judge said {verdict.label.value} "
-                  f"at {verdict.confidence:.2f})",
-    })
+    return verdict.model_copy(
+        update={
+            "label": decision.label,
+            "abstained": False,
+            "confidence": 1.0,
+            "reason": f"set to {decision.label.value} by a reviewer{note} (the judge said {verdict.label.value} "
+            f"at {verdict.confidence:.2f})",
+        }
+    )
 
 
 class QueuedReview(BaseModel):
@@ -57,7 +63,9 @@ class QueuedReview(BaseModel):
 
 
 async def enqueue(store: BaseStore, thread_id: str, claim: str) -> None:
-    await store.aput(QUEUE, thread_id, QueuedReview(thread_id=thread_id, claim=claim, queued_at=time.time()).model_dump())
+    await store.aput(
+        QUEUE, thread_id, QueuedReview(thread_id=thread_id, claim=claim, queued_at=time.time()).model_dump()
+    )
 
 
 async def pending(store: BaseStore) -> list[QueuedReview]:

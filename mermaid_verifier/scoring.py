@@ -55,7 +55,7 @@ class ReliabilityConfig:
     use_consensus: bool = True
 
     @classmethod
-    def from_file(cls, path: Path) -> "ReliabilityConfig":
+    def from_file(cls, path: Path) -> ReliabilityConfig:
         """Read a JSON file with any of the fields, e.g. ``{"w_time": 0.2, "half_life_days":
         {"encyclopedia": 365}, "source_priors": {"preprint": 0.5}, "use_consensus": false}``."""
         try:
@@ -63,7 +63,10 @@ class ReliabilityConfig:
             defaults = cls()
             for name in ("source_priors", "half_life_days"):
                 if name in values:
-                    values[name] = {**getattr(defaults, name), **{SourceKind(k): float(v) for k, v in values[name].items()}}
+                    values[name] = {
+                        **getattr(defaults, name),
+                        **{SourceKind(k): float(v) for k, v in values[name].items()},
+                    }
             unknown = set(values) - {f.name for f in fields(cls)}
             if unknown:
                 raise ValueError(f"unknown fields {sorted(unknown)}")
@@ -71,7 +74,7 @@ class ReliabilityConfig:
         except (OSError, ValueError, TypeError) as exc:
             raise ConfigError(f"reliability configuration {path}: {exc}") from exc
 
-    def without(self, term: str) -> "ReliabilityConfig":
+    def without(self, term: str) -> ReliabilityConfig:
         """The same configuration with one term (``source``, ``time``, ``consensus``) ablated."""
         if term not in ("source", "time", "consensus"):
             raise ValueError(f"unknown reliability term {term!r}")
@@ -160,7 +163,9 @@ class VeracityConfig:
 def initial_veracity(reputation: float, stance_confidence: float, consistency: float, config: VeracityConfig) -> float:
     """Weighted ensemble of source reputation, stance-model confidence and consistency with the store."""
     total = config.w_reputation + config.w_stance + config.w_consistency
-    value = (config.w_reputation * reputation + config.w_stance * stance_confidence + config.w_consistency * consistency) / total
+    value = (
+        config.w_reputation * reputation + config.w_stance * stance_confidence + config.w_consistency * consistency
+    ) / total
     return min(max(value, 0.0), 1.0)
 
 
@@ -207,9 +212,15 @@ def age_seconds(item: Evidence, now: float) -> float:
 
 def assess_trust(evidence: list[Evidence], config: ReliabilityConfig, now: float) -> list[Evidence]:
     """Each item with its reliability terms filled in (``trust``), among the items gathered for a claim."""
-    scored = [ScoredItem(item.source_kind or SourceKind.LOCAL_CORPUS, age_seconds(item, now),
-                         side_probability(item, Stance.SUPPORTS), side_probability(item, Stance.REFUTES))
-              for item in evidence]
+    scored = [
+        ScoredItem(
+            item.source_kind or SourceKind.LOCAL_CORPUS,
+            age_seconds(item, now),
+            side_probability(item, Stance.SUPPORTS),
+            side_probability(item, Stance.REFUTES),
+        )
+        for item in evidence
+    ]
     out = []
     for index, (item, facts) in enumerate(zip(evidence, scored)):
         trust = Trust(

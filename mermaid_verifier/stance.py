@@ -52,7 +52,9 @@ class StanceModel:
             config_path = self.model_dir / "stance_config.json"
             model_path = self.model_dir / "model.onnx"
             if not model_path.is_file() or not config_path.is_file():
-                raise ModelError(f"stance model not found in {self.model_dir} (expected model.onnx and stance_config.json)")
+                raise ModelError(
+                    f"stance model not found in {self.model_dir} (expected model.onnx and stance_config.json)"
+                )
             config = json.loads(config_path.read_text())
             tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
             tokenizer.enable_truncation(max_length=int(config["max_length"]), strategy="longest_first")
@@ -74,7 +76,7 @@ class StanceModel:
         self.load()
         out: list[dict[str, float]] = []
         for start in range(0, len(evidence), self.batch_size):
-            batch = evidence[start:start + self.batch_size]
+            batch = evidence[start : start + self.batch_size]
             encodings = self._tokenizer.encode_batch([(claim, evidence_segment(t, x)) for t, x in batch])
             feeds = {
                 "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),

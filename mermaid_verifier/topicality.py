@@ -33,7 +33,9 @@ def entities_mentioned(evidence: Evidence, entities: list[str]) -> list[str]:
 
 class Topicality(BaseModel):
     enabled: bool = True
-    mention_only: float = Field(0.5, ge=0, le=1, description="weight of an item whose text, not its title, names a claim entity")
+    mention_only: float = Field(
+        0.5, ge=0, le=1, description="weight of an item whose text, not its title, names a claim entity"
+    )
     off_topic: float = Field(0.0, ge=0, le=1, description="weight of an item that names nothing the claim names")
 
     def weights(self, evidence: list[Evidence], claim: str, entities: list[str]) -> list[float]:

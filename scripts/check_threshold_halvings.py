@@ -32,18 +32,29 @@ from mermaid_verifier.evaluation.judge_fitting import (
 from mermaid_verifier.scoring import ReliabilityConfig
 
 
-def held_out(claims: list[Claim], weighed: list[Weighing], fitted_groups: set[str], base: JudgeConfig,
-             max_risk: float, delta: float, label_interactions: bool) -> tuple[float, float, int]:
+def held_out(
+    claims: list[Claim],
+    weighed: list[Weighing],
+    fitted_groups: set[str],
+    base: JudgeConfig,
+    max_risk: float,
+    delta: float,
+    label_interactions: bool,
+) -> tuple[float, float, int]:
     """(share answered, risk, answered) on the claims outside ``fitted_groups``; ``weighed`` holds the
     claims' weighings in order (they do not depend on the confidence model)."""
     fitted = [i for i, c in enumerate(claims) if c.group in fitted_groups]
     scored = [i for i, c in enumerate(claims) if c.group not in fitted_groups]
-    model, fitted_outcomes = fit_confidence([claims[i] for i in fitted], [weighed[i] for i in fitted], base,
-                                            label_interactions=label_interactions)
+    model, fitted_outcomes = fit_confidence(
+        [claims[i] for i in fitted], [weighed[i] for i in fitted], base, label_interactions=label_interactions
+    )
     threshold, *_ = fit_threshold(fitted_outcomes, max_risk, delta)
     config = base.model_copy(update={"confidence_model": model})
-    answered = [o for o in outcomes([claims[i] for i in scored], [weighed[i] for i in scored], config)
-                if not o.forced_abstention and o.confidence >= threshold]
+    answered = [
+        o
+        for o in outcomes([claims[i] for i in scored], [weighed[i] for i in scored], config)
+        if not o.forced_abstention and o.confidence >= threshold
+    ]
     risk = sum(not o.correct for o in answered) / len(answered) if answered else 0.0
     return len(answered) / len(scored), risk, len(answered)
 
@@ -61,19 +72,32 @@ def main() -> None:
     base = JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None})
     weighed = weighings(claims, ReliabilityConfig(), base)
     print(f"{len(claims)} tuning claims in {len(groups)} page groups; {args.halvings} halvings; budget {args.max_risk}")
-    print("| confidence model | answered (held-out half) | risk (held-out half) | held-out risk over budget |\n|---|---|---|---|")
+    print(
+        "| confidence model | answered (held-out half) | risk (held-out half) | held-out risk over budget |\n|---|---|---|---|"
+    )
     for label_interactions in (False, True):
         rng = random.Random(args.seed)
         runs = []
         for _ in range(args.halvings):
             shuffled = groups[:]
             rng.shuffle(shuffled)
-            runs.append(held_out(claims, weighed, set(shuffled[: len(shuffled) // 2]), base, args.max_risk,
-                                 args.delta, label_interactions))
+            runs.append(
+                held_out(
+                    claims,
+                    weighed,
+                    set(shuffled[: len(shuffled) // 2]),
+                    base,
+                    args.max_risk,
+                    args.delta,
+                    label_interactions,
+                )
+            )
         over = sum(risk > args.max_risk for _, risk, answered in runs if answered)
-        print(f"| {'with' if label_interactions else 'without'} label interactions | "
-              f"{statistics.mean(share for share, _, _ in runs):.3f} | {statistics.mean(risk for _, risk, _ in runs):.3f} | "
-              f"{over / len(runs):.2f} ({sum(not answered for *_, answered in runs)} halvings answered nothing) |")
+        print(
+            f"| {'with' if label_interactions else 'without'} label interactions | "
+            f"{statistics.mean(share for share, _, _ in runs):.3f} | {statistics.mean(risk for _, risk, _ in runs):.3f} | "
+            f"{over / len(runs):.2f} ({sum(not answered for *_, answered in runs)} halvings answered nothing) |"
+        )
 
 
 if __name__ == "__main__":

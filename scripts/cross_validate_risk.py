@@ -50,8 +50,15 @@ class HeldOut:
     correct: bool
 
 
-def fold_outcomes(claims: list[Claim], weighed: list[Weighing], parts: list[str], held_groups: set[str],
-                  base: JudgeConfig, max_risk: float, deltas: list[float]) -> dict[float, list[HeldOut]]:
+def fold_outcomes(
+    claims: list[Claim],
+    weighed: list[Weighing],
+    parts: list[str],
+    held_groups: set[str],
+    base: JudgeConfig,
+    max_risk: float,
+    deltas: list[float],
+) -> dict[float, list[HeldOut]]:
     """Fit on the claims outside ``held_groups``, answer the claims inside, once per δ."""
     fitted = [i for i, c in enumerate(claims) if c.group not in held_groups]
     held = [i for i, c in enumerate(claims) if c.group in held_groups]
@@ -63,31 +70,46 @@ def fold_outcomes(claims: list[Claim], weighed: list[Weighing], parts: list[str]
     by_delta = {}
     for delta in deltas:
         threshold, *_ = fit_threshold(fitted_outcomes, max_risk, delta)
-        by_delta[delta] = [HeldOut(parts[i], not o.forced_abstention and o.confidence >= threshold, o.correct)
-                           for i, o in zip(held, held_outcomes)]
+        by_delta[delta] = [
+            HeldOut(parts[i], not o.forced_abstention and o.confidence >= threshold, o.correct)
+            for i, o in zip(held, held_outcomes)
+        ]
     return by_delta
 
 
 def risk(rows: list[HeldOut]) -> tuple[float, float, int]:
     """(share answered, error rate among the answered — 0 when none is, answered count)."""
     answered = [r for r in rows if r.answered]
-    return len(answered) / len(rows), (sum(not r.correct for r in answered) / len(answered) if answered else 0.0), len(answered)
+    return (
+        len(answered) / len(rows),
+        (sum(not r.correct for r in answered) / len(answered) if answered else 0.0),
+        len(answered),
+    )
 
 
-def summary_line(delta: float, repeats: list[list[HeldOut]], fold_risks: list[float], max_risk: float, parts: list[str]) -> str:
+def summary_line(
+    delta: float, repeats: list[list[HeldOut]], fold_risks: list[float], max_risk: float, parts: list[str]
+) -> str:
     pooled = [risk(rows) for rows in repeats]
     shares, risks = [share for share, _, _ in pooled], [r for _, r, _ in pooled]
     within = sum(r <= max_risk for r in risks)
-    by_part = " / ".join(f"{part} {statistics.mean(risk([r for r in rows if r.part == part])[1] for rows in repeats):.3f}"
-                         for part in parts)
-    return (f"| {delta} | {statistics.mean(shares):.3f} ({min(shares):.3f}–{max(shares):.3f}) | "
-            f"{statistics.mean(risks):.3f} ({min(risks):.3f}–{max(risks):.3f}) | {within} of {len(repeats)} | "
-            f"{sum(r > max_risk for r in fold_risks) / len(fold_risks):.2f} | {by_part} |")
+    by_part = " / ".join(
+        f"{part} {statistics.mean(risk([r for r in rows if r.part == part])[1] for rows in repeats):.3f}"
+        for part in parts
+    )
+    return (
+        f"| {delta} | {statistics.mean(shares):.3f} ({min(shares):.3f}–{max(shares):.3f}) | "
+        f"{statistics.mean(risks):.3f} ({min(risks):.3f}–{max(risks):.3f}) | {within} of {len(repeats)} | "
+        f"{sum(r > max_risk for r in fold_risks) / len(fold_risks):.2f} | {by_part} |"
+    )
 
 
 def main() -> None:
-    parser = tuning_arguments(__doc__.splitlines()[0], "results.jsonl files of evaluate_fever.py runs (not the train part)",
-                              several_deltas=True)
+    parser = tuning_arguments(
+        __doc__.splitlines()[0],
+        "results.jsonl files of evaluate_fever.py runs (not the train part)",
+        several_deltas=True,
+    )
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
@@ -101,8 +123,10 @@ def main() -> None:
         raise SystemExit(f"{len(groups)} page groups cannot fill {args.folds} folds")
     base = JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None})
     weighed = weighings(claims, ReliabilityConfig(), base)
-    print(f"{len(claims)} claims ({', '.join(f'{p} {parts.count(p)}' for p in split_parts)}) in {len(groups)} page groups; "
-          f"{args.folds} folds × {args.repeats} repeats; budget {args.max_risk}")
+    print(
+        f"{len(claims)} claims ({', '.join(f'{p} {parts.count(p)}' for p in split_parts)}) in {len(groups)} page groups; "
+        f"{args.folds} folds × {args.repeats} repeats; budget {args.max_risk}"
+    )
     rng = random.Random(args.seed)
     pooled: dict[float, list[list[HeldOut]]] = {delta: [] for delta in deltas}
     fold_risks: dict[float, list[float]] = {delta: [] for delta in deltas}
@@ -116,9 +140,14 @@ def main() -> None:
         for delta in deltas:
             pooled[delta].append(rows[delta])
         share, pooled_risk, _ = risk(rows[deltas[0]])
-        print(f"repeat {repeat + 1}/{args.repeats}: δ {deltas[0]} answered {share:.3f}, risk {pooled_risk:.3f}", flush=True)
-    print("| δ | answered, pooled (range) | risk, pooled (range) | repeats within budget | folds over budget | "
-          "pooled risk by part |\n|---|---|---|---|---|---|")
+        print(
+            f"repeat {repeat + 1}/{args.repeats}: δ {deltas[0]} answered {share:.3f}, risk {pooled_risk:.3f}",
+            flush=True,
+        )
+    print(
+        "| δ | answered, pooled (range) | risk, pooled (range) | repeats within budget | folds over budget | "
+        "pooled risk by part |\n|---|---|---|---|---|---|"
+    )
     for delta in deltas:
         print(summary_line(delta, pooled[delta], fold_risks[delta], args.max_risk, list(split_parts)))
 

@@ -32,8 +32,12 @@ SHARED = REPO.parent / "shared" / "data"
 
 
 async def evaluate(claims, settings: Settings, concurrency: int, results_path: Path) -> list[dict]:
-    with results_path.open("w") as out, Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                                 TimeRemainingColumn(), transient=False) as progress:
+    with (
+        results_path.open("w") as out,
+        Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=False
+        ) as progress,
+    ):
         task = progress.add_task("verifying", total=len(claims))
         done: list[dict] = []
 
@@ -61,8 +65,11 @@ def markdown(metrics: dict) -> str:
         "| claims | accuracy | macro-F1 | F1 SUPPORTS | F1 REFUTES | F1 NEI | mean tool calls | s/claim (graph) |",
         "|---|---|---|---|---|---|---|---|",
         "| {claims} | {accuracy:.3f} | {macro_f1:.3f} | {s:.3f} | {r:.3f} | {n:.3f} | {mean_tool_calls:.2f} | {mean_seconds_per_claim:.3f} |".format(
-            s=metrics["per_class"]["SUPPORTS"]["f1"], r=metrics["per_class"]["REFUTES"]["f1"],
-            n=metrics["per_class"]["NOT ENOUGH INFO"]["f1"], **metrics),
+            s=metrics["per_class"]["SUPPORTS"]["f1"],
+            r=metrics["per_class"]["REFUTES"]["f1"],
+            n=metrics["per_class"]["NOT ENOUGH INFO"]["f1"],
+            **metrics,
+        ),
     ]
     return "\n".join(lines)
 
@@ -87,15 +94,22 @@ def main() -> None:
         claims = claims[: args.limit]
     args.out.mkdir(parents=True, exist_ok=True)
     cache = Path(tempfile.mkdtemp(prefix="mermaid-eval-"))
-    settings = Settings.from_env(corpora=tuple(args.corpus or [SHARED / "corpus" / "wiki_sentences.jsonl"]),
-                                 cache_dir=cache, use_memory=args.memory)
+    settings = Settings.from_env(
+        corpora=tuple(args.corpus or [SHARED / "corpus" / "wiki_sentences.jsonl"]),
+        cache_dir=cache,
+        use_memory=args.memory,
+    )
     started = time.perf_counter()
     rows = asyncio.run(evaluate(claims, settings, args.concurrency, args.out / "results.jsonl"))
     metrics = summarise(rows, time.perf_counter() - started)
     metrics.update(part=args.part, memory=args.memory, concurrency=args.concurrency, bad_lines=len(bad))
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     print(markdown(metrics))
-    print(json.dumps({k: metrics[k] for k in ("coverage", "selective_accuracy", "wall_seconds", "claims_per_second")}, indent=2))
+    print(
+        json.dumps(
+            {k: metrics[k] for k in ("coverage", "selective_accuracy", "wall_seconds", "claims_per_second")}, indent=2
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,9 @@ def tuning_arguments(description: str, results_help: str, several_deltas: bool =
     parser.add_argument("--max-risk", type=float, default=0.10)
     delta_help = "the risk bound's error probability"
     if several_deltas:
-        parser.add_argument("--delta", type=float, action="append", help=f"{delta_help}; repeat to compare (default 0.1)")
+        parser.add_argument(
+            "--delta", type=float, action="append", help=f"{delta_help}; repeat to compare (default 0.1)"
+        )
     else:
         parser.add_argument("--delta", type=float, default=0.1, help=delta_help)
     return parser
@@ -63,13 +65,23 @@ def tuning_arguments(description: str, results_help: str, several_deltas: bool =
 def main() -> None:
     parser = tuning_arguments(__doc__.splitlines()[0], "results.jsonl files of evaluate_fever.py runs")
     parser.add_argument("--out", type=Path, default=None, help="write all figures here as JSON")
-    parser.add_argument("--write-judge-config", type=Path, default=None, help="save the full configuration's thresholds")
-    parser.add_argument("--decider", choices=DECIDERS, default="max-rule + confidence model", help="which judge to save")
-    parser.add_argument("--cross-part-check", action="store_true",
-                        help="also fit the confidence model on one tuning part and score the other, with and without label interactions")
-    parser.add_argument("--fit-on-train", action="store_true",
-                        help="fit the 'fitted' judge on the train part's results (the evidence the pipeline retrieves for "
-                             "training claims) and score it on the tuning parts, which it never saw")
+    parser.add_argument(
+        "--write-judge-config", type=Path, default=None, help="save the full configuration's thresholds"
+    )
+    parser.add_argument(
+        "--decider", choices=DECIDERS, default="max-rule + confidence model", help="which judge to save"
+    )
+    parser.add_argument(
+        "--cross-part-check",
+        action="store_true",
+        help="also fit the confidence model on one tuning part and score the other, with and without label interactions",
+    )
+    parser.add_argument(
+        "--fit-on-train",
+        action="store_true",
+        help="fit the 'fitted' judge on the train part's results (the evidence the pipeline retrieves for "
+        "training claims) and score it on the tuning parts, which it never saw",
+    )
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))
     train_part = parts.pop("train", []) if args.fit_on_train else []
@@ -83,14 +95,24 @@ def main() -> None:
     if test:
         print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
     else:  # fix the judge before the test part is ever run with it
-        print(f"tuning on {len(validation)} claims (validation + calibration); no test results given, so test figures are left out")
+        print(
+            f"tuning on {len(validation)} claims (validation + calibration); no test results given, so test figures are left out"
+        )
     if args.cross_part_check:
         print("| confidence model | fitted → scored | AURC | error rate of the top 50 / 100 / 150 |\n|---|---|---|---|")
-        print("\n".join(cross_part_check(parts, JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None}))))
+        print(
+            "\n".join(
+                cross_part_check(
+                    parts, JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None})
+                )
+            )
+        )
     results = {}
     if test:
-        print(f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "
-              f"selective accuracy | test risk | AURC |")
+        print(
+            f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "
+            f"selective accuracy | test risk | AURC |"
+        )
         print("|---|---|---|---|---|---|---|---|")
     for name, (reliability, judge_settings) in CONFIGS.items():
         base = JudgeConfig.bundled().model_copy(update={**judge_settings, "model": None, "confidence_model": None})
@@ -108,11 +130,17 @@ def main() -> None:
                     raise SystemExit(f"{name}: cannot fit the confidence model: {exc}") from exc
                 chosen = thresholds.model_copy(update={"confidence_model": confidence_model})
             elif train_part:  # train as you infer: fitted on training claims, scored on tuning claims it never saw
-                model, _ = fit_model(train_part, weighings(train_part, reliability, base), folds=0,
-                                     fitted_on="train-part claims (the pipeline's own evidence)")
+                model, _ = fit_model(
+                    train_part,
+                    weighings(train_part, reliability, base),
+                    folds=0,
+                    fitted_on="train-part claims (the pipeline's own evidence)",
+                )
                 chosen = base.model_copy(update={"model": model})
                 tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
-                if decider == "fitted + confidence model":  # how likely its label is right, out of fold on tuning claims
+                if (
+                    decider == "fitted + confidence model"
+                ):  # how likely its label is right, out of fold on tuning claims
                     confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, chosen)
                     chosen = chosen.model_copy(update={"confidence_model": confidence_model})
             elif decider == "fitted + confidence model":
@@ -120,32 +148,56 @@ def main() -> None:
             else:
                 model, out_of_fold = fit_model(validation, tuning_weighed)
                 chosen = base.model_copy(update={"model": model})
-                tuning_outcomes = outcomes_from_probabilities(validation, tuning_weighed, out_of_fold, model.classes, chosen)
+                tuning_outcomes = outcomes_from_probabilities(
+                    validation, tuning_weighed, out_of_fold, model.classes, chosen
+                )
             threshold, val_coverage, val_risk, bound = fit_threshold(tuning_outcomes, args.max_risk, args.delta)
             final = chosen.model_copy(update={"abstain_below": threshold})
             key = f"{name}, {decider}"
-            tuning = {"macro_f1": report(validation, tuning_weighed, final)["macro_f1"], "coverage": val_coverage,
-                      "risk": val_risk, "risk_upper_bound": bound}
+            tuning = {
+                "macro_f1": report(validation, tuning_weighed, final)["macro_f1"],
+                "coverage": val_coverage,
+                "risk": val_risk,
+                "risk_upper_bound": bound,
+            }
             results[key] = {"judge": final.model_dump(), "tuning": tuning}
             if not test:
-                sample = "held-out" if decider == "fitted" and train_part else "out-of-fold confidence" if train_part and decider.startswith("fitted") else "in-sample"
-                print(f"| {key} | tuning ({sample}) macro-F1 {tuning['macro_f1']:.3f} | threshold {threshold:.3f}: "
-                      f"coverage {val_coverage:.3f}, risk {val_risk:.3f} (bound {bound:.3f}) |")
+                sample = (
+                    "held-out"
+                    if decider == "fitted" and train_part
+                    else "out-of-fold confidence"
+                    if train_part and decider.startswith("fitted")
+                    else "in-sample"
+                )
+                print(
+                    f"| {key} | tuning ({sample}) macro-F1 {tuning['macro_f1']:.3f} | threshold {threshold:.3f}: "
+                    f"coverage {val_coverage:.3f}, risk {val_risk:.3f} (bound {bound:.3f}) |"
+                )
                 continue
             figures = report(test, test_weighed, final)
             results[key]["test"] = figures
             per_class = figures["per_class"]
-            print(f"| {key} | {figures['accuracy']:.3f} | {figures['macro_f1']:.3f} | "
-                  f"{per_class['SUPPORTS']['f1']:.3f} / {per_class['REFUTES']['f1']:.3f} / {per_class['NOT ENOUGH INFO']['f1']:.3f} | "
-                  f"{figures['coverage']:.3f} | {figures['selective_accuracy'] or 0:.3f} | "
-                  f"{figures['risk'] if figures['risk'] is not None else float('nan'):.3f} | {figures['aurc']:.3f} |")
+            print(
+                f"| {key} | {figures['accuracy']:.3f} | {figures['macro_f1']:.3f} | "
+                f"{per_class['SUPPORTS']['f1']:.3f} / {per_class['REFUTES']['f1']:.3f} / {per_class['NOT ENOUGH INFO']['f1']:.3f} | "
+                f"{figures['coverage']:.3f} | {figures['selective_accuracy'] or 0:.3f} | "
+                f"{figures['risk'] if figures['risk'] is not None else float('nan'):.3f} | {figures['aurc']:.3f} |"
+            )
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
     if args.write_judge_config:
-        decided_on = (f"decision fitted on {len(train_part)} train-part claims; abstention on "
-                      if train_part and args.decider.startswith("fitted") else "")
-        save_judge_configuration(results[f"full, {args.decider}"]["judge"], args.write_judge_config, max_risk=args.max_risk,
-                                 tuned_on=f"{decided_on}FEVER paper_dev validation + calibration parts ({len(validation)} claims)")
+        decided_on = (
+            f"decision fitted on {len(train_part)} train-part claims; abstention on "
+            if train_part and args.decider.startswith("fitted")
+            else ""
+        )
+        save_judge_configuration(
+            results[f"full, {args.decider}"]["judge"],
+            args.write_judge_config,
+            max_risk=args.max_risk,
+            tuned_on=f"{decided_on}FEVER paper_dev validation + calibration parts ({len(validation)} claims)",
+        )
+
 
 if __name__ == "__main__":
     main()

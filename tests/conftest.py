@@ -23,8 +23,15 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 # Graph tests check mechanics (stopping, memory budgets, review, cascade, belief revision) against fixed
 # judge settings, not against the values tuned on FEVER in data/judge_config.json, which change with
 # every stance model and are measured by scripts/evaluate_scoring.py instead.
-MECHANICS_JUDGE = JudgeConfig(nei_threshold=0.22, refute_weight=0.75, abstain_below=0.5, conflict_level=0.6,
-                              stop_threshold=0.9, memory_trust=0.6, warm_steps=1)
+MECHANICS_JUDGE = JudgeConfig(
+    nei_threshold=0.22,
+    refute_weight=0.75,
+    abstain_below=0.5,
+    conflict_level=0.6,
+    stop_threshold=0.9,
+    memory_trust=0.6,
+    warm_steps=1,
+)
 
 
 class ScriptedStance:
@@ -59,8 +66,9 @@ def in_process_corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec
     from mermaid_verifier.tools.local_corpus_server import create_server
 
     server = create_server(corpora, cache_dir)
-    return ServerSpec("local-corpus", lambda: create_connected_server_and_client_session(server),
-                      source=corpus_source(corpora))
+    return ServerSpec(
+        "local-corpus", lambda: create_connected_server_and_client_session(server), source=corpus_source(corpora)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -76,13 +84,15 @@ def make_resources(tmp_path, decomposer):
     built: list[Resources] = []
 
     def make(stance, *, corpora=(WIKI_MINI,), use_memory=True, memory_dir=None, max_steps=5, clock=None) -> Resources:
-        settings = Settings.from_env({}, corpora=tuple(corpora), cache_dir=tmp_path / "cache",
-                                     use_memory=use_memory, max_steps=max_steps)
+        settings = Settings.from_env(
+            {}, corpora=tuple(corpora), cache_dir=tmp_path / "cache", use_memory=use_memory, max_steps=max_steps
+        )
         toolbox = Toolbox([in_process_corpus_server(list(corpora), tmp_path / "index")])
         store = open_local_store(memory_dir or tmp_path / "memory") if use_memory else None
         memory = EvidenceMemory(store, clock=clock or time.time) if store is not None else None
-        resources = Resources.create(settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer,
-                                     judge_config=MECHANICS_JUDGE)
+        resources = Resources.create(
+            settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE
+        )
         if clock is not None:
             resources.clock = clock
         built.append(store)
@@ -153,12 +163,26 @@ def llm_resources(tmp_path, decomposer):
     built: list[Resources] = []
 
     def make(stance, models: dict, *, backend="llm", max_steps=5, prices=(None, None)) -> Resources:
-        settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False,
-                                     max_steps=max_steps, backend=backend, openai_base_url=LLM_ENDPOINT,
-                                     price_in=prices[0], price_out=prices[1])
+        settings = Settings.from_env(
+            {},
+            corpora=(WIKI_MINI,),
+            cache_dir=tmp_path / "cache",
+            use_memory=False,
+            max_steps=max_steps,
+            backend=backend,
+            openai_base_url=LLM_ENDPOINT,
+            price_in=prices[0],
+            price_out=prices[1],
+        )
         toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
-        resources = Resources.create(settings, toolbox=toolbox, stance=stance, chat_model=models,
-                                     decomposer=decomposer if backend == "cascade" else None, judge_config=MECHANICS_JUDGE)
+        resources = Resources.create(
+            settings,
+            toolbox=toolbox,
+            stance=stance,
+            chat_model=models,
+            decomposer=decomposer if backend == "cascade" else None,
+            judge_config=MECHANICS_JUDGE,
+        )
         built.append(resources)
         return resources
 

@@ -56,8 +56,9 @@ def answer(text: str, tokens: tuple[int, int] = (100, 20)) -> AIMessage:
 def format_rejection(kind: str) -> openai.BadRequestError:
     request = httpx2.Request("POST", "http://localhost:8000/v1/chat/completions")
     response = httpx2.Response(400, request=request)
-    return openai.BadRequestError(f"'response_format' of type '{kind}' is not supported by this server",
-                                  response=response, body=None)
+    return openai.BadRequestError(
+        f"'response_format' of type '{kind}' is not supported by this server", response=response, body=None
+    )
 
 
 def _format_type(response_format) -> str | None:
@@ -91,12 +92,22 @@ class ScriptedChatModel(BaseChatModel):
         message = AIMessage(content=item) if isinstance(item, str) else item.model_copy(deep=True)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return self._reply(messages, kwargs)
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return self._reply(messages, kwargs)
 
     def bind_tools(self, tools, *, tool_choice=None, **kwargs):
@@ -105,14 +116,17 @@ class ScriptedChatModel(BaseChatModel):
             bound["tool_choice"] = tool_choice
         return self.bind(**bound)
 
-    def with_structured_output(self, schema, *, method: str = "json_schema", include_raw: bool = False,
-                               strict: bool | None = None, **kwargs):
+    def with_structured_output(
+        self, schema, *, method: str = "json_schema", include_raw: bool = False, strict: bool | None = None, **kwargs
+    ):
         if method == "function_calling":
             return super().with_structured_output(schema, include_raw=include_raw)
         if method != "json_schema":
             raise ValueError(f"the fake supports function_calling and json_schema, not {method!r}")
         is_model = isinstance(schema, type) and issubclass(schema, BaseModel)
-        response_format = schema if is_model else {"type": "json_schema", "json_schema": convert_to_openai_tool(schema)["function"]}
+        response_format = (
+            schema if is_model else {"type": "json_schema", "json_schema": convert_to_openai_tool(schema)["function"]}
+        )
         llm = self.bind(response_format=response_format)
         parser = PydanticOutputParser(pydantic_object=schema) if is_model else JsonOutputParser()
         if not include_raw:

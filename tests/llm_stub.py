@@ -90,7 +90,7 @@ class StubServer:
             exchange.status, exchange.response = reply.status, reply.body
         return exchange.status, exchange.response
 
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> StubServer:
         self._thread.start()
         return self
 

@@ -22,8 +22,10 @@ def installed_layout(target: Path) -> Path:
     setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     mapping = setuptools["package-dir"]
     for package in setuptools["packages"]:
-        top = next(name for name in sorted(mapping, key=len, reverse=True) if package == name or package.startswith(name + "."))
-        source = REPO / mapping[top] / package[len(top):].lstrip(".").replace(".", "/")
+        top = next(
+            name for name in sorted(mapping, key=len, reverse=True) if package == name or package.startswith(name + ".")
+        )
+        source = REPO / mapping[top] / package[len(top) :].lstrip(".").replace(".", "/")
         destination = target / package.replace(".", "/")
         destination.mkdir(parents=True, exist_ok=True)
         for module in source.glob("*.py"):
@@ -32,12 +34,21 @@ def installed_layout(target: Path) -> Path:
 
 
 def lint_command() -> list[str]:
-    return [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+    ]
 
 
 def run_lint(root: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*lint_command(), "--config", str(REPO / "pyproject.toml"), *extra], cwd=root,
-                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    return subprocess.run(
+        [*lint_command(), "--config", str(REPO / "pyproject.toml"), *extra],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_the_import_contracts_hold(tmp_path):

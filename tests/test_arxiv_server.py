@@ -2,7 +2,7 @@
 (tests/cassettes/arxiv; origins in tests/cassettes/SOURCES.md), with no network."""
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
@@ -53,14 +53,18 @@ async def test_search_asks_for_k_results_and_returns_passages_then_hits_the_cach
         assert_passage(passage, "arxiv")
         assert "\n" not in passage["text"] and passage["url"].startswith("https://arxiv.org/abs/")
     assert (top["id"], top["page"], top["line"], top["arxiv_id"]) == (
-        "arxiv:2202.12139v1", "2202.12139v1", None, "2202.12139v1")
+        "arxiv:2202.12139v1",
+        "2202.12139v1",
+        None,
+        "2202.12139v1",
+    )
     assert top["title"] == "Testing Deep Learning Models: A First Comparative Study of Multiple Testing Techniques"
     assert top["authors"] == ["Mohit Kumar Ahuja", "Arnaud Gotlieb", "Helge Spieker"]
     assert top["text"].startswith("Deep Learning (DL) has revolutionized the capabilities of vision-based systems")
     assert top["text"].endswith("on a classical benchmark used in VBS and discuss its results.")
     # the feed's entry id and links are http://; the passage's are https://
     assert top["url"] == "https://arxiv.org/abs/2202.12139v1" and top["pdf_url"] == "https://arxiv.org/pdf/2202.12139v1"
-    assert top["published_at"] == datetime(2022, 2, 24, 15, 5, 19, tzinfo=timezone.utc).timestamp()
+    assert top["published_at"] == datetime(2022, 2, 24, 15, 5, 19, tzinfo=UTC).timestamp()
     assert top["published"] == top["updated"] == "2022-02-24T15:05:19+00:00"
     assert (top["primary_category"], top["categories"]) == ("cs.SE", ["cs.SE", "cs.LG"])
     assert top["doi"] == "10.1109/ICSTW55395.2022.00035"
@@ -70,17 +74,23 @@ async def test_search_asks_for_k_results_and_returns_passages_then_hits_the_cach
     # a second version: published is the first version's date, updated this version's
     assert third["arxiv_id"] == "2005.14124v2"
     assert (third["published"], third["updated"]) == ("2020-05-28T16:19:50+00:00", "2020-07-16T08:15:48+00:00")
-    assert third["updated_at"] == datetime(2020, 7, 16, 8, 15, 48, tzinfo=timezone.utc).timestamp()
+    assert third["updated_at"] == datetime(2020, 7, 16, 8, 15, 48, tzinfo=UTC).timestamp()
     assert third["doi"] == "10.1145/3395363.3397376"
     # '&amp;' in the feed is '&' in the passage; a paper without DOI or journal reference has None
     assert first["passages"][5]["journal_ref"].startswith(
-        "International Journal of Software Engineering & Applications")
+        "International Journal of Software Engineering & Applications"
+    )
     assert (first["passages"][6]["arxiv_id"], first["passages"][6]["doi"], first["passages"][6]["journal_ref"]) == (
-        "2503.05378v2", None, None)
+        "2503.05378v2",
+        None,
+        None,
+    )
 
 
-@pytest.mark.parametrize("given", ["1605.08386", "arXiv:1605.08386", "https://arxiv.org/abs/1605.08386",
-                                   "http://arxiv.org/pdf/1605.08386.pdf"])
+@pytest.mark.parametrize(
+    "given",
+    ["1605.08386", "arXiv:1605.08386", "https://arxiv.org/abs/1605.08386", "http://arxiv.org/pdf/1605.08386.pdf"],
+)
 async def test_get_abstract_accepts_ids_in_their_usual_forms(server, given):
     with VCR.use_cassette("abstract.yaml") as cassette:
         data = structured(await call(server, "get_abstract", {"arxiv_id": given}))
@@ -92,7 +102,7 @@ async def test_get_abstract_accepts_ids_in_their_usual_forms(server, given):
     assert passage["title"] == "Heat-bath random walks with Markov bases"
     assert passage["authors"] == ["Caprice Stanley", "Tobias Windisch"]
     assert passage["text"].startswith("Graphs on lattice points are studied whose edges come from a finite set")
-    assert passage["updated_at"] == datetime(2016, 5, 26, 17, 59, 46, tzinfo=timezone.utc).timestamp()
+    assert passage["updated_at"] == datetime(2016, 5, 26, 17, 59, 46, tzinfo=UTC).timestamp()
     assert (passage["primary_category"], passage["categories"]) == ("math.CO", ["math.CO", "math.ST"])
 
 
@@ -147,10 +157,16 @@ async def test_5xx_on_every_attempt_is_one_line(server):
     assert message == "arXiv returned HTTP 503 (Service Unavailable) after 3 attempts"
 
 
-@pytest.mark.parametrize("cassette_name, expected", [
-    ("malformed.yaml", "arXiv returned a malformed response: unexpected XML document <html>"),
-    ("truncated.yaml", "arXiv returned a malformed response: not valid XML (no element found: line 12, column 105)"),
-])
+@pytest.mark.parametrize(
+    "cassette_name, expected",
+    [
+        ("malformed.yaml", "arXiv returned a malformed response: unexpected XML document <html>"),
+        (
+            "truncated.yaml",
+            "arXiv returned a malformed response: not valid XML (no element found: line 12, column 105)",
+        ),
+    ],
+)
 async def test_a_body_that_is_not_an_atom_feed_is_one_line(server, cassette_name, expected):
     with VCR.use_cassette(cassette_name) as cassette:
         message = error_text(await call(server, "search", QUERY))

@@ -22,8 +22,16 @@ DAY = SECONDS_PER_DAY
 def corpus(tmp_path):
     path = tmp_path / "beliefs.jsonl"
     rows = [
-        {"id": "everest", "title": "Mount Everest", "text": "Mount Everest is located in the Himalayas, on the border of Nepal and China."},
-        {"id": "pluto", "title": "Pluto", "text": "In 2006 the International Astronomical Union reclassified Pluto as a dwarf planet."},
+        {
+            "id": "everest",
+            "title": "Mount Everest",
+            "text": "Mount Everest is located in the Himalayas, on the border of Nepal and China.",
+        },
+        {
+            "id": "pluto",
+            "title": "Pluto",
+            "text": "In 2006 the International Astronomical Union reclassified Pluto as a dwarf planet.",
+        },
         {"id": "kubrick", "title": "Stanley Kubrick", "text": "Stanley Kubrick was an American film director."},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -32,9 +40,18 @@ def corpus(tmp_path):
 
 def record(i, title, text, kind, age_days, veracity, origin):
     """A remembered item as the corpus in use (``origin``) would have served it."""
-    return MemoryRecord(id=f"planted:{i}", text=text, title=title, source="memory-import", source_kind=kind,
-                        origin=origin, entities=[title.casefold()], retrieved_at=NOW - age_days * DAY,
-                        veracity=veracity, uncertainty=0.5)
+    return MemoryRecord(
+        id=f"planted:{i}",
+        text=text,
+        title=title,
+        source="memory-import",
+        source_kind=kind,
+        origin=origin,
+        entities=[title.casefold()],
+        retrieved_at=NOW - age_days * DAY,
+        veracity=veracity,
+        uncertainty=0.5,
+    )
 
 
 async def verify(resources, claim):
@@ -45,9 +62,21 @@ async def verify(resources, claim):
 
 
 async def test_planted_low_credibility_contradictions_do_not_flip_a_supported_verdict(make_resources, corpus):
-    resources = make_resources(ScriptedStance({"Himalayas": "supports", "Andes": "refutes"}), corpora=(corpus,), clock=lambda: NOW)
-    planted = [record(i, "Mount Everest", f"Mount Everest stands in the Andes ({i}).", SourceKind.MODEL_INFERENCE, 90, 0.3, corpus_source([corpus]))
-               for i in range(3)]
+    resources = make_resources(
+        ScriptedStance({"Himalayas": "supports", "Andes": "refutes"}), corpora=(corpus,), clock=lambda: NOW
+    )
+    planted = [
+        record(
+            i,
+            "Mount Everest",
+            f"Mount Everest stands in the Andes ({i}).",
+            SourceKind.MODEL_INFERENCE,
+            90,
+            0.3,
+            corpus_source([corpus]),
+        )
+        for i in range(3)
+    ]
     await resources.memory.import_records(planted)
     out = await verify(resources, "Mount Everest is in the Himalayas.")
     assert out["verdict"].label == Label.SUPPORTS and not out["verdict"].abstained
@@ -58,10 +87,22 @@ async def test_planted_low_credibility_contradictions_do_not_flip_a_supported_ve
 
 
 async def test_newer_credible_evidence_revises_an_outdated_belief(make_resources, corpus):
-    resources = make_resources(ScriptedStance({"ninth planet": "supports", "dwarf planet": "refutes"}), corpora=(corpus,),
-                               clock=lambda: NOW)
-    await resources.memory.import_records([record(0, "Pluto", "Pluto is the ninth planet from the Sun.",
-                                                  SourceKind.ENCYCLOPEDIA, 2 * 365, 0.8, corpus_source([corpus]))])
+    resources = make_resources(
+        ScriptedStance({"ninth planet": "supports", "dwarf planet": "refutes"}), corpora=(corpus,), clock=lambda: NOW
+    )
+    await resources.memory.import_records(
+        [
+            record(
+                0,
+                "Pluto",
+                "Pluto is the ninth planet from the Sun.",
+                SourceKind.ENCYCLOPEDIA,
+                2 * 365,
+                0.8,
+                corpus_source([corpus]),
+            )
+        ]
+    )
     out = await verify(resources, "Pluto is the ninth planet of the Solar System.")
     assert out["verdict"].label == Label.REFUTES
     old = next(e for e in out["evidence"] if e.from_memory)
@@ -69,7 +110,9 @@ async def test_newer_credible_evidence_revises_an_outdated_belief(make_resources
 
 
 @pytest.mark.parametrize("days_later, searches", [(1, False), (120, True)])
-async def test_stale_memory_decays_until_it_no_longer_settles_a_claim(make_resources, corpus, tmp_path, days_later, searches):
+async def test_stale_memory_decays_until_it_no_longer_settles_a_claim(
+    make_resources, corpus, tmp_path, days_later, searches
+):
     stance = ScriptedStance({"film director": "supports"})
     first = make_resources(stance, corpora=(corpus,), memory_dir=tmp_path / "mem", clock=lambda: NOW)
     cold = await verify(first, "Stanley Kubrick was a film director.")
@@ -92,7 +135,9 @@ async def test_an_unknowable_claim_abstains(make_resources, corpus):
 
 async def test_remembered_evidence_is_reused_only_with_the_corpus_that_served_it(make_resources, corpus, tmp_path):
     other = tmp_path / "other.jsonl"
-    other.write_text(json.dumps({"id": "alps", "title": "Alps", "text": "The Alps are a mountain range in Europe."}) + "\n")
+    other.write_text(
+        json.dumps({"id": "alps", "title": "Alps", "text": "The Alps are a mountain range in Europe."}) + "\n"
+    )
     memory_dir = tmp_path / "shared-memory"
     stance = ScriptedStance({"Himalayas": "supports"})
     claim = "Mount Everest is in the Himalayas."

@@ -21,16 +21,30 @@ from mermaid_verifier.calibration import (
 from mermaid_verifier.cli import app
 from mermaid_verifier.errors import ConfigError
 
-OUTCOMES = [Outcome(0.95, True), Outcome(0.90, True), Outcome(0.85, True), Outcome(0.80, False),
-            Outcome(0.70, True), Outcome(0.60, False), Outcome(0.50, False),
-            Outcome(0.99, False, forced_abstention=True)]  # conflict: never answered
+OUTCOMES = [
+    Outcome(0.95, True),
+    Outcome(0.90, True),
+    Outcome(0.85, True),
+    Outcome(0.80, False),
+    Outcome(0.70, True),
+    Outcome(0.60, False),
+    Outcome(0.50, False),
+    Outcome(0.99, False, forced_abstention=True),
+]  # conflict: never answered
 
 
 def test_risk_coverage_curve():
     curve = risk_coverage(OUTCOMES)
     # coverage counts the forced abstention in the denominator (8 claims)
-    expected = [(0.95, 1 / 8, 0), (0.90, 2 / 8, 0), (0.85, 3 / 8, 0), (0.80, 4 / 8, 1 / 4),
-                (0.70, 5 / 8, 1 / 5), (0.60, 6 / 8, 2 / 6), (0.50, 7 / 8, 3 / 7)]
+    expected = [
+        (0.95, 1 / 8, 0),
+        (0.90, 2 / 8, 0),
+        (0.85, 3 / 8, 0),
+        (0.80, 4 / 8, 1 / 4),
+        (0.70, 5 / 8, 1 / 5),
+        (0.60, 6 / 8, 2 / 6),
+        (0.50, 7 / 8, 3 / 7),
+    ]
     assert [c for c, _, _ in curve] == [c for c, _, _ in expected]
     assert [cov for _, cov, _ in curve] == pytest.approx([cov for _, cov, _ in expected])
     assert [risk for _, _, risk in curve] == pytest.approx([risk for _, _, risk in expected])
@@ -50,8 +64,11 @@ def test_wilson_margin_is_conservative_on_few_claims():
     assert threshold > 1.0 and coverage == 0.0  # nothing can be promised: answer nothing
 
 
-GROUPED = ([Outcome(0.9, False, group="A"), Outcome(0.9, False, group="A"), Outcome(0.9, True, group="A")]
-           + [Outcome(0.8, True, group="B")] * 3 + [Outcome(0.7, True, group="C")] * 2)
+GROUPED = (
+    [Outcome(0.9, False, group="A"), Outcome(0.9, False, group="A"), Outcome(0.9, True, group="A")]
+    + [Outcome(0.8, True, group="B")] * 3
+    + [Outcome(0.7, True, group="C")] * 2
+)
 
 
 def test_cluster_bound_counts_groups_not_claims():
@@ -70,7 +87,9 @@ def test_errors_that_go_together_cost_coverage():
     confidences = [1 - i / 100 for i in range(40)]
     wrong = {5, 6, 7}
     independent = [Outcome(c, i not in wrong) for i, c in enumerate(confidences)]
-    clustered = [Outcome(c, i not in wrong, group="same page" if i in wrong else f"page {i}") for i, c in enumerate(confidences)]
+    clustered = [
+        Outcome(c, i not in wrong, group="same page" if i in wrong else f"page {i}") for i, c in enumerate(confidences)
+    ]
     # all 40 answered: Wilson's bound for 3/40 is 0.1467, the cluster bound 0.1663 (38 groups)
     assert fit_threshold(independent, max_risk=0.15, delta=0.1)[1] == 1.0
     assert fit_threshold(clustered, max_risk=0.15, delta=0.1)[1] == 0.0
@@ -102,9 +121,15 @@ def test_held_out_check_fits_without_each_group_and_answers_it():
     without B it is 0.7 (A+C: 1/4) and B answers its 0.9, not its wrong 0.6; without C it is 0.6
     (A+B: 1/4) and C answers both, one wrongly: 1/2 is over the budget. Pooled: 5 of 7 answered
     (A's conflict never is), 1 error."""
-    outcomes = [Outcome(0.9, True, group="A"), Outcome(0.8, True, group="A"), Outcome(0.99, False, True, group="A"),
-                Outcome(0.9, True, group="B"), Outcome(0.6, False, group="B"),
-                Outcome(0.95, True, group="C"), Outcome(0.7, False, group="C")]
+    outcomes = [
+        Outcome(0.9, True, group="A"),
+        Outcome(0.8, True, group="A"),
+        Outcome(0.99, False, True, group="A"),
+        Outcome(0.9, True, group="B"),
+        Outcome(0.6, False, group="B"),
+        Outcome(0.95, True, group="C"),
+        Outcome(0.7, False, group="C"),
+    ]
     check = check_held_out(outcomes, max_risk=0.4, delta=0.5, folds=3)
     assert (check.answered, check.coverage, check.risk) == (5, round(5 / 7, 4), 0.2)
     assert (check.folds_over_budget, check.folds_answering) == (1, 3)
@@ -116,11 +141,20 @@ def test_held_out_check_needs_a_group_per_fold():
 
 
 def test_calibrate_command_from_results_saves_and_verify_settings_pick_it_up(tmp_path):
-    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 10 else "REFUTES", "confidence": 1 - i / 1000, "conflict": False}
-            for i in range(400)]
+    rows = [
+        {
+            "gold": "SUPPORTS",
+            "verdict": "SUPPORTS" if i % 10 else "REFUTES",
+            "confidence": 1 - i / 1000,
+            "conflict": False,
+        }
+        for i in range(400)
+    ]
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--max-risk", "0.15", "--cache-dir", str(tmp_path)])
+    out = CliRunner().invoke(
+        app, ["calibrate", "--from-results", str(results), "--max-risk", "0.15", "--cache-dir", str(tmp_path)]
+    )
     assert out.exit_code == 0, out.output
     saved = load(tmp_path / "calibration.json")
     assert saved.max_risk == 0.15 and saved.risk_upper_bound <= 0.15 and saved.coverage > 0.9
@@ -141,30 +175,53 @@ def test_calibrate_needs_input(tmp_path):
 
 
 def test_calibrate_says_when_the_held_out_check_is_skipped(tmp_path):
-    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9, "gold_evidence": [[[f"Page_{i % 2}", 0]]]}
-            for i in range(30)]  # two page groups
+    rows = [
+        {"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9, "gold_evidence": [[[f"Page_{i % 2}", 0]]]}
+        for i in range(30)
+    ]  # two page groups
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path)])
     assert out.exit_code == 0, out.output
     assert "held-out check skipped: 2 page groups cannot fill 5 folds" in out.output
     assert load(tmp_path / "calibration.json").held_out is None
-    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path), "--check-folds", "0"])
+    out = CliRunner().invoke(
+        app, ["calibrate", "--from-results", str(results), "--cache-dir", str(tmp_path), "--check-folds", "0"]
+    )
     assert out.exit_code == 0 and "held-out check" not in out.output
 
 
 def test_calibrate_refuses_a_single_fold(tmp_path):
-    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(tmp_path / "none.jsonl"), "--cache-dir", str(tmp_path),
-                                   "--check-folds", "1"])
+    out = CliRunner().invoke(
+        app,
+        [
+            "calibrate",
+            "--from-results",
+            str(tmp_path / "none.jsonl"),
+            "--cache-dir",
+            str(tmp_path),
+            "--check-folds",
+            "1",
+        ],
+    )
     assert out.exit_code == 2 and "--check-folds takes 0 (no check) or 2 and more" in out.output
 
 
 def test_calibrate_refuses_a_budget_it_cannot_meet_and_saves_nothing(tmp_path):
-    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 3 else "REFUTES", "confidence": 1 - i / 1000, "conflict": False}
-            for i in range(300)]  # one error in three at every confidence: no threshold reaches 5 %
+    rows = [
+        {
+            "gold": "SUPPORTS",
+            "verdict": "SUPPORTS" if i % 3 else "REFUTES",
+            "confidence": 1 - i / 1000,
+            "conflict": False,
+        }
+        for i in range(300)
+    ]  # one error in three at every confidence: no threshold reaches 5 %
     results = tmp_path / "results.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = CliRunner().invoke(app, ["calibrate", "--from-results", str(results), "--max-risk", "0.05", "--cache-dir", str(tmp_path)])
+    out = CliRunner().invoke(
+        app, ["calibrate", "--from-results", str(results), "--max-risk", "0.05", "--cache-dir", str(tmp_path)]
+    )
     assert out.exit_code == 1
     assert "no confidence threshold keeps errors at or below 5.0%" in out.output and "nothing was saved" in out.output
     assert not (tmp_path / "calibration.json").exists()
@@ -177,8 +234,19 @@ def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_
     from .conftest import WIKI_MINI
 
     def verify_json() -> dict:
-        out = CliRunner().invoke(app, ["verify", "--json", "--no-memory", "--corpus", str(WIKI_MINI), "--cache-dir",
-                                       str(tmp_path), "Mount Everest is in the Himalayas."])
+        out = CliRunner().invoke(
+            app,
+            [
+                "verify",
+                "--json",
+                "--no-memory",
+                "--corpus",
+                str(WIKI_MINI),
+                "--cache-dir",
+                str(tmp_path),
+                "Mount Everest is in the Himalayas.",
+            ],
+        )
         assert out.exit_code == 0, out.output
         return json.loads(out.output.strip().splitlines()[-1])
 
@@ -186,9 +254,20 @@ def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_
     assert bundled["abstain_below"] == JudgeConfig.bundled().abstain_below
     assert bundled["threshold_source"] == "the bundled judge configuration"
 
-    save(Calibration(abstain_below=0.77, max_risk=0.1, delta=0.1, coverage=0.5, risk=0.08, risk_upper_bound=0.1,
-                     claims=900, fitted_on="fever paper_dev calibration part", fitted_at="2026-11-23"),
-         tmp_path / "calibration.json")
+    save(
+        Calibration(
+            abstain_below=0.77,
+            max_risk=0.1,
+            delta=0.1,
+            coverage=0.5,
+            risk=0.08,
+            risk_upper_bound=0.1,
+            claims=900,
+            fitted_on="fever paper_dev calibration part",
+            fitted_at="2026-11-23",
+        ),
+        tmp_path / "calibration.json",
+    )
     calibrated = verify_json()
     assert calibrated["abstain_below"] == 0.77
     assert calibrated["threshold_source"].startswith(f"calibrate: {tmp_path / 'calibration.json'} (max risk 0.1 on 900")
@@ -200,8 +279,20 @@ def test_calibrate_reset_removes_the_saved_threshold_and_says_what_it_was(tmp_pa
     from mermaid_verifier.config import Settings
     from mermaid_verifier.graph import judge_config_for
 
-    save(Calibration(abstain_below=0.77, max_risk=0.1, delta=0.1, coverage=0.5, risk=0.08, risk_upper_bound=0.1,
-                     claims=900, fitted_on="claims.jsonl", fitted_at="2026-11-23"), tmp_path / "calibration.json")
+    save(
+        Calibration(
+            abstain_below=0.77,
+            max_risk=0.1,
+            delta=0.1,
+            coverage=0.5,
+            risk=0.08,
+            risk_upper_bound=0.1,
+            claims=900,
+            fitted_on="claims.jsonl",
+            fitted_at="2026-11-23",
+        ),
+        tmp_path / "calibration.json",
+    )
     settings = Settings.from_env({}, cache_dir=tmp_path)
     assert judge_config_for(settings).abstain_below == 0.77
     out = CliRunner().invoke(app, ["calibrate", "--reset", "--cache-dir", str(tmp_path)])
@@ -211,5 +302,7 @@ def test_calibrate_reset_removes_the_saved_threshold_and_says_what_it_was(tmp_pa
     assert judge_config_for(settings).abstain_below == JudgeConfig.bundled().abstain_below
     again = CliRunner().invoke(app, ["calibrate", "--reset", "--cache-dir", str(tmp_path)])
     assert again.exit_code == 0 and "no calibration saved" in again.output
-    both = CliRunner().invoke(app, ["calibrate", "--reset", "--from-results", str(tmp_path), "--cache-dir", str(tmp_path)])
+    both = CliRunner().invoke(
+        app, ["calibrate", "--reset", "--from-results", str(tmp_path), "--cache-dir", str(tmp_path)]
+    )
     assert both.exit_code == 2

@@ -34,15 +34,22 @@ def test_json_mode_prints_one_object_per_stdin_claim(two_claims):
     lines = two_claims.stdout.strip().splitlines()
     assert len(lines) == 2  # the blank line is not a claim
     results = [json.loads(line) for line in lines]
-    assert [r["claim"] for r in results] == ["Stanley Kubrick directed 2001: A Space Odyssey.", "Mount Everest is in the Himalayas."]
+    assert [r["claim"] for r in results] == [
+        "Stanley Kubrick directed 2001: A Space Odyssey.",
+        "Mount Everest is in the Himalayas.",
+    ]
 
 
 def test_json_shape(two_claims):
     result = json.loads(two_claims.stdout.splitlines()[0])
-    assert {"claim", "verdict", "abstained", "confidence", "triplets", "keywords", "evidence", "trace", "stats"} <= set(result)
+    assert {"claim", "verdict", "abstained", "confidence", "triplets", "keywords", "evidence", "trace", "stats"} <= set(
+        result
+    )
     assert result["verdict"] in {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}
     assert isinstance(result["abstained"], bool) and 0.0 <= result["confidence"] <= 1.0
-    assert {"subject": "Stanley Kubrick", "relation": "directed", "object": "2001: A Space Odyssey"} in result["triplets"]
+    assert {"subject": "Stanley Kubrick", "relation": "directed", "object": "2001: A Space Odyssey"} in result[
+        "triplets"
+    ]
     assert result["evidence"], "the fixture corpus has evidence for this claim"
     for item in result["evidence"]:
         assert EVIDENCE_KEYS <= set(item)
@@ -56,8 +63,16 @@ def test_json_shape(two_claims):
 def test_readable_panel_by_default(tmp_path):
     done = run(["--corpus", str(WIKI_MINI), "Stanley Kubrick directed 2001: A Space Odyssey."], tmp_path, COLUMNS="120")
     assert done.returncode == 0, done.stderr
-    for expected in ("confidence", "triplets", "evidence", "Stanley Kubrick", "local-corpus", "tool call",
-                     "reliability 0.", "source 0.70"):
+    for expected in (
+        "confidence",
+        "triplets",
+        "evidence",
+        "Stanley Kubrick",
+        "local-corpus",
+        "tool call",
+        "reliability 0.",
+        "source 0.70",
+    ):
         assert expected in done.stdout
 
 
@@ -67,17 +82,27 @@ def test_why_an_item_was_trusted_names_the_terms_and_a_topicality_discount():
 
     trust = Trust(source_credibility=0.7, recency=1.0, consensus=0.5, reliability=0.79, topicality=0.0)
     item = Evidence(id="e", source="local-corpus", title="Tim Hill (director)", text="…", trust=trust)
-    assert why_trusted(item) == ("reliability 0.79 (source 0.70 · recency 1.00 · consensus 0.50); "
-                                 "names nothing the claim names, not counted")
-    assert why_trusted(item.model_copy(update={"trust": trust.model_copy(update={"topicality": 1.0})})).endswith("0.50)")
+    assert why_trusted(item) == (
+        "reliability 0.79 (source 0.70 · recency 1.00 · consensus 0.50); names nothing the claim names, not counted"
+    )
+    assert why_trusted(item.model_copy(update={"trust": trust.model_copy(update={"topicality": 1.0})})).endswith(
+        "0.50)"
+    )
     assert why_trusted(item.model_copy(update={"trust": None})) == ""
 
 
-@pytest.mark.parametrize("args, env, message", [
-    ([""], {}, "error: empty claim"),
-    (["--corpus", "/nonexistent/corpus.jsonl", "A claim."], {}, "error: corpus file not found: /nonexistent/corpus.jsonl"),
-    (["A claim."], {"MERMAID_MAX_STEPS": "many"}, "error: MERMAID_MAX_STEPS"),
-])
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        ([""], {}, "error: empty claim"),
+        (
+            ["--corpus", "/nonexistent/corpus.jsonl", "A claim."],
+            {},
+            "error: corpus file not found: /nonexistent/corpus.jsonl",
+        ),
+        (["A claim."], {"MERMAID_MAX_STEPS": "many"}, "error: MERMAID_MAX_STEPS"),
+    ],
+)
 def test_usage_errors_exit_2_with_one_line(tmp_path, args, env, message):
     done = run(args, tmp_path, **env)
     assert done.returncode == 2
@@ -99,8 +124,12 @@ def test_runtime_failure_exits_1_with_one_line_and_debug_shows_traceback(tmp_pat
     assert done.returncode == 1
     assert done.stderr.strip().startswith("error: stance model not found")
     assert len(done.stderr.strip().splitlines()) == 1
-    debug = run(["--corpus", str(WIKI_MINI), "A claim."], tmp_path, MERMAID_STANCE_MODEL=str(tmp_path / "no-model"),
-                MERMAID_DEBUG="1")
+    debug = run(
+        ["--corpus", str(WIKI_MINI), "A claim."],
+        tmp_path,
+        MERMAID_STANCE_MODEL=str(tmp_path / "no-model"),
+        MERMAID_DEBUG="1",
+    )
     assert debug.returncode != 0 and "Traceback" in debug.stderr
 
 

@@ -5,9 +5,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from mermaid_verifier.cli import review as cli_review
 from mermaid_verifier.calibration import Calibration, save
 from mermaid_verifier.cli import app
+from mermaid_verifier.cli import review as cli_review
 
 from .conftest import WIKI_MINI
 
@@ -17,8 +17,20 @@ CLAIM = "Stanley Kubrick directed 2001: A Space Odyssey."
 @pytest.fixture
 def always_uncertain(tmp_path, monkeypatch):
     """A calibration that abstains on everything, so every claim needs review."""
-    save(Calibration(abstain_below=1.01, max_risk=0.0001, delta=0.1, coverage=0, risk=0, risk_upper_bound=0, claims=1,
-                     fitted_on="test", fitted_at="now"), tmp_path / "calibration.json")
+    save(
+        Calibration(
+            abstain_below=1.01,
+            max_risk=0.0001,
+            delta=0.1,
+            coverage=0,
+            risk=0,
+            risk_upper_bound=0,
+            claims=1,
+            fitted_on="test",
+            fitted_at="now",
+        ),
+        tmp_path / "calibration.json",
+    )
     return tmp_path
 
 
@@ -47,7 +59,11 @@ def test_without_a_reviewer_the_claim_is_queued_then_reviewed_later(always_uncer
 
 def test_with_a_reviewer_present_the_answer_is_asked_at_once(always_uncertain, monkeypatch):
     monkeypatch.setattr(cli_review, "reviewer_is_present", lambda: True)
-    result = run(["verify", "--review", "--json", "--no-memory", "--corpus", str(WIKI_MINI), CLAIM], always_uncertain, input="a\n")
+    result = run(
+        ["verify", "--review", "--json", "--no-memory", "--corpus", str(WIKI_MINI), CLAIM],
+        always_uncertain,
+        input="a\n",
+    )
     [answered] = json_lines(result.stdout)
     assert answered["abstained"] is False and "accepted by a reviewer" in answered["reason"]
     assert "review needed" in result.output

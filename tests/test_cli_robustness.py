@@ -39,8 +39,13 @@ def environment(tmp_path, **extra) -> dict[str, str]:
 
 
 def run(command, args, tmp_path, stdin: bytes = b"", **extra) -> subprocess.CompletedProcess:
-    done = subprocess.run(command + [str(a) for a in args], input=stdin, capture_output=True,
-                          env=environment(tmp_path, **extra), timeout=300)
+    done = subprocess.run(
+        command + [str(a) for a in args],
+        input=stdin,
+        capture_output=True,
+        env=environment(tmp_path, **extra),
+        timeout=300,
+    )
     done.stdout, done.stderr = done.stdout.decode(), done.stderr.decode()
     return done
 
@@ -59,18 +64,26 @@ def assert_one_error_line(output: str, *expected: str) -> None:
 
 # ---- the error handler ---------------------------------------------------------------------------
 
+
 class Unprintable(Exception):
     def __str__(self) -> str:
         raise RuntimeError("no message")
 
 
-@pytest.mark.parametrize("error, code, line", [
-    (UsageError("bad [/] value [bold]x[/bold] :smile:"), 2, "error: bad [/] value [bold]x[/bold] :smile:"),
-    (MermaidError("two\nlines \x1b[31mred"), 1, "error: two\\nlines \\x1b[31mred"),
-    (UsageError("not UTF-8: caf\udce9"), 2, "error: not UTF-8: caf\\udce9"),
-    (ValueError("[/]"), 1, "error: unexpected ValueError: [/] (run with --debug for the traceback)"),
-    (Unprintable(), 1, "error: unexpected Unprintable: (the Unprintable message cannot be shown) (run with --debug"),
-])
+@pytest.mark.parametrize(
+    "error, code, line",
+    [
+        (UsageError("bad [/] value [bold]x[/bold] :smile:"), 2, "error: bad [/] value [bold]x[/bold] :smile:"),
+        (MermaidError("two\nlines \x1b[31mred"), 1, "error: two\\nlines \\x1b[31mred"),
+        (UsageError("not UTF-8: caf\udce9"), 2, "error: not UTF-8: caf\\udce9"),
+        (ValueError("[/]"), 1, "error: unexpected ValueError: [/] (run with --debug for the traceback)"),
+        (
+            Unprintable(),
+            1,
+            "error: unexpected Unprintable: (the Unprintable message cannot be shown) (run with --debug",
+        ),
+    ],
+)
 def test_the_error_handler_prints_any_message_as_one_literal_line(capsys, error, code, line):
     def fail() -> None:
         raise error
@@ -100,6 +113,7 @@ def test_the_error_handler_ends_quietly_when_stdout_is_closed_and_lets_exits_thr
 
 # ---- claims as typed ------------------------------------------------------------------------------
 
+
 def test_stdin_lines_that_are_not_utf8_are_skipped_with_their_line_number():
     skipped = []
     stdin = [b"First claim.\n", b"\n", b"caf\xe9 claim\n", "Second claim \u00e9.\n".encode()]
@@ -109,19 +123,24 @@ def test_stdin_lines_that_are_not_utf8_are_skipped_with_their_line_number():
 
 def test_a_claim_over_the_limit_is_a_usage_error_naming_it():
     assert read_claims(["a" * MAX_CLAIM_CHARS], []) == ["a" * MAX_CLAIM_CHARS]
-    with pytest.raises(UsageError, match=f"claim 2 is {MAX_CLAIM_CHARS + 1:,} characters long; the limit is {MAX_CLAIM_CHARS:,}"):
+    with pytest.raises(
+        UsageError, match=f"claim 2 is {MAX_CLAIM_CHARS + 1:,} characters long; the limit is {MAX_CLAIM_CHARS:,}"
+    ):
         read_claims(["Short.", "-"], [b"b" * (MAX_CLAIM_CHARS + 1)])
 
 
-@pytest.mark.parametrize("claim, question, foreign", [
-    (QUESTION, True, False),
-    ("How many moons does Mars have", True, False),
-    ("How I Met Your Mother is a sitcom.", False, False),
-    (NON_LATIN, False, True),
-    ("Москва — столица России.", False, True),
-    ("Paris est la capitale de la France.", False, False),
-    ("2001: A Space Odyssey (1968)", False, False),
-])
+@pytest.mark.parametrize(
+    "claim, question, foreign",
+    [
+        (QUESTION, True, False),
+        ("How many moons does Mars have", True, False),
+        ("How I Met Your Mother is a sitcom.", False, False),
+        (NON_LATIN, False, True),
+        ("Москва — столица России.", False, True),
+        ("Paris est la capitale de la France.", False, False),
+        ("2001: A Space Odyssey (1968)", False, False),
+    ],
+)
 def test_questions_and_non_latin_claims_are_recognised(claim, question, foreign):
     assert looks_like_question(claim) is question
     assert mostly_non_latin(claim) is foreign
@@ -168,10 +187,16 @@ def test_a_claim_over_the_limit_is_refused_before_any_work(tmp_path):
 
 # ---- a reader that goes away ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", [["--json"], []], ids=["json", "panel"])
 def test_stdout_closed_after_the_first_line_ends_quietly(tmp_path, mode):
-    process = subprocess.Popen(VERIFY + mode + ["--corpus", str(WIKI_MINI), "-"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment(tmp_path, COLUMNS="100"))
+    process = subprocess.Popen(
+        VERIFY + mode + ["--corpus", str(WIKI_MINI), "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(tmp_path, COLUMNS="100"),
+    )
     process.stdin.write(f"{MARKUP_CLAIM}\n{EVEREST}\nStanley Kubrick was born in New York City.\n".encode())
     process.stdin.close()
     first = process.stdout.readline()
@@ -183,6 +208,7 @@ def test_stdout_closed_after_the_first_line_ends_quietly(tmp_path, mode):
 
 # ---- paths that cannot be used --------------------------------------------------------------------
 
+
 @pytest.fixture
 def claims_file(tmp_path):
     path = tmp_path / "claims.jsonl"
@@ -190,18 +216,25 @@ def claims_file(tmp_path):
     return path
 
 
-@pytest.mark.parametrize("args, named, message", [
-    (["verify", "--corpus", "{dir}", "A claim."], "{dir}", "corpus path is not a file"),
-    (["fever", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "claims file not found"),
-    (["fever", "{dir}"], "{dir}", "claims file is a directory"),
-    (["fever", "{claims}", "--split", "{dir}/missing.json", "--part", "test"], "{dir}/missing.json", "split file not found"),
-    (["fever", "{claims}", "--out", "{claims}/run"], "{claims}/run", "cannot create the run directory"),
-    (["calibrate", "{dir}"], "{dir}", "claims file is a directory"),
-    (["calibrate", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "claims file not found"),
-    (["calibrate", "--from-results", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "results file not found"),
-    (["memory", "import", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "file to import not found"),
-    (["memory", "export", "{dir}/no/such/dir/memory.jsonl"], "{dir}/no/such/dir/memory.jsonl", "cannot write"),
-])
+@pytest.mark.parametrize(
+    "args, named, message",
+    [
+        (["verify", "--corpus", "{dir}", "A claim."], "{dir}", "corpus path is not a file"),
+        (["fever", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "claims file not found"),
+        (["fever", "{dir}"], "{dir}", "claims file is a directory"),
+        (
+            ["fever", "{claims}", "--split", "{dir}/missing.json", "--part", "test"],
+            "{dir}/missing.json",
+            "split file not found",
+        ),
+        (["fever", "{claims}", "--out", "{claims}/run"], "{claims}/run", "cannot create the run directory"),
+        (["calibrate", "{dir}"], "{dir}", "claims file is a directory"),
+        (["calibrate", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "claims file not found"),
+        (["calibrate", "--from-results", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "results file not found"),
+        (["memory", "import", "{dir}/missing.jsonl"], "{dir}/missing.jsonl", "file to import not found"),
+        (["memory", "export", "{dir}/no/such/dir/memory.jsonl"], "{dir}/no/such/dir/memory.jsonl", "cannot write"),
+    ],
+)
 def test_a_path_that_cannot_be_used_is_a_usage_error_naming_it(tmp_path, claims_file, args, named, message):
     def fill(text: str) -> str:
         return text.format(dir=tmp_path, claims=claims_file)
@@ -212,6 +245,7 @@ def test_a_path_that_cannot_be_used_is_a_usage_error_naming_it(tmp_path, claims_
 
 
 # ---- questions without a terminal -----------------------------------------------------------------
+
 
 def test_a_confirmation_without_a_terminal_asks_for_yes(tmp_path):
     result = invoke("memory", "clear", "--cache-dir", tmp_path)
@@ -224,8 +258,20 @@ def test_a_confirmation_without_a_terminal_asks_for_yes(tmp_path):
 @pytest.fixture
 def always_uncertain(tmp_path):
     """A calibration that abstains on everything, so every claim needs review."""
-    save(Calibration(abstain_below=1.01, max_risk=0.0001, delta=0.1, coverage=0, risk=0, risk_upper_bound=0, claims=1,
-                     fitted_on="test", fitted_at="now"), tmp_path / "calibration.json")
+    save(
+        Calibration(
+            abstain_below=1.01,
+            max_risk=0.0001,
+            delta=0.1,
+            coverage=0,
+            risk=0,
+            risk_upper_bound=0,
+            claims=1,
+            fitted_on="test",
+            fitted_at="now",
+        ),
+        tmp_path / "calibration.json",
+    )
     return tmp_path
 
 
@@ -255,14 +301,19 @@ def test_memory_show_prints_an_entity_with_markup_as_typed(tmp_path):
 
 # ---- claim files ----------------------------------------------------------------------------------
 
+
 def test_fever_skips_repeated_ids_and_lines_that_are_not_utf8_and_shows_ids_as_typed(tmp_path):
     claims = tmp_path / "claims.jsonl"
-    claims.write_bytes(b"".join([
-        json.dumps({"id": "[/]", "claim": MARKUP_CLAIM, "label": "SUPPORTS"}).encode() + b"\n",
-        json.dumps({"id": "c2", "claim": EVEREST, "label": "SUPPORTS"}).encode() + b"\n",
-        json.dumps({"id": "[/]", "claim": EVEREST, "label": "SUPPORTS"}).encode() + b"\n",
-        b'{"id": "c4", "claim": "caf\xe9", "label": "SUPPORTS"}\n',
-    ]))
+    claims.write_bytes(
+        b"".join(
+            [
+                json.dumps({"id": "[/]", "claim": MARKUP_CLAIM, "label": "SUPPORTS"}).encode() + b"\n",
+                json.dumps({"id": "c2", "claim": EVEREST, "label": "SUPPORTS"}).encode() + b"\n",
+                json.dumps({"id": "[/]", "claim": EVEREST, "label": "SUPPORTS"}).encode() + b"\n",
+                b'{"id": "c4", "claim": "caf\xe9", "label": "SUPPORTS"}\n',
+            ]
+        )
+    )
     out = tmp_path / "[red]run[/]"
     done = run(CLI, ["fever", claims, "--corpus", WIKI_MINI, "--out", out, "--concurrency", 1], tmp_path)
     assert done.returncode == 0, done.stderr
@@ -275,22 +326,30 @@ def test_fever_skips_repeated_ids_and_lines_that_are_not_utf8_and_shows_ids_as_t
 
 def test_calibrate_refuses_a_claims_file_together_with_results(tmp_path, claims_file):
     results = tmp_path / "results.jsonl"
-    results.write_text("".join(json.dumps({"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9}) + "\n"
-                               for _ in range(50)))
+    results.write_text(
+        "".join(json.dumps({"gold": "SUPPORTS", "verdict": "SUPPORTS", "confidence": 0.9}) + "\n" for _ in range(50))
+    )
     result = invoke("calibrate", claims_file, "--from-results", results, "--check-folds", 0, "--cache-dir", tmp_path)
     assert result.exit_code == 2
-    assert_one_error_line(result.output, "give a claims file or --from-results, not both", str(claims_file), str(results))
+    assert_one_error_line(
+        result.output, "give a claims file or --from-results, not both", str(claims_file), str(results)
+    )
     assert not (tmp_path / "calibration.json").exists()
 
 
 def test_calibrate_reads_a_run_directory_and_skips_rows_it_cannot_use(tmp_path):
-    rows = [{"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 10 else "REFUTES", "confidence": 1 - i / 1000}
-            for i in range(200)]
+    rows = [
+        {"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 10 else "REFUTES", "confidence": 1 - i / 1000}
+        for i in range(200)
+    ]
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    (run_dir / "results.jsonl").write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in rows)
-                                            + b'{"gold": "SUPPORTS"}\n' + b"\xff\n")
-    result = invoke("calibrate", "--from-results", run_dir, "--max-risk", 0.2, "--check-folds", 0, "--cache-dir", tmp_path)
+    (run_dir / "results.jsonl").write_bytes(
+        b"".join(json.dumps(r).encode() + b"\n" for r in rows) + b'{"gold": "SUPPORTS"}\n' + b"\xff\n"
+    )
+    result = invoke(
+        "calibrate", "--from-results", run_dir, "--max-risk", 0.2, "--check-folds", 0, "--cache-dir", tmp_path
+    )
     assert result.exit_code == 0, result.output
     assert f"skipped {run_dir / 'results.jsonl'}:201: no verdict, confidence" in result.output
     assert f"skipped {run_dir / 'results.jsonl'}:202: not UTF-8" in result.output

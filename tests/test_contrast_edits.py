@@ -16,12 +16,22 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 from contrast import (  # noqa: E402
-    antonym_edit, comparative_edit, contrastive_pairs, date_edit, entity_edit, evidence_text, format_edit,
-    negation_edit, number_edit, paraphrase_edit, role_edit, synonym_edit, wordnet,
+    antonym_edit,
+    comparative_edit,
+    contrastive_pairs,
+    date_edit,
+    entity_edit,
+    evidence_text,
+    format_edit,
+    negation_edit,
+    number_edit,
+    paraphrase_edit,
+    role_edit,
+    synonym_edit,
+    wordnet,
 )
 
 from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
-
 
 
 @pytest.fixture(scope="module")
@@ -57,13 +67,17 @@ def test_comparative_edit_skips_when_the_evidence_lacks_the_word(nlp):
 
 
 def test_comparative_edit_ignores_named_after(nlp):
-    assert comparative_edit(nlp("The street was named after the king."), "The street was named after the king .") is None
+    assert (
+        comparative_edit(nlp("The street was named after the king."), "The street was named after the king .") is None
+    )
 
 
 def test_antonym_edit_uses_wordnet_both_ways(nlp, net):
     assert antonym_edit(nlp("Water is an inorganic compound."), WATER) == "Water is an organic compound."
-    assert antonym_edit(nlp("Methane is an organic compound."), "Methane is an organic compound .") \
+    assert (
+        antonym_edit(nlp("Methane is an organic compound."), "Methane is an organic compound .")
         == "Methane is an inorganic compound."
+    )
 
 
 def test_antonym_edit_skips_words_the_evidence_does_not_state(nlp, net):
@@ -94,23 +108,30 @@ def test_number_edit_changes_a_count_the_evidence_states(nlp):
 
 def test_number_edit_keeps_the_written_form(nlp):
     for seed in range(5):
-        edited = number_edit(nlp("The town has 1,200 inhabitants."), "The town has 1,200 inhabitants .",
-                             random.Random(seed))
+        edited = number_edit(
+            nlp("The town has 1,200 inhabitants."), "The town has 1,200 inhabitants .", random.Random(seed)
+        )
         count = re.fullmatch(r"The town has ([\d,]+) inhabitants\.", edited).group(1)
         assert count != "1,200" and (int(count.replace(",", "")) < 1000 or "," in count)
 
 
 def test_role_edit_swaps_the_relation(nlp):
-    assert role_edit(nlp("Stanley Kubrick directed 2001: A Space Odyssey."), "Kubrick directed the film .") \
+    assert (
+        role_edit(nlp("Stanley Kubrick directed 2001: A Space Odyssey."), "Kubrick directed the film .")
         == "Stanley Kubrick starred in 2001: A Space Odyssey."
-    assert role_edit(nlp("Carlos Santana was born in Mexico."), "Carlos Santana was born in Jalisco , Mexico .") \
+    )
+    assert (
+        role_edit(nlp("Carlos Santana was born in Mexico."), "Carlos Santana was born in Jalisco , Mexico .")
         == "Carlos Santana died in Mexico."
+    )
 
 
 def test_role_edit_skips_when_the_evidence_states_the_new_role(nlp):
     # the evidence says Kubrick produced and directed it: "starred in" is the only swap left
-    assert role_edit(nlp("2001: A Space Odyssey was directed by Stanley Kubrick."), ODYSSEY) \
+    assert (
+        role_edit(nlp("2001: A Space Odyssey was directed by Stanley Kubrick."), ODYSSEY)
         == "2001: A Space Odyssey was written by Stanley Kubrick."
+    )
     both = "Clint Eastwood directed and starred in the film , which he wrote ."
     assert role_edit(nlp("Clint Eastwood directed the film."), both) is None
     assert role_edit(nlp("Clint Eastwood directed the film."), "The film premiered in 1992 .") is None
@@ -138,13 +159,16 @@ def test_synonym_edit_keeps_the_facts(nlp, net):
     assert synonym_edit(nlp("Frozen is a part of 2013."), random.Random(0)) is None  # "part": no dominant sense
 
 
-@pytest.mark.parametrize(("claim", "edited"), [
-    ("The town has 1,200 inhabitants.", "The town has 1200 inhabitants."),
-    ("The film was released on July 13, 2007.", "The film was released on 13 July 2007."),
-    ("The film was released on 13 July 2007.", "The film was released on July 13, 2007."),
-    ("The Beatles had four members.", "The Beatles had 4 members."),
-    ("The Beatles had 4 members.", "The Beatles had four members."),
-])
+@pytest.mark.parametrize(
+    ("claim", "edited"),
+    [
+        ("The town has 1,200 inhabitants.", "The town has 1200 inhabitants."),
+        ("The film was released on July 13, 2007.", "The film was released on 13 July 2007."),
+        ("The film was released on 13 July 2007.", "The film was released on July 13, 2007."),
+        ("The Beatles had four members.", "The Beatles had 4 members."),
+        ("The Beatles had 4 members.", "The Beatles had four members."),
+    ],
+)
 def test_format_edit_rewrites_numbers_and_dates(nlp, claim, edited):
     assert format_edit(nlp(claim), random.Random(0)) == edited
 
@@ -153,12 +177,15 @@ def test_format_edit_keeps_a_bare_year(nlp):
     assert format_edit(nlp("Neil Armstrong walked on the Moon in 1969."), random.Random(0)) is None
 
 
-@pytest.mark.parametrize(("claim", "edited"), [
-    ("Stanley Kubrick directed Barry Lyndon.", "Barry Lyndon was directed by Stanley Kubrick."),
-    ("Moonlight was directed by Barry Jenkins.", "Barry Jenkins directed Moonlight."),
-    ("The Bee Gees produced music.", "Music was produced by The Bee Gees."),
-    ("Steve Wozniak designed the Apple II.", "The Apple II was designed by Steve Wozniak."),
-])
+@pytest.mark.parametrize(
+    ("claim", "edited"),
+    [
+        ("Stanley Kubrick directed Barry Lyndon.", "Barry Lyndon was directed by Stanley Kubrick."),
+        ("Moonlight was directed by Barry Jenkins.", "Barry Jenkins directed Moonlight."),
+        ("The Bee Gees produced music.", "Music was produced by The Bee Gees."),
+        ("Steve Wozniak designed the Apple II.", "The Apple II was designed by Steve Wozniak."),
+    ],
+)
 def test_paraphrase_edit_turns_active_and_passive(nlp, claim, edited):
     assert paraphrase_edit(nlp(claim)) == edited
 
@@ -171,8 +198,11 @@ def test_contrastive_pairs_returns_both_labels_and_never_the_unchanged_claim(nlp
     supports = [
         {"claim": "The Pacific Ocean is the largest ocean on Earth.", "title": "Pacific Ocean", "evidence": PACIFIC},
         {"claim": "Neil Armstrong walked on the Moon in 1969.", "title": "Neil Armstrong", "evidence": APOLLO},
-        {"claim": "Stanley Kubrick directed Barry Lyndon.", "title": "Barry Lyndon",
-         "evidence": "Barry Lyndon is a 1975 period drama film written , directed and produced by Stanley Kubrick ."},
+        {
+            "claim": "Stanley Kubrick directed Barry Lyndon.",
+            "title": "Barry Lyndon",
+            "evidence": "Barry Lyndon is a 1975 period drama film written , directed and produced by Stanley Kubrick .",
+        },
         {"claim": "The town has 1,200 inhabitants.", "title": "Town", "evidence": "The town has 1,200 inhabitants ."},
     ]
     supports = [row | {"label": "SUPPORTS", "origin": "test"} for row in supports]
@@ -190,6 +220,11 @@ def test_contrastive_pairs_returns_both_labels_and_never_the_unchanged_claim(nlp
 
 
 def test_contrastive_pairs_ignores_rows_that_are_not_supports(nlp):
-    row = {"claim": "The Pacific Ocean is the smallest ocean.", "title": "", "evidence": PACIFIC,
-           "label": "REFUTES", "origin": "test"}
+    row = {
+        "claim": "The Pacific Ocean is the smallest ocean.",
+        "title": "",
+        "evidence": PACIFIC,
+        "label": "REFUTES",
+        "origin": "test",
+    }
     assert contrastive_pairs([row], nlp, random.Random(0), {}) == []

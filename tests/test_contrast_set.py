@@ -18,8 +18,16 @@ from .conftest import requires_shared_data
 CONTRAST_PAIRS = Path(__file__).parent / "data" / "contrast_pairs.jsonl"
 SPLIT_FILE = Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json"
 FIELDS = {"id", "page", "line", "title", "evidence", "true_claim", "false_claim", "edit"}
-MIN_PER_KIND = {"antonym": 20, "comparative": 20, "number": 20, "date": 20, "entity": 20, "role": 20,
-                "negation": 20, "format": 15}
+MIN_PER_KIND = {
+    "antonym": 20,
+    "comparative": 20,
+    "number": 20,
+    "date": 20,
+    "entity": 20,
+    "role": 20,
+    "negation": 20,
+    "format": 15,
+}
 HELD_OUT_PARTS = {"validation", "calibration", "test"}
 
 

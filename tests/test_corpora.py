@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from mermaid_verifier.tools import corpora
 from mermaid_verifier.errors import CorpusError
+from mermaid_verifier.tools import corpora
 
 from .conftest import WIKI_MINI
 
@@ -27,12 +27,22 @@ def test_no_corpus_and_no_default_says_how_to_fix_it(tmp_path, monkeypatch):
 
 
 def test_summaries_become_one_record_per_sentence():
-    records = corpora.summaries_to_sentences({
-        "Mount Everest": {"title": "Mount Everest", "extract": "Mount Everest is the highest mountain. It is in Nepal."},
-        "broken": "not a dict",
-    })
+    records = corpora.summaries_to_sentences(
+        {
+            "Mount Everest": {
+                "title": "Mount Everest",
+                "extract": "Mount Everest is the highest mountain. It is in Nepal.",
+            },
+            "broken": "not a dict",
+        }
+    )
     assert records == [
-        {"page": "Mount_Everest", "line": 0, "title": "Mount Everest", "text": "Mount Everest is the highest mountain."},
+        {
+            "page": "Mount_Everest",
+            "line": 0,
+            "title": "Mount Everest",
+            "text": "Mount Everest is the highest mountain.",
+        },
         {"page": "Mount_Everest", "line": 1, "title": "Mount Everest", "text": "It is in Nepal."},
     ]
 

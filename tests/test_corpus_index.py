@@ -35,12 +35,10 @@ def test_wiki_sentence_layout():
     assert len(passages) == 14
     by_id = {p.id: p for p in passages}
     first = by_id["wiki_mini:Stanley_Kubrick:0"]
-    assert (first.page, first.line, first.title, first.corpus) == (
-        "Stanley_Kubrick", 0, "Stanley Kubrick", "wiki_mini")
+    assert (first.page, first.line, first.title, first.corpus) == ("Stanley_Kubrick", 0, "Stanley Kubrick", "wiki_mini")
     # FEVER's PTB escapes and token spacing are undone in the text
     assert first.text == (
-        "Stanley Kubrick (July 26, 1928 -- March 7, 1999) was an American film director, "
-        "screenwriter, and producer."
+        "Stanley Kubrick (July 26, 1928 -- March 7, 1999) was an American film director, screenwriter, and producer."
     )
     film = by_id["wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:0"]
     assert film.title == "2001: A Space Odyssey (film)"
@@ -56,19 +54,29 @@ def test_wiki_record_without_title_gets_a_clean_title_from_its_page_id():
 def test_scifact_layout_one_passage_per_abstract_sentence():
     passages = list(read_corpus(SCIFACT))
     assert [p.id for p in passages] == [
-        "scifact_mini:4983:0", "scifact_mini:4983:1", "scifact_mini:4983:2",
-        "scifact_mini:5836:0", "scifact_mini:5836:2",  # the empty sentence 1 is skipped
-        "scifact_mini:7912:0", "scifact_mini:7912:1",
+        "scifact_mini:4983:0",
+        "scifact_mini:4983:1",
+        "scifact_mini:4983:2",
+        "scifact_mini:5836:0",
+        "scifact_mini:5836:2",  # the empty sentence 1 is skipped
+        "scifact_mini:7912:0",
+        "scifact_mini:7912:1",
     ]
     p = passages[1]
     assert (p.page, p.line, p.corpus) == ("4983", 1, "scifact_mini")
     assert p.title.startswith("Microstructural development of human newborn")
-    assert p.text == "Diffusion tensor imaging was used to assess the diffusion of water in the brain of preterm infants."
+    assert (
+        p.text == "Diffusion tensor imaging was used to assess the diffusion of water in the brain of preterm infants."
+    )
 
 
 def test_generic_layout_one_passage_per_record():
     passages = list(read_corpus(GENERIC))
-    assert [p.id for p in passages] == ["generic_mini:kb-1", "generic_mini:kb-2", "generic_mini:kb-4"]  # blank kb-3 skipped
+    assert [p.id for p in passages] == [
+        "generic_mini:kb-1",
+        "generic_mini:kb-2",
+        "generic_mini:kb-4",
+    ]  # blank kb-3 skipped
     p = passages[0]
     assert (p.page, p.line, p.title) == ("kb-1", None, "Rust (programming language)")
     assert p.text.startswith("Rust is a systems programming language")
@@ -116,7 +124,8 @@ def test_search_ranks_the_right_passage_first(index):
     assert top_id(index, "how many hearts does an octopus have") == "generic_mini:kb-4"
     assert top_id(index, "diffusion tensor imaging preterm infants") == "scifact_mini:4983:1"
     assert top_id(index, "Who wrote the screenplay with Arthur C. Clarke?") == (
-        "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:1")
+        "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:1"
+    )
     # "He directed ..." is found through its page title (the title is indexed with each sentence)
     kubrick = {p.id for p, _ in index.search("Stanley Kubrick directed 2001: A Space Odyssey", k=2)}
     assert kubrick == {"wiki_mini:Stanley_Kubrick:1", "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:0"}
@@ -160,15 +169,27 @@ def test_titles_like_suggests_titles_containing_the_query(index):
 def _titled(*titles: str) -> CorpusIndex:
     from mermaid_verifier.tools.corpus_index import Passage
 
-    return CorpusIndex.build([Passage(id=f"t:{i}", page=title.replace(" ", "_"), line=0, title=title,
-                                      text=f"{title} is a page.", corpus="t") for i, title in enumerate(titles)])
+    return CorpusIndex.build(
+        [
+            Passage(
+                id=f"t:{i}", page=title.replace(" ", "_"), line=0, title=title, text=f"{title} is a page.", corpus="t"
+            )
+            for i, title in enumerate(titles)
+        ]
+    )
 
 
 def test_titles_like_puts_pages_of_the_same_name_before_titles_that_merely_contain_it():
     index = _titled("A Doll's House", "Acid house", "House of Cards", "House (TV series)", "House (film)", "Greenhouse")
     # same name with a disambiguator, then "starts with", then "contains"; shorter first within each
     assert index.titles_like("House", limit=10) == [
-        "House (film)", "House (TV series)", "House of Cards", "Acid house", "Greenhouse", "A Doll's House"]
+        "House (film)",
+        "House (TV series)",
+        "House of Cards",
+        "Acid house",
+        "Greenhouse",
+        "A Doll's House",
+    ]
     assert index.titles_like("house", limit=2) == ["House (film)", "House (TV series)"]
 
 
@@ -205,7 +226,8 @@ def test_second_open_loads_from_disk_instead_of_rebuilding(tmp_path, monkeypatch
     assert second.passages == first.passages
     query = "Kubrick screenplay Clarke"
     assert [(p.id, round(s, 4)) for p, s in second.search(query, 3)] == [
-        (p.id, round(s, 4)) for p, s in first.search(query, 3)]
+        (p.id, round(s, 4)) for p, s in first.search(query, 3)
+    ]
     assert second.get_page("Soul_Food_-LRB-film-RRB-") == first.get_page("Soul_Food_-LRB-film-RRB-")
 
 

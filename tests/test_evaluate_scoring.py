@@ -16,9 +16,17 @@ LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 
 
 def item(page: str, supports: float, refutes: float) -> dict:
-    return {"id": f"wiki:{page}:0", "source": "local-corpus", "title": page.replace("_", " "), "text": "…",
-            "page": page, "line": 0, "source_kind": "local_corpus", "retrieved_at": 1_800_000_000.0,
-            "stance_probabilities": {"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes}}
+    return {
+        "id": f"wiki:{page}:0",
+        "source": "local-corpus",
+        "title": page.replace("_", " "),
+        "text": "…",
+        "page": page,
+        "line": 0,
+        "source_kind": "local_corpus",
+        "retrieved_at": 1_800_000_000.0,
+        "stance_probabilities": {"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes},
+    }
 
 
 def made_up_rows(n: int = 90, seed: int = 0) -> list[dict]:
@@ -31,32 +39,57 @@ def made_up_rows(n: int = 90, seed: int = 0) -> list[dict]:
         gold = LABELS[i % 3]
         subject = f"Person_{i}"
         strength = rng.uniform(0.75, 0.95)
-        own = {"SUPPORTS": item(subject, strength, 0.02), "REFUTES": item(subject, 0.02, strength),
-               "NOT ENOUGH INFO": item(subject, 0.03, 0.03)}[gold]
+        own = {
+            "SUPPORTS": item(subject, strength, 0.02),
+            "REFUTES": item(subject, 0.02, strength),
+            "NOT ENOUGH INFO": item(subject, 0.03, 0.03),
+        }[gold]
         if i % 8 == 0:
             own = item(subject, 0.02, strength) if gold == "SUPPORTS" else item(subject, strength, 0.02)
         evidence = [own] + ([item(f"Stranger_{i}", 0.01, 0.95)] if gold == "NOT ENOUGH INFO" else [])
-        rows.append({"id": str(i), "claim": f"Person {i} did something.", "gold": gold, "entities": [f"Person {i}"],
-                     # claims 3k, 3k+1, 3k+2 also share a page (FEVER claims cluster by page)
-                     "gold_evidence": [[[subject, 0]], [[f"Shared_{i // 3}", 0]]] if gold != "NOT ENOUGH INFO" else [],
-                     "evidence": evidence})
+        rows.append(
+            {
+                "id": str(i),
+                "claim": f"Person {i} did something.",
+                "gold": gold,
+                "entities": [f"Person {i}"],
+                # claims 3k, 3k+1, 3k+2 also share a page (FEVER claims cluster by page)
+                "gold_evidence": [[[subject, 0]], [[f"Shared_{i // 3}", 0]]] if gold != "NOT ENOUGH INFO" else [],
+                "evidence": evidence,
+            }
+        )
     return rows
 
 
-def run(tmp_path: Path, rows: list[dict], parts: dict[str, str], *args: str, script: Path = SCRIPT) -> subprocess.CompletedProcess:
+def run(
+    tmp_path: Path, rows: list[dict], parts: dict[str, str], *args: str, script: Path = SCRIPT
+) -> subprocess.CompletedProcess:
     """``script`` on these result rows, with a split file assigning each row's id to its part."""
     results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     split.write_text(json.dumps({"assignment": parts}))
-    return subprocess.run([sys.executable, str(script), str(results), "--split", str(split), *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(script), str(results), "--split", str(split), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_tunes_on_validation_and_calibration_alone_and_saves_a_loadable_judge(tmp_path):
     rows = made_up_rows()
     parts = {r["id"]: "validation" if int(r["id"]) % 2 else "calibration" for r in rows}
-    done = run(tmp_path, rows, parts, "--max-risk", "0.3", "--out", str(tmp_path / "figures.json"),
-               "--write-judge-config", str(tmp_path / "judge_config.json"))
+    done = run(
+        tmp_path,
+        rows,
+        parts,
+        "--max-risk",
+        "0.3",
+        "--out",
+        str(tmp_path / "figures.json"),
+        "--write-judge-config",
+        str(tmp_path / "judge_config.json"),
+    )
     assert done.returncode == 0, done.stderr
     assert "no test results given" in done.stdout
     figures = json.loads((tmp_path / "figures.json").read_text())
@@ -80,8 +113,11 @@ def test_cross_part_check_scores_each_tuning_part_with_a_model_fitted_on_the_oth
     assert done.returncode == 0, done.stderr
     checks = [line for line in done.stdout.splitlines() if "label interactions |" in line]
     assert [line.split(" | ")[:2] for line in checks] == [
-        ["| without label interactions", "validation → calibration"], ["| without label interactions", "calibration → validation"],
-        ["| with label interactions", "validation → calibration"], ["| with label interactions", "calibration → validation"]]
+        ["| without label interactions", "validation → calibration"],
+        ["| without label interactions", "calibration → validation"],
+        ["| with label interactions", "validation → calibration"],
+        ["| with label interactions", "calibration → validation"],
+    ]
     for line in checks:
         aurc, top = line.rstrip(" |").split(" | ")[2:4]
         assert 0 <= float(aurc) <= 1 and all(0 <= float(rate) <= 1 for rate in top.split(" / "))
@@ -102,8 +138,15 @@ def test_tuning_figures_do_not_depend_on_whether_test_results_are_given(tmp_path
         parts = {**tuning_parts, **({r["id"]: "test" for r in rows if not int(r["id"]) % 3} if with_test else {})}
         directory = tmp_path / str(with_test)
         directory.mkdir()
-        done = run(directory, [r for r in rows if r["id"] in parts], parts, "--max-risk", "0.3",
-                   "--out", str(directory / "figures.json"))
+        done = run(
+            directory,
+            [r for r in rows if r["id"] in parts],
+            parts,
+            "--max-risk",
+            "0.3",
+            "--out",
+            str(directory / "figures.json"),
+        )
         assert done.returncode == 0, done.stderr
         figures = json.loads((directory / "figures.json").read_text())["full, max-rule + confidence model"]
         assert ("test" in figures) is with_test
@@ -148,8 +191,22 @@ CROSS_VALIDATE = SCRIPT.with_name("cross_validate_risk.py")
 def test_cross_validation_answers_each_claim_once_per_repeat_with_a_judge_fitted_without_its_group(tmp_path):
     rows = made_up_rows(120)
     parts = {r["id"]: ("validation", "calibration", "test")[int(r["id"]) // 8 % 3] for r in rows}
-    done = run(tmp_path, rows, parts, "--folds", "3", "--repeats", "2", "--max-risk", "0.3", "--delta", "0.05",
-               "--delta", "0.1", script=CROSS_VALIDATE)
+    done = run(
+        tmp_path,
+        rows,
+        parts,
+        "--folds",
+        "3",
+        "--repeats",
+        "2",
+        "--max-risk",
+        "0.3",
+        "--delta",
+        "0.05",
+        "--delta",
+        "0.1",
+        script=CROSS_VALIDATE,
+    )
     assert done.returncode == 0, done.stderr
     assert "120 claims (" in done.stdout and "3 folds × 2 repeats; budget 0.3" in done.stdout
     table = [line for line in done.stdout.splitlines() if line.startswith("| 0.")]
@@ -158,7 +215,9 @@ def test_cross_validation_answers_each_claim_once_per_repeat_with_a_judge_fitted
         answered, risk, within, over, by_part = line.rstrip(" |").split(" | ")[1:6]
         assert 0 <= float(answered.split()[0]) <= 1 and 0 <= float(risk.split()[0]) <= 1
         assert within in {"0 of 2", "1 of 2", "2 of 2"} and 0 <= float(over) <= 1
-        assert [entry.split()[0] for entry in by_part.split(" / ")] == sorted(set(parts.values()), key=list(parts.values()).index)
+        assert [entry.split()[0] for entry in by_part.split(" / ")] == sorted(
+            set(parts.values()), key=list(parts.values()).index
+        )
     # a tighter bound never answers more
     assert float(table[1].split(" | ")[1].split()[0]) <= float(table[0].split(" | ")[1].split()[0])
 
@@ -174,10 +233,23 @@ def test_fit_on_train_fits_the_decision_on_train_claims_and_scores_it_on_tuning_
     for row in train_rows:
         row["id"] = f"t{row['id']}"
     tuning_rows = made_up_rows(90, seed=2)
-    parts = {r["id"]: "train" for r in train_rows} | {r["id"]: "validation" if int(r["id"]) % 2 else "calibration"
-                                                       for r in tuning_rows}
-    done = run(tmp_path, train_rows + tuning_rows, parts, "--max-risk", "0.3", "--fit-on-train", "--decider", "fitted",
-               "--out", str(tmp_path / "figures.json"), "--write-judge-config", str(tmp_path / "judge_config.json"))
+    parts = {r["id"]: "train" for r in train_rows} | {
+        r["id"]: "validation" if int(r["id"]) % 2 else "calibration" for r in tuning_rows
+    }
+    done = run(
+        tmp_path,
+        train_rows + tuning_rows,
+        parts,
+        "--max-risk",
+        "0.3",
+        "--fit-on-train",
+        "--decider",
+        "fitted",
+        "--out",
+        str(tmp_path / "figures.json"),
+        "--write-judge-config",
+        str(tmp_path / "judge_config.json"),
+    )
     assert done.returncode == 0, done.stderr
     assert "full, fitted | tuning (held-out)" in done.stdout
     model = json.loads((tmp_path / "judge_model.json").read_text())

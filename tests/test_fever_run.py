@@ -16,11 +16,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mermaid_verifier.evaluation.datasets import LabelledClaim, read_labelled_claims, stratified_sample
 from mermaid_verifier.errors import ModelError, UsageError
+from mermaid_verifier.evaluation.datasets import LabelledClaim, read_labelled_claims, stratified_sample
 from mermaid_verifier.evaluation.fever_run import RunOptions, order_claims, run
-from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
 from mermaid_verifier.evaluation.run_log import ResultsLog
+from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
 
 from .conftest import WIKI_MINI
 
@@ -32,8 +32,11 @@ EVEREST = "Mount Everest is in the Himalayas."
 def write_claims(path: Path, count: int) -> Path:
     lines = []
     for i in range(count):
-        claim, label, evidence = ((KUBRICK, "SUPPORTS", [[[None, None, "Stanley_Kubrick", 1]]]) if i % 2 == 0
-                                  else (EVEREST, "NOT ENOUGH INFO", [[[None, None, None, None]]]))
+        claim, label, evidence = (
+            (KUBRICK, "SUPPORTS", [[[None, None, "Stanley_Kubrick", 1]]])
+            if i % 2 == 0
+            else (EVEREST, "NOT ENOUGH INFO", [[[None, None, None, None]]])
+        )
         lines.append(json.dumps({"id": f"c{i}", "claim": claim, "label": label, "evidence": evidence}))
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -41,16 +44,22 @@ def write_claims(path: Path, count: int) -> Path:
 
 # ---- reading claim files -----------------------------------------------------------------------
 
+
 def test_bad_lines_are_reported_with_line_numbers_and_skipped(tmp_path):
     path = tmp_path / "claims.jsonl"
-    path.write_text("\n".join([
-        json.dumps({"id": 1, "claim": KUBRICK, "label": "SUPPORTS"}),
-        '{"id": 2, "claim": "cut off',
-        json.dumps({"id": 3, "claim": EVEREST, "label": "MAYBE"}),
-        json.dumps([1, 2, 3]),
-        json.dumps({"id": 5, "label": "REFUTES"}),
-        json.dumps({"id": 6, "claim": EVEREST, "label": "NOT ENOUGH INFO"}),
-    ]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                json.dumps({"id": 1, "claim": KUBRICK, "label": "SUPPORTS"}),
+                '{"id": 2, "claim": "cut off',
+                json.dumps({"id": 3, "claim": EVEREST, "label": "MAYBE"}),
+                json.dumps([1, 2, 3]),
+                json.dumps({"id": 5, "label": "REFUTES"}),
+                json.dumps({"id": 6, "claim": EVEREST, "label": "NOT ENOUGH INFO"}),
+            ]
+        )
+        + "\n"
+    )
     claims, bad = read_labelled_claims(path)
     assert [c.id for c in claims] == ["1", "6"]
     assert [b.line_number for b in bad] == [2, 3, 4, 5]
@@ -59,20 +68,41 @@ def test_bad_lines_are_reported_with_line_numbers_and_skipped(tmp_path):
 
 def test_scifact_claims_take_their_label_and_evidence_from_the_rationales(tmp_path):
     path = tmp_path / "scifact.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in [
-        {"id": 2, "claim": "A contradicted claim.", "evidence": {"137": [{"sentences": [4], "label": "CONTRADICT"}]}, "cited_doc_ids": [137]},
-        {"id": 3, "claim": "A supported claim.", "evidence": {"9": [{"sentences": [0, 2], "label": "SUPPORT"}]}, "cited_doc_ids": [9]},
-        {"id": 4, "claim": "No rationale.", "evidence": {}, "cited_doc_ids": [5]},
-    ]) + "\n")
+    path.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "id": 2,
+                    "claim": "A contradicted claim.",
+                    "evidence": {"137": [{"sentences": [4], "label": "CONTRADICT"}]},
+                    "cited_doc_ids": [137],
+                },
+                {
+                    "id": 3,
+                    "claim": "A supported claim.",
+                    "evidence": {"9": [{"sentences": [0, 2], "label": "SUPPORT"}]},
+                    "cited_doc_ids": [9],
+                },
+                {"id": 4, "claim": "No rationale.", "evidence": {}, "cited_doc_ids": [5]},
+            ]
+        )
+        + "\n"
+    )
     claims, bad = read_labelled_claims(path)
     assert not bad
     assert [(c.label, c.evidence_sets) for c in claims] == [
-        (Label.REFUTES, [[("137", 4)]]), (Label.SUPPORTS, [[("9", 0), ("9", 2)]]), (Label.NOT_ENOUGH_INFO, [])]
+        (Label.REFUTES, [[("137", 4)]]),
+        (Label.SUPPORTS, [[("9", 0), ("9", 2)]]),
+        (Label.NOT_ENOUGH_INFO, []),
+    ]
 
 
 def test_stratified_sample_keeps_label_shares_and_is_seeded():
-    claims = [LabelledClaim(str(i), f"claim {i}", label) for i, label in
-              enumerate([Label.SUPPORTS] * 50 + [Label.REFUTES] * 30 + [Label.NOT_ENOUGH_INFO] * 20)]
+    claims = [
+        LabelledClaim(str(i), f"claim {i}", label)
+        for i, label in enumerate([Label.SUPPORTS] * 50 + [Label.REFUTES] * 30 + [Label.NOT_ENOUGH_INFO] * 20)
+    ]
     sample = stratified_sample(claims, 10, seed=1)
     assert Counter(c.label for c in sample) == {Label.SUPPORTS: 5, Label.REFUTES: 3, Label.NOT_ENOUGH_INFO: 2}
     assert sample == stratified_sample(claims, 10, seed=1)
@@ -81,18 +111,25 @@ def test_stratified_sample_keeps_label_shares_and_is_seeded():
 
 
 def test_clustered_order_puts_claims_about_one_subject_together():
-    claims = [LabelledClaim(str(i), text, Label.SUPPORTS) for i, text in
-              enumerate(["Paris is big.", "Rome is old.", "Paris is in France.", "Oslo is cold.", "Rome is in Italy."])]
+    claims = [
+        LabelledClaim(str(i), text, Label.SUPPORTS)
+        for i, text in enumerate(
+            ["Paris is big.", "Rome is old.", "Paris is in France.", "Oslo is cold.", "Rome is in Italy."]
+        )
+    ]
     subjects = {c.claim: c.claim.split()[0] for c in claims}
     ordered = order_claims(claims, "clustered", seed=4, subject_of=subjects.get)
     keys = [subjects[c.claim] for c in ordered]
     assert sorted(keys) == sorted(subjects.values())
-    assert all(keys.index(k) + keys.count(k) - 1 == len(keys) - 1 - keys[::-1].index(k) for k in set(keys))  # contiguous
+    assert all(
+        keys.index(k) + keys.count(k) - 1 == len(keys) - 1 - keys[::-1].index(k) for k in set(keys)
+    )  # contiguous
     assert order_claims(claims, "shuffled", seed=4) == order_claims(claims, "shuffled", seed=4)
     assert order_claims(claims, "file", seed=4) == claims
 
 
 # ---- the durable log ---------------------------------------------------------------------------
+
 
 def test_results_log_cuts_a_torn_last_line_and_refuses_to_overwrite(tmp_path):
     path = tmp_path / "results.jsonl"
@@ -140,22 +177,41 @@ def test_cli_reports_bad_lines_and_usage_errors(tmp_path):
     with claims.open("a") as handle:
         handle.write("not json\n")
     env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
-    done = subprocess.run(CLI + ["fever", str(claims), "--corpus", str(WIKI_MINI), "--out", str(tmp_path / "r")],
-                          env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        CLI + ["fever", str(claims), "--corpus", str(WIKI_MINI), "--out", str(tmp_path / "r")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert f"skipped {claims}:3:" in done.stderr
     assert "FEVER score" in done.stdout
-    missing = subprocess.run(CLI + ["fever", str(tmp_path / "nope.jsonl")], env=env, capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        CLI + ["fever", str(tmp_path / "nope.jsonl")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "claims file not found" in missing.stderr
 
 
 # ---- failures of single claims -----------------------------------------------------------------
 
+
 def output_for(claim: str) -> dict:
-    evidence = Evidence(id="w:Stanley_Kubrick:1", source="local-corpus", title="Stanley Kubrick", text="He directed 2001.",
-                        page="Stanley_Kubrick", line=1)
-    return {"verdict": Verdict(label=Label.SUPPORTS, confidence=0.9, abstained=False, reason="scripted"), "evidence": [evidence],
-            "trace": [], "decomposition": Decomposition(), "stats": Stats(tool_calls=2, seconds=0.1)}
+    evidence = Evidence(
+        id="w:Stanley_Kubrick:1",
+        source="local-corpus",
+        title="Stanley Kubrick",
+        text="He directed 2001.",
+        page="Stanley_Kubrick",
+        line=1,
+    )
+    return {
+        "verdict": Verdict(label=Label.SUPPORTS, confidence=0.9, abstained=False, reason="scripted"),
+        "evidence": [evidence],
+        "trace": [],
+        "decomposition": Decomposition(),
+        "stats": Stats(tool_calls=2, seconds=0.1),
+    }
 
 
 class ScriptedVerifier:
@@ -174,6 +230,7 @@ def scripted(verifier):
     @contextlib.asynccontextmanager
     async def factory():
         yield verifier
+
     return factory
 
 
@@ -181,8 +238,20 @@ async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
     from mermaid_verifier.config import Settings
 
     claims = tmp_path / "claims.jsonl"
-    claims.write_text("\n".join(json.dumps({"id": f"c{i}", "claim": f"claim {i}", "label": "SUPPORTS",
-                                            "evidence": [[[None, None, "Stanley_Kubrick", 1]]]}) for i in range(4)) + "\n")
+    claims.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "id": f"c{i}",
+                    "claim": f"claim {i}",
+                    "label": "SUPPORTS",
+                    "evidence": [[[None, None, "Stanley_Kubrick", 1]]],
+                }
+            )
+            for i in range(4)
+        )
+        + "\n"
+    )
     settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
     options = RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1)
     outcome = await run(options, settings, verifier_factory=scripted(ScriptedVerifier({"claim 2"})))
@@ -190,8 +259,11 @@ async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
     assert sorted(r["id"] for r in outcome.rows) == ["c0", "c1", "c3"]
     assert outcome.metrics["fever_score"] == 1.0 and outcome.metrics["run"]["failed"] == 1
 
-    retried = await run(RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True), settings,
-                        verifier_factory=scripted(ScriptedVerifier(set())))
+    retried = await run(
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True),
+        settings,
+        verifier_factory=scripted(ScriptedVerifier(set())),
+    )
     assert sorted(r["id"] for r in retried.rows) == ["c0", "c1", "c2", "c3"] and retried.resumed == 3
 
 
@@ -199,20 +271,38 @@ async def test_many_failures_in_a_row_stop_the_run_with_the_error(tmp_path):
     from mermaid_verifier.config import Settings
 
     claims = tmp_path / "claims.jsonl"
-    claims.write_text("\n".join(json.dumps({"id": i, "claim": f"claim {i}", "label": "SUPPORTS"}) for i in range(12)) + "\n")
+    claims.write_text(
+        "\n".join(json.dumps({"id": i, "claim": f"claim {i}", "label": "SUPPORTS"}) for i in range(12)) + "\n"
+    )
     settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
     every_claim = {f"claim {i}" for i in range(12)}
     with pytest.raises(ModelError, match="5 claims in a row failed"):
-        await run(RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1), settings,
-                  verifier_factory=scripted(ScriptedVerifier(every_claim)))
+        await run(
+            RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1),
+            settings,
+            verifier_factory=scripted(ScriptedVerifier(every_claim)),
+        )
 
 
 def test_memory_comparison_reports_savings_against_the_run_without_memory():
     from mermaid_verifier.evaluation.memory_compare import against_baseline, comparison_rows
 
-    summaries = {"no-memory": {"claims": 10, "accuracy": 0.60, "macro_f1": 0.58, "tool_calls_per_claim": 5.0, "memory_hit_rate": 0.0},
-                 "memory-clustered": {"claims": 10, "accuracy": 0.62, "macro_f1": 0.59, "tool_calls_per_claim": 3.0,
-                                      "memory_hit_rate": 0.5}}
+    summaries = {
+        "no-memory": {
+            "claims": 10,
+            "accuracy": 0.60,
+            "macro_f1": 0.58,
+            "tool_calls_per_claim": 5.0,
+            "memory_hit_rate": 0.0,
+        },
+        "memory-clustered": {
+            "claims": 10,
+            "accuracy": 0.62,
+            "macro_f1": 0.59,
+            "tool_calls_per_claim": 3.0,
+            "memory_hit_rate": 0.5,
+        },
+    }
     compared = against_baseline(summaries)
     assert compared["no-memory"]["tool_call_reduction"] == 0.0
     assert compared["memory-clustered"]["tool_call_reduction"] == pytest.approx(0.4)
@@ -220,12 +310,15 @@ def test_memory_comparison_reports_savings_against_the_run_without_memory():
     assert "40.0% saved" in dict(comparison_rows(compared))["memory-clustered"]
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"concurrency": 0}, "--concurrency"),
-    ({"limit": 0}, "--limit"),
-    ({"order": "random"}, "--order"),
-    ({"parts": ("test",)}, "--part needs --split"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"concurrency": 0}, "--concurrency"),
+        ({"limit": 0}, "--limit"),
+        ({"order": "random"}, "--order"),
+        ({"parts": ("test",)}, "--part needs --split"),
+    ],
+)
 def test_run_options_refuse_what_cannot_run(tmp_path, changes, message):
     with pytest.raises(UsageError, match=message):
         RunOptions(claims_path=tmp_path / "c.jsonl", out_dir=tmp_path / "out", **changes)
@@ -237,7 +330,9 @@ def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_skipped(tmp_path)
     claims = write_claims(tmp_path / "claims.jsonl", 6)
     split = tmp_path / "split.json"
     split.write_text(json.dumps({"assignment": {f"c{i}": ("test" if i < 4 else "train") for i in range(6)}}))
-    chosen, _ = load_claims(RunOptions(claims_path=claims, out_dir=tmp_path, split_file=split, parts=("test",), limit=3))
+    chosen, _ = load_claims(
+        RunOptions(claims_path=claims, out_dir=tmp_path, split_file=split, parts=("test",), limit=3)
+    )
     assert [c.id for c in chosen] == ["c0", "c1", "c2"]
     with claims.open("a") as handle:
         handle.write(json.dumps({"id": "c1", "claim": KUBRICK, "label": "SUPPORTS"}) + "\n")
@@ -252,18 +347,23 @@ def test_a_claim_line_that_is_not_utf8_or_too_long_is_a_bad_line(tmp_path):
     path = write_claims(tmp_path / "claims.jsonl", 2)
     with path.open("ab") as handle:
         handle.write(b'{"id": "x", "claim": "caf\xe9", "label": "SUPPORTS"}\n')
-        handle.write(json.dumps({"id": "long", "claim": "a" * (MAX_CLAIM_CHARS + 1), "label": "SUPPORTS"}).encode() + b"\n")
+        handle.write(
+            json.dumps({"id": "long", "claim": "a" * (MAX_CLAIM_CHARS + 1), "label": "SUPPORTS"}).encode() + b"\n"
+        )
     claims, bad = read_labelled_claims(path)
     assert [c.id for c in claims] == ["c0", "c1"]
     assert bad[0].line_number == 3 and bad[0].reason == "not UTF-8"
     assert bad[1].line_number == 4 and f"the limit is {MAX_CLAIM_CHARS:,}" in bad[1].reason
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "split file not found"),
-    ("[1, 2]", "holds no 'assignment' object"),
-    ("not json", "holds no 'assignment' object"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "split file not found"),
+        ("[1, 2]", "holds no 'assignment' object"),
+        ("not json", "holds no 'assignment' object"),
+    ],
+)
 def test_an_unusable_split_file_is_a_usage_error_naming_it(tmp_path, content, message):
     from mermaid_verifier.evaluation.fever_run import load_claims
 

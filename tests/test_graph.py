@@ -43,7 +43,10 @@ async def test_supported_claim_stops_at_decisive_evidence(make_resources):
     assert out["stats"].tool_calls == 1 == len(out["trace"])
     assert out["trace"][0].action == "local-corpus.search"
     assert "stopping" in out["trace"][0].observation
-    assert Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey") in out["decomposition"].triplets
+    assert (
+        Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey")
+        in out["decomposition"].triplets
+    )
 
 
 async def test_refuted_claim(make_resources):
@@ -167,16 +170,26 @@ class FailingFirstToolbox:
         self.calls.append((tool, arguments))
         if len(self.calls) == 1:
             return ToolOutcome(server=server, tool=tool, ok=False, text="search timed out after 10s")
-        passage = {"id": "x:1", "page": "Stanley_Kubrick", "line": 1, "title": "Stanley Kubrick",
-                   "text": "2001 was directed by Stanley Kubrick.", "corpus": "x", "score": 3.0}
+        passage = {
+            "id": "x:1",
+            "page": "Stanley_Kubrick",
+            "line": 1,
+            "title": "Stanley Kubrick",
+            "text": "2001 was directed by Stanley Kubrick.",
+            "corpus": "x",
+            "score": 3.0,
+        }
         return ToolOutcome(server=server, tool=tool, ok=True, text="{}", data={"passages": [passage]})
 
 
 async def test_a_tool_failure_is_an_observation_and_the_executor_moves_on():
     toolbox = FailingFirstToolbox()
     executor = OfflineExecutor(toolbox, ScriptedStance(KUBRICK_RULES), max_steps=5)
-    decomposition = Decomposition(triplets=[Triplet(subject="Stanley Kubrick", relation="directed", object="2001")],
-                                  keywords=["Stanley Kubrick", "2001"], entities=["Stanley Kubrick"])
+    decomposition = Decomposition(
+        triplets=[Triplet(subject="Stanley Kubrick", relation="directed", object="2001")],
+        keywords=["Stanley Kubrick", "2001"],
+        entities=["Stanley Kubrick"],
+    )
     result = await executor.run(KUBRICK, decomposition, remembered=[])
     assert result.trace[0].observation == "error: search timed out after 10s"
     assert result.trace[1].action == "local-corpus.get_page" and result.trace[1].new_evidence == 1
@@ -205,24 +218,44 @@ class FixedStance:
         return [dict(self.probabilities) for _ in evidence]
 
 
-@pytest.mark.parametrize("leaning, fresh, expected_calls, note", [
-    (0.60, True, 2, "confirming search of 2 step(s)"),    # reliable and takes a side: the warm budget
-    (0.95, True, 0, "decisive and reliable"),            # decisive: no search at all
-    (0.10, True, 5, "not decisive or not reliable"),     # takes no side: the full budget
-    (0.60, False, 5, "not decisive or not reliable"),    # takes a side but is a year old: not trusted
-])
+@pytest.mark.parametrize(
+    "leaning, fresh, expected_calls, note",
+    [
+        (0.60, True, 2, "confirming search of 2 step(s)"),  # reliable and takes a side: the warm budget
+        (0.95, True, 0, "decisive and reliable"),  # decisive: no search at all
+        (0.10, True, 5, "not decisive or not reliable"),  # takes no side: the full budget
+        (0.60, False, 5, "not decisive or not reliable"),  # takes a side but is a year old: not trusted
+    ],
+)
 async def test_remembered_evidence_sets_the_search_budget(leaning, fresh, expected_calls, note):
     from mermaid_verifier.models import Evidence, SourceKind
 
     now = 1_800_000_000.0
-    remembered = Evidence(id="w:Kubrick:1", source="local-corpus", source_kind=SourceKind.LOCAL_CORPUS, title="Stanley Kubrick",
-                          text="He directed 2001.", from_memory=True, retrieved_at=now if fresh else now - 365 * 86400)
+    remembered = Evidence(
+        id="w:Kubrick:1",
+        source="local-corpus",
+        source_kind=SourceKind.LOCAL_CORPUS,
+        title="Stanley Kubrick",
+        text="He directed 2001.",
+        from_memory=True,
+        retrieved_at=now if fresh else now - 365 * 86400,
+    )
     toolbox = CountingToolbox()
-    executor = OfflineExecutor(toolbox, FixedStance({"supports": leaning, "refutes": 0.0, "neutral": 1 - leaning}),
-                               max_steps=5, warm_steps=2, lean_threshold=0.3, stop_threshold=0.9, memory_trust=0.6,
-                               clock=lambda: now)
-    decomposition = Decomposition(triplets=[Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey")],
-                                  keywords=["Stanley Kubrick", "2001"], entities=["Stanley Kubrick"])
+    executor = OfflineExecutor(
+        toolbox,
+        FixedStance({"supports": leaning, "refutes": 0.0, "neutral": 1 - leaning}),
+        max_steps=5,
+        warm_steps=2,
+        lean_threshold=0.3,
+        stop_threshold=0.9,
+        memory_trust=0.6,
+        clock=lambda: now,
+    )
+    decomposition = Decomposition(
+        triplets=[Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey")],
+        keywords=["Stanley Kubrick", "2001"],
+        entities=["Stanley Kubrick"],
+    )
     result = await executor.run(KUBRICK, decomposition, [remembered])
     assert len(toolbox.calls) == result.stats.tool_calls == expected_calls
     assert note in result.trace[0].observation and result.stats.memory_hits == 1
@@ -231,8 +264,10 @@ async def test_remembered_evidence_sets_the_search_budget(leaning, fresh, expect
 class NamedPagesToolbox:
     """A corpus where "House" has no page of its own but two pages of that name."""
 
-    PAGES = {"House (TV series)": "House is an American medical drama television series.",
-             "House (film)": "House is a 1977 Japanese horror film."}
+    PAGES = {
+        "House (TV series)": "House is an American medical drama television series.",
+        "House (film)": "House is a 1977 Japanese horror film.",
+    }
 
     def __init__(self):
         self.calls = []
@@ -242,21 +277,38 @@ class NamedPagesToolbox:
         data = {"passages": []}
         if tool == "get_page" and arguments["title"] in self.PAGES:
             title = arguments["title"]
-            data["passages"] = [{"id": f"x:{title}", "page": title.replace(" ", "_"), "line": 0, "title": title,
-                                 "text": self.PAGES[title], "corpus": "x"}]
+            data["passages"] = [
+                {
+                    "id": f"x:{title}",
+                    "page": title.replace(" ", "_"),
+                    "line": 0,
+                    "title": title,
+                    "text": self.PAGES[title],
+                    "corpus": "x",
+                }
+            ]
         elif tool == "get_page":
-            data |= {"same_name": sorted(self.PAGES, key=len), "message": "No page titled 'House', but pages of that name"}
+            data |= {
+                "same_name": sorted(self.PAGES, key=len),
+                "message": "No page titled 'House', but pages of that name",
+            }
         return ToolOutcome(server=server, tool=tool, ok=True, text="{}", data=data)
 
 
-HOUSE = Decomposition(triplets=[Triplet(subject="House", relation="is", object="a medical drama")],
-                      keywords=["House", "medical drama"], entities=["House"])
+HOUSE = Decomposition(
+    triplets=[Triplet(subject="House", relation="is", object="a medical drama")],
+    keywords=["House", "medical drama"],
+    entities=["House"],
+)
 
 
-@pytest.mark.parametrize(("claim", "opened"), [
-    ("House is a TV series about a doctor.", "House (TV series)"),  # the claim's words pick the page
-    ("House is about a doctor.", "House (film)"),  # nothing to go by: the shortest title
-])
+@pytest.mark.parametrize(
+    ("claim", "opened"),
+    [
+        ("House is a TV series about a doctor.", "House (TV series)"),  # the claim's words pick the page
+        ("House is about a doctor.", "House (film)"),  # nothing to go by: the shortest title
+    ],
+)
 async def test_a_missing_page_is_followed_by_the_page_of_that_name_the_claim_means(claim, opened):
     toolbox = NamedPagesToolbox()
     result = await OfflineExecutor(toolbox, ScriptedStance({}), max_steps=5).run(claim, HOUSE, remembered=[])
@@ -271,7 +323,9 @@ async def test_a_missing_page_is_followed_by_the_page_of_that_name_the_claim_mea
 async def test_a_pronoun_taken_for_a_name_is_not_followed_to_pages_of_that_name():
     toolbox = NamedPagesToolbox()
     toolbox.PAGES = {"It (novel)": "It is a 1986 horror novel by Stephen King."}
-    it = Decomposition(triplets=[Triplet(subject="It", relation="was", object="watched")], keywords=["watched"], entities=[])
+    it = Decomposition(
+        triplets=[Triplet(subject="It", relation="was", object="watched")], keywords=["watched"], entities=[]
+    )
     await OfflineExecutor(toolbox, ScriptedStance({}), max_steps=5).run("It was watched.", it, remembered=[])
     assert [arguments["title"] for tool, arguments in toolbox.calls if tool == "get_page"] == ["It"]
 

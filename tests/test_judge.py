@@ -14,9 +14,15 @@ NOW = 1_800_000_000.0
 
 
 def item(i, supports, refutes, kind=SourceKind.LOCAL_CORPUS, age_days=0.0, text="…", title=None):
-    return Evidence(id=f"e{i}", source="test", source_kind=kind, title=title or f"T{i}", text=text,
-                    retrieved_at=NOW - age_days * SECONDS_PER_DAY,
-                    stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes})
+    return Evidence(
+        id=f"e{i}",
+        source="test",
+        source_kind=kind,
+        title=title or f"T{i}",
+        text=text,
+        retrieved_at=NOW - age_days * SECONDS_PER_DAY,
+        stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes},
+    )
 
 
 def trusted(*items):
@@ -45,7 +51,9 @@ def test_reliability_scales_each_side():
 def test_not_enough_info_confidence_scales_with_topic_coverage():
     weak = [item(1, 0.20, 0.10, text="She wrote notes.", title="Ada Lovelace")]
     covered = decide(weak, RAW, ["Ada Lovelace"])
-    assert covered.label == Label.NOT_ENOUGH_INFO and covered.confidence == pytest.approx(0.80) and not covered.abstained
+    assert (
+        covered.label == Label.NOT_ENOUGH_INFO and covered.confidence == pytest.approx(0.80) and not covered.abstained
+    )
     half = decide(weak, RAW, ["Ada Lovelace", "Charles Babbage"])
     assert half.confidence == pytest.approx(0.40) and half.abstained  # 0.80 * 1/2 < 0.50
     assert topic_coverage([], ["x"]) == 0.0 and topic_coverage(weak, []) == 1.0
@@ -54,14 +62,20 @@ def test_not_enough_info_confidence_scales_with_topic_coverage():
 def test_a_found_page_the_claim_names_counts_as_covered_topic():
     # the parser tagged only "J. K. Rowling"; the Middle-earth page is still about the claim
     claim = "Middle-earth was created by J. K. Rowling."
-    page = item(1, 0.02, 0.10, title="Middle-earth", text="Middle-earth is the fictional setting of Tolkien's legendarium.")
+    page = item(
+        1, 0.02, 0.10, title="Middle-earth", text="Middle-earth is the fictional setting of Tolkien's legendarium."
+    )
     storm = item(2, 0.02, 0.02, title="Tropical cyclone", text="A tropical cyclone is a storm system.")
-    assert topic_coverage([page, storm], ["J. K. Rowling"], claim) == pytest.approx(0.5)  # 1 of {J. K. Rowling, middle-earth}
+    assert topic_coverage([page, storm], ["J. K. Rowling"], claim) == pytest.approx(
+        0.5
+    )  # 1 of {J. K. Rowling, middle-earth}
     assert topic_coverage([page, storm], ["J. K. Rowling"]) == 0.0  # without the claim: entities only
     assert topic_coverage([storm], ["J. K. Rowling"], claim) == 0.0  # nothing found is about the claim
     # a page named by an entity is not counted twice; a disambiguator is not part of the name
     film = item(3, 0.02, 0.02, title="Soul Food (film)", text="Soul Food is a 1997 film.")
-    assert topic_coverage([film], ["Soul Food", "Vanessa Williams"], "Soul Food starred Vanessa Williams.") == pytest.approx(0.5)
+    assert topic_coverage(
+        [film], ["Soul Food", "Vanessa Williams"], "Soul Food starred Vanessa Williams."
+    ) == pytest.approx(0.5)
     assert topic_coverage([film], [], "Soul Food is a film.") == 1.0
 
 
@@ -113,8 +127,12 @@ def test_a_fitted_judge_model_decides_the_label_and_its_probability_is_the_confi
 
     # logits: S = 2*support, R = 2*refute, NEI = 1 (bias); everything else weighted 0
     zero = [0.0] * len(FEATURES)
-    model = JudgeModel(features=FEATURES, classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
-                       coef=[zero, [0.0, 2.0] + zero[2:], [2.0] + zero[1:]], intercept=[1.0, 0.0, 0.0])
+    model = JudgeModel(
+        features=FEATURES,
+        classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
+        coef=[zero, [0.0, 2.0] + zero[2:], [2.0] + zero[1:]],
+        intercept=[1.0, 0.0, 0.0],
+    )
     config = RAW.model_copy(update={"model": model})
     verdict = decide([item(1, 0.90, 0.05, text="She wrote notes.", title="Ada Lovelace")], config, ["Ada Lovelace"])
     expected = math.exp(1.8) / (math.exp(1.0) + math.exp(0.1) + math.exp(1.8))  # softmax of (1, 0.1, 1.8)
@@ -133,7 +151,9 @@ def _confidence_model(bias, on_refutes=0.0, on_rule_confidence=0.0):
 def test_a_confidence_model_keeps_the_rules_label_and_replaces_its_confidence():
     import math
 
-    config = RAW.model_copy(update={"confidence_model": _confidence_model(-1.0, on_refutes=-2.0, on_rule_confidence=4.0)})
+    config = RAW.model_copy(
+        update={"confidence_model": _confidence_model(-1.0, on_refutes=-2.0, on_rule_confidence=4.0)}
+    )
     supported = decide([item(1, 0.95, 0.01)], config, ["T1"])
     # SUPPORTS at rule confidence 0.95: logit = -1 + 4 * 0.95 = 2.8
     assert supported.label == Label.SUPPORTS
@@ -163,9 +183,16 @@ def test_label_interactions_repeat_the_features_and_rule_confidence_under_the_ru
     plain = confidence_inputs((0.5, 2.0), "REFUTES", 0.7)
     assert plain == [0.5, 2.0, 0.0, 1.0, 0.0, 0.7]  # features, one-hot (S, R, NEI), rule confidence
     assert confidence_inputs((0.5, 2.0), "REFUTES", 0.7, label_interactions=True) == plain + [
-        0.0, 0.0, 0.0,  # under SUPPORTS
-        0.5, 2.0, 0.7,  # under REFUTES: the features and the rule's confidence
-        0.0, 0.0, 0.0]  # under NOT ENOUGH INFO
+        0.0,
+        0.0,
+        0.0,  # under SUPPORTS
+        0.5,
+        2.0,
+        0.7,  # under REFUTES: the features and the rule's confidence
+        0.0,
+        0.0,
+        0.0,
+    ]  # under NOT ENOUGH INFO
     assert input_count(2, False) == 6 and input_count(2, True) == 15
 
 
@@ -213,9 +240,12 @@ def test_the_bundled_judge_decides_with_a_model_fitted_on_training_claims_and_it
 
 
 def test_a_confidence_model_also_scores_a_fitted_judges_label():
-    model = JudgeModel(features=FEATURES, classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
-                       coef=[[0.0] * len(FEATURES), [0.0] * len(FEATURES), [5.0] + [0.0] * (len(FEATURES) - 1)],
-                       intercept=[0.0, 0.0, 0.0])
+    model = JudgeModel(
+        features=FEATURES,
+        classes=("NOT ENOUGH INFO", "REFUTES", "SUPPORTS"),
+        coef=[[0.0] * len(FEATURES), [0.0] * len(FEATURES), [5.0] + [0.0] * (len(FEATURES) - 1)],
+        intercept=[0.0, 0.0, 0.0],
+    )
     fitted = RAW.model_copy(update={"model": model})
     evidence = [item(1, 0.9, 0.01)]
     alone = decide(evidence, fitted)

@@ -4,9 +4,8 @@
 import asyncio
 import importlib
 import json
-from pathlib import Path
-
 import os
+from pathlib import Path
 
 import pytest
 from blockbuster import blockbuster_ctx
@@ -22,7 +21,9 @@ def factory(tmp_path, monkeypatch):
     module_path, attribute = target.rsplit(":", 1)
     module_name = Path(module_path).with_suffix("").as_posix().lstrip("./").replace("/", ".")
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text(json.dumps({"id": "1", "title": "Mount Everest", "text": "Mount Everest is in the Himalayas."}) + "\n")
+    corpus.write_text(
+        json.dumps({"id": "1", "title": "Mount Everest", "text": "Mount Everest is in the Himalayas."}) + "\n"
+    )
     monkeypatch.setenv("MERMAID_CORPUS", str(corpus))
     monkeypatch.setenv("MERMAID_SOURCES", "local")
     monkeypatch.setenv("MERMAID_CACHE_DIR", str(tmp_path / "cache"))
@@ -51,8 +52,13 @@ async def test_the_factory_yields_the_graph_for_inspection_without_starting_anyt
         async with factory({"configurable": {"__is_for_execution__": False}}) as graph:
             assert set(graph.get_graph().nodes) >= {"decompose", "recall", "execute", "judge", "remember"}
             assert list(graph.get_input_jsonschema()["properties"]) == ["claim"]
-            assert set(graph.get_output_jsonschema()["properties"]) == {"verdict", "evidence", "trace", "decomposition",
-                                                                         "stats"}
+            assert set(graph.get_output_jsonschema()["properties"]) == {
+                "verdict",
+                "evidence",
+                "trace",
+                "decomposition",
+                "stats",
+            }
             assert await asyncio.to_thread(children) == before
 
 

@@ -38,8 +38,9 @@ from .fake_chat import ScriptedChatModel, answer, calls, tool_call, usage
 
 CLAIM = "According to NASA, Stanley Kubrick directed 2001: A Space Odyssey."
 DECOMPOSITION = {
-    "triplets": [{"subject": "Stanley Kubrick", "relation": "directed", "object": "2001: A Space Odyssey",
-                  "attribution": "NASA"}],
+    "triplets": [
+        {"subject": "Stanley Kubrick", "relation": "directed", "object": "2001: A Space Odyssey", "attribution": "NASA"}
+    ],
     "keywords": ["Stanley Kubrick", "2001: A Space Odyssey", "direct", "stanley kubrick"],
     "entities": ["Stanley Kubrick", "2001: A Space Odyssey", "NASA"],
 }
@@ -55,45 +56,61 @@ def verdict_json(label: str, confidence: float, cited: list[str], reasoning: str
 ROUTES = {"local-corpus__search": ("local-corpus", "search"), "local-corpus__get_page": ("local-corpus", "get_page")}
 
 
-@pytest.mark.parametrize("content", [
-    '{"name": "local-corpus__search", "arguments": {"query": "Kubrick"}}',
-    '{"tool_calls": [{"name": "local-corpus.search", "arguments": "{\\"query\\": \\"Kubrick\\"}"}]}',
-    'I will search.\n```json\n{"name": "search", "parameters": {"query": "Kubrick"}}\n```',
-    '<tool_call>\n{"name": "local-corpus__search", "arguments": {"query": "Kubrick"}}\n</tool_call>',
-    '[{"type": "function", "function": {"name": "LOCAL-CORPUS__SEARCH", "arguments": {"query": "Kubrick"}}}]',
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"name": "local-corpus__search", "arguments": {"query": "Kubrick"}}',
+        '{"tool_calls": [{"name": "local-corpus.search", "arguments": "{\\"query\\": \\"Kubrick\\"}"}]}',
+        'I will search.\n```json\n{"name": "search", "parameters": {"query": "Kubrick"}}\n```',
+        '<tool_call>\n{"name": "local-corpus__search", "arguments": {"query": "Kubrick"}}\n</tool_call>',
+        '[{"type": "function", "function": {"name": "LOCAL-CORPUS__SEARCH", "arguments": {"query": "Kubrick"}}}]',
+    ],
+)
 def test_a_tool_call_written_as_json_text_is_understood(content):
     [call] = tool_calls_from_content(content, tool_resolver(ROUTES))
     assert call["name"] == "local-corpus__search" and call["args"] == {"query": "Kubrick"}
 
 
-@pytest.mark.parametrize("content", [
-    "Kubrick directed the film.",
-    '{"label": "SUPPORTS", "confidence": 0.9}',  # a JSON final answer is not a call
-    '{"name": "weather", "arguments": {"city": "Paris"}}',  # no such tool
-    "",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Kubrick directed the film.",
+        '{"label": "SUPPORTS", "confidence": 0.9}',  # a JSON final answer is not a call
+        '{"name": "weather", "arguments": {"city": "Paris"}}',  # no such tool
+        "",
+    ],
+)
 def test_text_that_is_not_a_call_of_a_known_tool_stays_text(content):
     assert tool_calls_from_content(content, tool_resolver(ROUTES)) == []
 
 
 def test_several_calls_in_tags_all_count():
-    content = ('<tool_call>{"name": "local-corpus__search", "arguments": {"query": "a"}}</tool_call>\n'
-               '<tool_call>{"name": "local-corpus__get_page", "arguments": {"title": "B"}}</tool_call>')
+    content = (
+        '<tool_call>{"name": "local-corpus__search", "arguments": {"query": "a"}}</tool_call>\n'
+        '<tool_call>{"name": "local-corpus__get_page", "arguments": {"title": "B"}}</tool_call>'
+    )
     found = tool_calls_from_content(content, tool_resolver(ROUTES))
-    assert [(c["name"], c["args"]) for c in found] == [("local-corpus__search", {"query": "a"}),
-                                                        ("local-corpus__get_page", {"title": "B"})]
+    assert [(c["name"], c["args"]) for c in found] == [
+        ("local-corpus__search", {"query": "a"}),
+        ("local-corpus__get_page", {"title": "B"}),
+    ]
 
 
 def _tool(name: str) -> types.Tool:
-    return types.Tool(name=name, description=f"The {name} tool.",
-                      inputSchema={"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]})
+    return types.Tool(
+        name=name,
+        description=f"The {name} tool.",
+        inputSchema={"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+    )
 
 
 def test_tool_specs_are_prefixed_by_server_and_never_collide():
-    tools = {"local-corpus": {"search": _tool("search"), "get_page": _tool("get_page")},
-             "wikipedia": {"search": _tool("search")},
-             "a.b": {"t": _tool("t")}, "a_b": {"t": _tool("t")}}
+    tools = {
+        "local-corpus": {"search": _tool("search"), "get_page": _tool("get_page")},
+        "wikipedia": {"search": _tool("search")},
+        "a.b": {"t": _tool("t")},
+        "a_b": {"t": _tool("t")},
+    }
     specs, routes = tool_specs(tools)
     names = [s["function"]["name"] for s in specs]
     assert names == ["local-corpus__search", "local-corpus__get_page", "wikipedia__search", "a_b__t", "a_b__t_2"]
@@ -112,8 +129,9 @@ def test_tool_specs_are_prefixed_by_server_and_never_collide():
 def test_bundled_prompts_load_and_a_prompts_dir_replaces_one_file(tmp_path):
     bundled = load_prompt("decomposer", {"system": set(), "user": {"claim"}, "repair": {"error"}})
     assert "{claim}" in bundled.sections["user"] and bundled.source == "bundled prompts/decomposer.md"
-    (tmp_path / "decomposer.md").write_text("## system\nSplit it. Braces: {{}}\n\n## user\nCLAIM={claim}\n\n"
-                                            "## repair\nFix: {error}\n")
+    (tmp_path / "decomposer.md").write_text(
+        "## system\nSplit it. Braces: {{}}\n\n## user\nCLAIM={claim}\n\n## repair\nFix: {error}\n"
+    )
     settings = Settings.from_env({"MERMAID_PROMPTS_DIR": str(tmp_path)})
     assert settings.prompts_dir == tmp_path
     decomposer = LLMDecomposer(ScriptedChatModel(), prompts_dir=settings.prompts_dir)
@@ -123,11 +141,14 @@ def test_bundled_prompts_load_and_a_prompts_dir_replaces_one_file(tmp_path):
     assert judge.prompt.source == "bundled prompts/judge.md"
 
 
-@pytest.mark.parametrize("text, complaint", [
-    ("## system\nx\n## user\n{claim} {colour}\n## repair\n{error}\n", "unknown placeholder(s) colour"),
-    ("## system\nx\n## user\n{claim}\n", "missing or empty section '## repair'"),
-    ("## system\nx\n## user\n{claim\n## repair\n{error}\n", "write literal braces"),
-])
+@pytest.mark.parametrize(
+    "text, complaint",
+    [
+        ("## system\nx\n## user\n{claim} {colour}\n## repair\n{error}\n", "unknown placeholder(s) colour"),
+        ("## system\nx\n## user\n{claim}\n", "missing or empty section '## repair'"),
+        ("## system\nx\n## user\n{claim\n## repair\n{error}\n", "write literal braces"),
+    ],
+)
 def test_a_broken_prompt_file_is_a_config_error(tmp_path, text, complaint):
     (tmp_path / "decomposer.md").write_text(text)
     with pytest.raises(ConfigError, match="decomposer.md") as caught:
@@ -136,16 +157,25 @@ def test_a_broken_prompt_file_is_a_config_error(tmp_path, text, complaint):
 
 
 def test_llm_settings_from_the_environment():
-    env = {"MERMAID_BACKEND": "LLM", "OPENAI_BASE_URL": "http://localhost:8080/v1", "MERMAID_LLM_MODEL": "qwen",
-           "MERMAID_JUDGE_MODEL": "qwen-big", "MERMAID_PRICE_IN": "0.5", "MERMAID_PRICE_OUT": "1.5",
-           "MERMAID_STRUCTURED_METHOD": "function_calling"}
+    env = {
+        "MERMAID_BACKEND": "LLM",
+        "OPENAI_BASE_URL": "http://localhost:8080/v1",
+        "MERMAID_LLM_MODEL": "qwen",
+        "MERMAID_JUDGE_MODEL": "qwen-big",
+        "MERMAID_PRICE_IN": "0.5",
+        "MERMAID_PRICE_OUT": "1.5",
+        "MERMAID_STRUCTURED_METHOD": "function_calling",
+    }
     settings = Settings.from_env(env)
     assert settings.effective_backend == "llm" and settings.structured_method == "function_calling"
     assert [settings.model_for(r) for r in ("decomposer", "executor", "judge")] == ["qwen", "qwen", "qwen-big"]
     assert Pricing.from_settings(settings) == Pricing(0.5, 1.5)
     assert Settings.from_env({}).effective_backend == "offline"
     # an endpoint alone does not switch the backend (a key set for another tool must not start paid calls)
-    assert Settings.from_env({"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": "http://localhost:8080/v1"}).effective_backend == "offline"
+    assert (
+        Settings.from_env({"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": "http://localhost:8080/v1"}).effective_backend
+        == "offline"
+    )
     assert "sk-secret" not in repr(Settings.from_env({"OPENAI_API_KEY": "sk-secret"}))
     with pytest.raises(ConfigError, match="MERMAID_BACKEND must be one of offline, llm, cascade"):
         Settings.from_env({"MERMAID_BACKEND": "gpt"})
@@ -169,10 +199,15 @@ def test_the_factory_builds_chat_completions_clients_without_a_key_for_a_local_s
 
 def test_token_counts_come_from_the_response_never_a_tokenizer():
     assert message_tokens(AIMessage("x", usage_metadata=usage(12, 5))) == (12, 5)
-    assert message_tokens(AIMessage("x", response_metadata={"token_usage": {"prompt_tokens": 7, "completion_tokens": 2}})) == (7, 2)
+    assert message_tokens(
+        AIMessage("x", response_metadata={"token_usage": {"prompt_tokens": 7, "completion_tokens": 2}})
+    ) == (7, 2)
     assert message_tokens(AIMessage("x")) == (0, 0)
-    stats = add_usage(Stats(llm_calls=1, prompt_tokens=1_000_000), Usage(calls=2, prompt_tokens=500_000,
-                                                                          completion_tokens=250_000), Pricing(2.0, 8.0))
+    stats = add_usage(
+        Stats(llm_calls=1, prompt_tokens=1_000_000),
+        Usage(calls=2, prompt_tokens=500_000, completion_tokens=250_000),
+        Pricing(2.0, 8.0),
+    )
     assert (stats.llm_calls, stats.prompt_tokens, stats.completion_tokens) == (3, 1_500_000, 250_000)
     assert stats.cost_usd == pytest.approx(1.5 * 2.0 + 0.25 * 8.0)
     assert add_usage(Stats(), Usage(calls=1, prompt_tokens=10), None).cost_usd is None
@@ -203,7 +238,11 @@ async def test_the_decomposer_returns_triplets_with_attribution():
         decomposition = await LLMDecomposer(model).adecompose(CLAIM)
     [triplet] = decomposition.triplets
     assert (triplet.subject, triplet.relation, triplet.object, triplet.attribution) == (
-        "Stanley Kubrick", "directed", "2001: A Space Odyssey", "NASA")
+        "Stanley Kubrick",
+        "directed",
+        "2001: A Space Odyssey",
+        "NASA",
+    )
     assert decomposition.keywords == ["Stanley Kubrick", "2001: A Space Odyssey", "direct"]  # deduplicated
     assert decomposition.entities == ["Stanley Kubrick", "2001: A Space Odyssey", "NASA"]
     response_format = model.calls[0]["response_format"]
@@ -214,8 +253,9 @@ async def test_the_decomposer_returns_triplets_with_attribution():
 
 
 async def test_the_decomposer_repairs_once_then_gives_up_with_a_typed_error():
-    model = ScriptedChatModel(script=["Sure! Kubrick directed it.", json.dumps({"triplets": [], "keywords": ["x"],
-                                                                                 "entities": []})])
+    model = ScriptedChatModel(
+        script=["Sure! Kubrick directed it.", json.dumps({"triplets": [], "keywords": ["x"], "entities": []})]
+    )
     with pytest.raises(DecompositionError, match="triplets is empty") as caught:
         await LLMDecomposer(model).adecompose(CLAIM)
     assert "unusable twice" in str(caught.value)
@@ -231,19 +271,30 @@ async def test_a_server_without_json_schema_mode_gets_json_object_mode_with_the_
     assert first.triplets[0].attribution == "NASA"
     assert model.calls[0]["response_format"]["type"] == "json_schema"  # rejected
     asked = model.calls[1]["response_format"]
-    assert asked["type"] == "json_object" and asked["schema"]["properties"].keys() == {"triplets", "keywords", "entities"}
+    assert asked["type"] == "json_object" and asked["schema"]["properties"].keys() == {
+        "triplets",
+        "keywords",
+        "entities",
+    }
     await decomposer.adecompose("Another claim.")
     assert len(model.calls) == 3 and model.calls[2]["response_format"]["type"] == "json_object"  # remembered
 
 
 async def test_a_server_without_either_json_mode_gets_function_calling():
-    model = ScriptedChatModel(rejected_formats=("json_schema", "json_object"), script=[
-        calls(tool_call("ClaimDecomposition", DECOMPOSITION)), calls(tool_call("ClaimDecomposition", DECOMPOSITION))])
+    model = ScriptedChatModel(
+        rejected_formats=("json_schema", "json_object"),
+        script=[
+            calls(tool_call("ClaimDecomposition", DECOMPOSITION)),
+            calls(tool_call("ClaimDecomposition", DECOMPOSITION)),
+        ],
+    )
     decomposer = LLMDecomposer(model)
     first = await decomposer.adecompose(CLAIM)
     assert first.triplets[0].attribution == "NASA"
     assert [c["response_format"]["type"] for c in model.calls[:2]] == ["json_schema", "json_object"]
-    assert model.calls[2]["tool_choice"] and [t["function"]["name"] for t in model.calls[2]["tools"]] == ["ClaimDecomposition"]
+    assert model.calls[2]["tool_choice"] and [t["function"]["name"] for t in model.calls[2]["tools"]] == [
+        "ClaimDecomposition"
+    ]
     await decomposer.adecompose("Another claim.")
     assert len(model.calls) == 4 and "response_format" not in model.calls[3]  # the switch is remembered
 
@@ -258,12 +309,24 @@ async def test_function_calling_mode_reads_json_the_model_wrote_as_text():
 
 
 def _evidence() -> list[Evidence]:
-    film = Evidence(id="c:Film:0", source="local-corpus", source_kind=SourceKind.LOCAL_CORPUS, retrieved_at=NOW,
-                    title="2001: A Space Odyssey (film)", text="2001 is a film directed by Stanley Kubrick.",
-                    stance_probabilities={"supports": 0.95, "refutes": 0.01, "neutral": 0.04})
-    other = Evidence(id="c:Everest:0", source="local-corpus", source_kind=SourceKind.LOCAL_CORPUS, retrieved_at=NOW,
-                     title="Mount Everest", text="Mount Everest is in the Himalayas.",
-                     stance_probabilities={"supports": 0.02, "refutes": 0.02, "neutral": 0.96})
+    film = Evidence(
+        id="c:Film:0",
+        source="local-corpus",
+        source_kind=SourceKind.LOCAL_CORPUS,
+        retrieved_at=NOW,
+        title="2001: A Space Odyssey (film)",
+        text="2001 is a film directed by Stanley Kubrick.",
+        stance_probabilities={"supports": 0.95, "refutes": 0.01, "neutral": 0.04},
+    )
+    other = Evidence(
+        id="c:Everest:0",
+        source="local-corpus",
+        source_kind=SourceKind.LOCAL_CORPUS,
+        retrieved_at=NOW,
+        title="Mount Everest",
+        text="Mount Everest is in the Himalayas.",
+        stance_probabilities={"supports": 0.02, "refutes": 0.02, "neutral": 0.96},
+    )
     return assess_trust([film, other], ReliabilityConfig(), NOW)
 
 
@@ -271,8 +334,9 @@ ENTITIES = ["Stanley Kubrick", "2001: A Space Odyssey"]
 
 
 async def test_the_judge_repairs_unknown_citations_and_weighs_confidence_by_reliability():
-    model = ScriptedChatModel(script=[answer(verdict_json("SUPPORTS", 0.9, ["E7"])),
-                                      answer(verdict_json("SUPPORTS", 0.9, ["[E1]"]))])
+    model = ScriptedChatModel(
+        script=[answer(verdict_json("SUPPORTS", 0.9, ["E7"])), answer(verdict_json("SUPPORTS", 0.9, ["[E1]"]))]
+    )
     evidence = _evidence()
     verdict = await LLMJudge(model, JudgeConfig()).judge(CLAIM, evidence, ENTITIES)
     # C(film) = 0.45·0.70 (local corpus) + 0.40·1.0 (fresh) + 0.15·0.5 (no opinionated neighbour) = 0.79
@@ -287,8 +351,9 @@ async def test_the_judge_repairs_unknown_citations_and_weighs_confidence_by_reli
 
 
 async def test_the_judge_accepts_a_real_id_and_requires_a_citation_for_a_decision():
-    model = ScriptedChatModel(script=[answer(verdict_json("supported", 0.8, [])),
-                                      answer(verdict_json("SUPPORTS", 0.8, ["c:Film:0"]))])
+    model = ScriptedChatModel(
+        script=[answer(verdict_json("supported", 0.8, [])), answer(verdict_json("SUPPORTS", 0.8, ["c:Film:0"]))]
+    )
     verdict = await LLMJudge(model, JudgeConfig()).judge(CLAIM, _evidence(), ENTITIES)
     assert "a SUPPORTS verdict must cite at least one evidence id" in model.received[1][-1].content
     assert verdict.cited == ["c:Film:0"] and verdict.label == Label.SUPPORTS
@@ -299,7 +364,10 @@ async def test_a_judge_that_fails_twice_abstains_and_says_why():
     evidence = _evidence()
     verdict = await LLMJudge(model, JudgeConfig()).judge(CLAIM, evidence, ENTITIES)
     stance_reading = decide(evidence, JudgeConfig(), ENTITIES, CLAIM)
-    assert verdict.abstained and (verdict.label, verdict.confidence) == (stance_reading.label, stance_reading.confidence)
+    assert verdict.abstained and (verdict.label, verdict.confidence) == (
+        stance_reading.label,
+        stance_reading.confidence,
+    )
     assert "no usable verdict" in verdict.reason and "confidence" in verdict.reason
     assert "the stance model's reading is kept" in verdict.reason
 
@@ -315,8 +383,13 @@ async def test_an_uncited_not_enough_info_is_weighed_by_topic_coverage_and_may_a
 
 async def test_conflicting_trusted_evidence_still_abstains_however_sure_the_model_is():
     evidence = _evidence()
-    contra = evidence[0].model_copy(update={"id": "c:Film:1", "text": "2001 was directed by someone else.",
-                                            "stance_probabilities": {"supports": 0.01, "refutes": 0.97, "neutral": 0.02}})
+    contra = evidence[0].model_copy(
+        update={
+            "id": "c:Film:1",
+            "text": "2001 was directed by someone else.",
+            "stance_probabilities": {"supports": 0.01, "refutes": 0.97, "neutral": 0.02},
+        }
+    )
     evidence = assess_trust([evidence[0], contra], ReliabilityConfig(), NOW)
     config = JudgeConfig(conflict_level=0.3)
     model = ScriptedChatModel(script=[answer(verdict_json("SUPPORTS", 1.0, ["E1"]))])
@@ -342,14 +415,29 @@ async def toolbox(tmp_path):
 async def test_the_executor_answers_bad_calls_with_errors_and_caps_parallel_calls(toolbox):
     from mermaid_verifier.models import Decomposition
 
-    bad_args = AIMessage(content="", usage_metadata=usage(10, 5), invalid_tool_calls=[
-        {"name": "local-corpus__search", "args": "{query: Kubrick", "id": "bad1", "error": "not JSON", "type": "invalid_tool_call"}])
-    model = ScriptedChatModel(script=[
-        bad_args,
-        calls(tool_call("local-corpus__weather", {"city": "Paris"})),
-        calls(*[tool_call("local-corpus__search", {"query": q, "k": 1}) for q in ("Kubrick", "Everest", "Soul Food")]),
-        answer("Done."),
-    ])
+    bad_args = AIMessage(
+        content="",
+        usage_metadata=usage(10, 5),
+        invalid_tool_calls=[
+            {
+                "name": "local-corpus__search",
+                "args": "{query: Kubrick",
+                "id": "bad1",
+                "error": "not JSON",
+                "type": "invalid_tool_call",
+            }
+        ],
+    )
+    model = ScriptedChatModel(
+        script=[
+            bad_args,
+            calls(tool_call("local-corpus__weather", {"city": "Paris"})),
+            calls(
+                *[tool_call("local-corpus__search", {"query": q, "k": 1}) for q in ("Kubrick", "Everest", "Soul Food")]
+            ),
+            answer("Done."),
+        ]
+    )
     executor = LLMExecutor(model, toolbox, ScriptedStance({}), max_steps=5, max_calls_per_step=2)
     result = await executor.run("Kubrick claim.", Decomposition(), remembered=[])
     actions = [(s.step, s.action, s.observation[:40]) for s in result.trace]
@@ -369,12 +457,22 @@ async def test_the_executor_answers_bad_calls_with_errors_and_caps_parallel_call
 async def test_remembered_evidence_goes_into_the_first_message_or_settles_the_claim(toolbox):
     from mermaid_verifier.models import Decomposition, Triplet
 
-    remembered = Evidence(id="m:1", source="local-corpus", title="2001: A Space Odyssey (film)",
-                          text="2001 : A Space Odyssey is a 1968 film produced and directed by Stanley Kubrick .",
-                          from_memory=True, source_kind=SourceKind.LOCAL_CORPUS, retrieved_at=time.time())
-    decomposition = Decomposition(triplets=[Triplet(subject="Stanley Kubrick", relation="directed",
-                                                    object="2001: A Space Odyssey", attribution="NASA")],
-                                  keywords=["Kubrick"], entities=["Stanley Kubrick"])
+    remembered = Evidence(
+        id="m:1",
+        source="local-corpus",
+        title="2001: A Space Odyssey (film)",
+        text="2001 : A Space Odyssey is a 1968 film produced and directed by Stanley Kubrick .",
+        from_memory=True,
+        source_kind=SourceKind.LOCAL_CORPUS,
+        retrieved_at=time.time(),
+    )
+    decomposition = Decomposition(
+        triplets=[
+            Triplet(subject="Stanley Kubrick", relation="directed", object="2001: A Space Odyssey", attribution="NASA")
+        ],
+        keywords=["Kubrick"],
+        entities=["Stanley Kubrick"],
+    )
     model = ScriptedChatModel(script=[answer("Memory covers it.")])
     undecided = LLMExecutor(model, toolbox, ScriptedStance({}))
     result = await undecided.run(CLAIM, decomposition, remembered=[remembered])
@@ -399,24 +497,54 @@ async def test_the_conversation_the_executor_builds_is_valid_chat_completions_js
     def server(request: httpx2.Request) -> httpx2.Response:
         bodies.append(json.loads(request.content))
         if len(bodies) == 1:
-            message = {"role": "assistant", "content": "Searching.", "tool_calls": [{
-                "id": "call_a", "type": "function",
-                "function": {"name": "local-corpus__search", "arguments": json.dumps({"query": "Mount Everest", "k": 1})}}]}
+            message = {
+                "role": "assistant",
+                "content": "Searching.",
+                "tool_calls": [
+                    {
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {
+                            "name": "local-corpus__search",
+                            "arguments": json.dumps({"query": "Mount Everest", "k": 1}),
+                        },
+                    }
+                ],
+            }
         else:
             message = {"role": "assistant", "content": "Everest is in the Himalayas."}
-        return httpx2.Response(200, json={"id": "c", "object": "chat.completion", "created": 0, "model": "local",
-                                          "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                                          "usage": {"prompt_tokens": 40, "completion_tokens": 8, "total_tokens": 48}})
+        return httpx2.Response(
+            200,
+            json={
+                "id": "c",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "local",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                "usage": {"prompt_tokens": 40, "completion_tokens": 8, "total_tokens": 48},
+            },
+        )
 
-    model = ChatOpenAI(model="local", base_url="http://localhost:8080/v1", api_key="not-needed", use_responses_api=False,
-                       max_retries=0, http_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)))
-    result = await LLMExecutor(model, toolbox, ScriptedStance({})).run("Mount Everest is in Nepal.", Decomposition(), [])
+    model = ChatOpenAI(
+        model="local",
+        base_url="http://localhost:8080/v1",
+        api_key="not-needed",
+        use_responses_api=False,
+        max_retries=0,
+        http_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
+    )
+    result = await LLMExecutor(model, toolbox, ScriptedStance({})).run(
+        "Mount Everest is in Nepal.", Decomposition(), []
+    )
     assert [t["function"]["name"] for t in bodies[0]["tools"]] == ["local-corpus__search", "local-corpus__get_page"]
     assert bodies[0]["tools"][0]["function"]["parameters"]["required"] == ["query"]
     roles = [m["role"] for m in bodies[1]["messages"]]
     assert roles == ["system", "user", "assistant", "tool"]
     assistant, tool = bodies[1]["messages"][2:]
     assert assistant["tool_calls"][0]["id"] == "call_a" and tool["tool_call_id"] == "call_a"
-    assert "[wiki_mini:Mount_Everest:0] Mount Everest (line 0): Mount Everest is Earth 's highest mountain" in tool["content"]
+    assert (
+        "[wiki_mini:Mount_Everest:0] Mount Everest (line 0): Mount Everest is Earth 's highest mountain"
+        in tool["content"]
+    )
     assert [e.id for e in result.evidence] == ["wiki_mini:Mount_Everest:0"]
     assert (result.stats.llm_calls, result.stats.prompt_tokens, result.stats.completion_tokens) == (2, 80, 16)

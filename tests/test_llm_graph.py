@@ -29,12 +29,20 @@ from .fake_chat import ScriptedChatModel, answer, calls, tool_call
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
 KUBRICK_RULES = {"directed by Stanley Kubrick": "supports"}
 FILM_0 = "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:0"
-DECOMPOSITION = json.dumps({
-    "triplets": [{"subject": "Stanley Kubrick", "relation": "directed", "object": "2001: A Space Odyssey",
-                  "attribution": None}],
-    "keywords": ["Stanley Kubrick", "2001: A Space Odyssey", "directed"],
-    "entities": ["Stanley Kubrick", "2001: A Space Odyssey"],
-})
+DECOMPOSITION = json.dumps(
+    {
+        "triplets": [
+            {
+                "subject": "Stanley Kubrick",
+                "relation": "directed",
+                "object": "2001: A Space Odyssey",
+                "attribution": None,
+            }
+        ],
+        "keywords": ["Stanley Kubrick", "2001: A Space Odyssey", "directed"],
+        "entities": ["Stanley Kubrick", "2001: A Space Odyssey"],
+    }
+)
 ENDPOINT = LLM_ENDPOINT
 
 
@@ -54,9 +62,11 @@ def cite(title_start: str, label: str = "SUPPORTS", confidence: float = 0.9, tok
 
 
 def models(decomposer=(), executor=(), judge=()) -> dict[str, ScriptedChatModel]:
-    return {"decomposer": ScriptedChatModel(script=list(decomposer)),
-            "executor": ScriptedChatModel(script=list(executor)),
-            "judge": ScriptedChatModel(script=list(judge))}
+    return {
+        "decomposer": ScriptedChatModel(script=list(decomposer)),
+        "executor": ScriptedChatModel(script=list(executor)),
+        "judge": ScriptedChatModel(script=list(judge)),
+    }
 
 
 async def run(resources, claim, **kwargs):
@@ -69,11 +79,15 @@ async def run(resources, claim, **kwargs):
 def research_script():
     """Search, then read a page and search again in parallel, then a call written as JSON text, then stop."""
     return [
-        calls(tool_call("local-corpus__search", {"query": "Stanley Kubrick 2001: A Space Odyssey", "k": 3}),
-              text="Search for the film and its director first."),
-        calls(tool_call("local-corpus__get_page", {"title": "2001: A Space Odyssey (film)"}),
-              tool_call("local-corpus__search", {"query": "Kubrick director film", "k": 2}),
-              text="Read the film's page and look for Kubrick as a director."),
+        calls(
+            tool_call("local-corpus__search", {"query": "Stanley Kubrick 2001: A Space Odyssey", "k": 3}),
+            text="Search for the film and its director first.",
+        ),
+        calls(
+            tool_call("local-corpus__get_page", {"title": "2001: A Space Odyssey (film)"}),
+            tool_call("local-corpus__search", {"query": "Kubrick director film", "k": 2}),
+            text="Read the film's page and look for Kubrick as a director.",
+        ),
         answer('{"name": "local-corpus__get_page", "arguments": {"title": "Stanley Kubrick", "max_passages": 3}}'),
         answer("The film's page names Kubrick as its director."),
     ]
@@ -101,8 +115,12 @@ async def test_the_llm_path_gathers_real_passages_with_multi_step_and_parallel_t
     assert [t.subject for t in out["decomposition"].triplets] == ["Stanley Kubrick"]
     trace = out["trace"]
     assert [(s.step, s.action) for s in trace] == [
-        (1, "local-corpus.search"), (2, "local-corpus.get_page"), (2, "local-corpus.search"),
-        (3, "local-corpus.get_page"), (4, "finish")]
+        (1, "local-corpus.search"),
+        (2, "local-corpus.get_page"),
+        (2, "local-corpus.search"),
+        (3, "local-corpus.get_page"),
+        (4, "finish"),
+    ]
     assert trace[0].thought == "Search for the film and its director first."
     assert trace[1].thought == trace[2].thought == "Read the film's page and look for Kubrick as a director."
     assert trace[3].thought == "" and trace[3].action_input == {"title": "Stanley Kubrick", "max_passages": 3}
@@ -113,7 +131,9 @@ async def test_the_llm_path_gathers_real_passages_with_multi_step_and_parallel_t
 
     evidence = {e.id: e for e in out["evidence"]}
     assert len(evidence) == len(out["evidence"]) == sum(s.new_evidence for s in trace)
-    assert {FILM_0, "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:1", "wiki_mini:Stanley_Kubrick:2"} <= set(evidence)
+    assert {FILM_0, "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:1", "wiki_mini:Stanley_Kubrick:2"} <= set(
+        evidence
+    )
     film = evidence[FILM_0]
     assert film.text.startswith("2001: A Space Odyssey is a 1968 epic science fiction film")
     assert film.stance == Stance.SUPPORTS and film.stance_probabilities["supports"] == pytest.approx(0.95)
@@ -125,8 +145,10 @@ async def test_the_llm_path_gathers_real_passages_with_multi_step_and_parallel_t
     assert spec["parameters"] == resources.toolbox.tools["local-corpus"]["search"].inputSchema
     second = executor.received[1]
     assert isinstance(second[2], AIMessage) and isinstance(second[3], ToolMessage)
-    assert "[wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:0] 2001: A Space Odyssey (film) (line 0): 2001: A Space" \
+    assert (
+        "[wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:0] 2001: A Space Odyssey (film) (line 0): 2001: A Space"
         in second[3].content
+    )
     third = executor.received[2]
     step_two_ids = [c["id"] for c in third[4].tool_calls]
     assert [m.tool_call_id for m in third[5:7]] == step_two_ids and len(step_two_ids) == 2
@@ -142,15 +164,22 @@ async def test_the_llm_path_gathers_real_passages_with_multi_step_and_parallel_t
 
 
 async def test_unknown_citations_are_repaired_and_every_call_is_accounted_for(llm_resources):
-    chat = models([answer(DECOMPOSITION, (50, 30))], research_script(),
-                  [answer(verdict_json("SUPPORTS", 0.9, ["E99", FILM_0]), (180, 30)),
-                   cite("2001: A Space Odyssey (film) (line 0)", tokens=(220, 50))])
+    chat = models(
+        [answer(DECOMPOSITION, (50, 30))],
+        research_script(),
+        [
+            answer(verdict_json("SUPPORTS", 0.9, ["E99", FILM_0]), (180, 30)),
+            cite("2001: A Space Odyssey (film) (line 0)", tokens=(220, 50)),
+        ],
+    )
     resources = llm_resources(ScriptedStance(KUBRICK_RULES), chat, prices=(2.0, 8.0))
     out = await run(resources, KUBRICK)
 
     repair = chat["judge"].received[1]
     assert isinstance(repair[-2], AIMessage) and "E99" in repair[-2].content
-    assert "unknown evidence id(s) E99" in repair[-1].content and "cite only ids from this list: E1," in repair[-1].content
+    assert (
+        "unknown evidence id(s) E99" in repair[-1].content and "cite only ids from this list: E1," in repair[-1].content
+    )
     assert out["verdict"].cited == [FILM_0] and out["verdict"].label == Label.SUPPORTS
 
     stats = out["stats"]
@@ -162,8 +191,9 @@ async def test_unknown_citations_are_repaired_and_every_call_is_accounted_for(ll
 
 
 async def test_a_malformed_decomposition_is_repaired_on_the_second_try(llm_resources):
-    chat = models([answer("Here you go: Kubrick -> directed -> 2001"), answer(DECOMPOSITION)],
-                  [answer("Nothing to search.")])
+    chat = models(
+        [answer("Here you go: Kubrick -> directed -> 2001"), answer(DECOMPOSITION)], [answer("Nothing to search.")]
+    )
     out = await run(llm_resources(ScriptedStance({}), chat), KUBRICK)
     assert out["decomposition"].triplets[0].object == "2001: A Space Odyssey"
     repair = chat["decomposer"].received[1][-1].content
@@ -174,7 +204,9 @@ async def test_a_malformed_decomposition_is_repaired_on_the_second_try(llm_resou
 
 @pytest.mark.parametrize("review", [False, True])
 async def test_a_decomposition_malformed_twice_abstains_with_the_reason(llm_resources, review):
-    chat = models([answer("Kubrick directed 2001."), answer(json.dumps({"triplets": [], "keywords": [], "entities": []}))])
+    chat = models(
+        [answer("Kubrick directed 2001."), answer(json.dumps({"triplets": [], "keywords": [], "entities": []}))]
+    )
     resources = llm_resources(ScriptedStance({}), chat)
     graph = build_graph(resources, review=review, checkpointer=InMemorySaver() if review else None)
     try:
@@ -193,8 +225,10 @@ async def test_a_decomposition_malformed_twice_abstains_with_the_reason(llm_reso
 
 
 async def test_a_model_that_keeps_calling_tools_stops_at_the_step_budget(llm_resources):
-    searches = [calls(tool_call("local-corpus__search", {"query": q, "k": 2}), text=f"Try {q}.")
-                for q in ("Kubrick", "Space Odyssey", "Clarke screenplay")]
+    searches = [
+        calls(tool_call("local-corpus__search", {"query": q, "k": 2}), text=f"Try {q}.")
+        for q in ("Kubrick", "Space Odyssey", "Clarke screenplay")
+    ]
     chat = models([answer(DECOMPOSITION)], searches, [answer(verdict_json("NOT ENOUGH INFO", 0.8, []))])
     out = await run(llm_resources(ScriptedStance({}), chat, max_steps=2), KUBRICK)
     trace = out["trace"]
@@ -209,21 +243,27 @@ async def test_a_model_that_keeps_calling_tools_stops_at_the_step_budget(llm_res
 
 async def test_cascade_calls_the_llm_only_when_the_offline_verdict_abstains(llm_resources):
     stance = ScriptedStance(KUBRICK_RULES, only_for_claims_with="directed")
-    chat = models(executor=[calls(tool_call("local-corpus__search", {"query": "Stanley Kubrick born Bronx"})),
-                            answer("The corpus gives his birth year, not his birthplace.")],
-                  judge=[answer(verdict_json("NOT ENOUGH INFO", 0.9, [], "Nothing mentions the Bronx."))])
+    chat = models(
+        executor=[
+            calls(tool_call("local-corpus__search", {"query": "Stanley Kubrick born Bronx"})),
+            answer("The corpus gives his birth year, not his birthplace."),
+        ],
+        judge=[answer(verdict_json("NOT ENOUGH INFO", 0.9, [], "Nothing mentions the Bronx."))],
+    )
     confident = await run(llm_resources(stance, chat, backend="cascade"), KUBRICK)
     assert confident["verdict"].label == Label.SUPPORTS and not confident["verdict"].abstained
     assert confident["stats"].backend == "offline" and confident["stats"].llm_calls == 0
     assert result_from_output(KUBRICK, confident).backend == "offline"
     assert all(m.received == [] for m in chat.values())
 
-    uncertain = await run(llm_resources(stance, chat, backend="cascade"), "Stanley Kubrick was born in the Bronx in 1928.")
+    uncertain = await run(
+        llm_resources(stance, chat, backend="cascade"), "Stanley Kubrick was born in the Bronx in 1928."
+    )
     trace = uncertain["trace"]
     escalation = next(i for i, s in enumerate(trace) if s.action == "cascade.escalate")
     assert escalation > 0 and all(s.action.startswith("local-corpus.") for s in trace[:escalation])
     assert "offline verdict NOT ENOUGH INFO" in trace[escalation].observation
-    assert [s.action for s in trace[escalation + 1:]] == ["local-corpus.search", "finish"]
+    assert [s.action for s in trace[escalation + 1 :]] == ["local-corpus.search", "finish"]
     first = chat["executor"].received[0][1].content
     assert "Tool calls already made:\n- local-corpus.search" in first  # the LLM continues from the offline round
     assert uncertain["stats"].backend == "llm" and uncertain["stats"].llm_calls == 3
@@ -234,10 +274,15 @@ async def test_cascade_calls_the_llm_only_when_the_offline_verdict_abstains(llm_
 
 
 async def test_a_reviewer_asking_for_more_continues_the_llm_search(llm_resources):
-    chat = models([answer(DECOMPOSITION)],
-                  [calls(tool_call("local-corpus__search", {"query": "Kubrick Bronx", "k": 2})),
-                   calls(tool_call("local-corpus__get_page", {"title": "Stanley Kubrick"})), answer("Still no birthplace.")],
-                  [answer(verdict_json("NOT ENOUGH INFO", 0.4, [])), answer(verdict_json("NOT ENOUGH INFO", 0.4, []))])
+    chat = models(
+        [answer(DECOMPOSITION)],
+        [
+            calls(tool_call("local-corpus__search", {"query": "Kubrick Bronx", "k": 2})),
+            calls(tool_call("local-corpus__get_page", {"title": "Stanley Kubrick"})),
+            answer("Still no birthplace."),
+        ],
+        [answer(verdict_json("NOT ENOUGH INFO", 0.4, [])), answer(verdict_json("NOT ENOUGH INFO", 0.4, []))],
+    )
     resources = llm_resources(ScriptedStance({}), chat, max_steps=1)
     graph = build_graph(resources, review=True, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "more"}}
@@ -250,7 +295,11 @@ async def test_a_reviewer_asking_for_more_continues_the_llm_search(llm_resources
     finally:
         await resources.aclose()
     assert [(s.step, s.action) for s in done["trace"]] == [
-        (1, "local-corpus.search"), (2, "stop"), (3, "local-corpus.get_page"), (4, "stop")]
+        (1, "local-corpus.search"),
+        (2, "stop"),
+        (3, "local-corpus.get_page"),
+        (4, "stop"),
+    ]
     second_round = chat["executor"].received[1][1].content
     assert 'Tool calls already made:\n- local-corpus.search {"query": "Kubrick Bronx", "k": 2}' in second_round
     assert done["stats"].tool_calls == 2 and done["stats"].llm_calls == 1 + 2 + 2
@@ -267,12 +316,21 @@ def test_the_llm_backend_without_an_endpoint_is_a_config_error():
 
 
 def test_the_llm_backend_with_a_local_endpoint_needs_no_key(tmp_path):
-    settings = Settings.from_env({"MERMAID_BACKEND": "llm", "OPENAI_BASE_URL": "http://localhost:8080/v1",
-                                  "MERMAID_CACHE_DIR": str(tmp_path), "MERMAID_MEMORY": "0"})
+    settings = Settings.from_env(
+        {
+            "MERMAID_BACKEND": "llm",
+            "OPENAI_BASE_URL": "http://localhost:8080/v1",
+            "MERMAID_CACHE_DIR": str(tmp_path),
+            "MERMAID_MEMORY": "0",
+        }
+    )
     resources = Resources.create(settings, toolbox=Toolbox([]), stance=ScriptedStance({}))
     assert resources.backend == "llm" and isinstance(resources.decomposer, LLMDecomposer)
     graph = build_graph(resources)
     assert set(graph.get_graph().nodes) >= {"decompose", "recall", "execute", "judge", "remember"}
-    offline = Resources.create(Settings.from_env({"MERMAID_CACHE_DIR": str(tmp_path), "MERMAID_MEMORY": "0"}),
-                               toolbox=Toolbox([]), stance=ScriptedStance({}))
+    offline = Resources.create(
+        Settings.from_env({"MERMAID_CACHE_DIR": str(tmp_path), "MERMAID_MEMORY": "0"}),
+        toolbox=Toolbox([]),
+        stance=ScriptedStance({}),
+    )
     assert offline.backend == "offline" and offline.chat_models is None

@@ -34,29 +34,34 @@ SEARCH = {"name": "local-corpus__search", "args": {"query": "Kubrick"}}
 # ----------------------------------------------------------------------------- calls written as text
 
 
-@pytest.mark.parametrize("content", [
-    # doubled braces, copied from a template
-    '{{"name": "local-corpus__search", "arguments": {{"query": "Kubrick"}}}}',
-    # an object spread over lines, with prose before and after
-    'I will search first.\n{\n  "name": "local-corpus__search",\n  "arguments": {\n    "query": "Kubrick"\n  }\n}\nThen read.',
-    # Python literals instead of JSON
-    "{'name': 'local-corpus__search', 'arguments': {'query': 'Kubrick'}}",
-    # ReAct-style keys
-    '{"action": "local-corpus.search", "action_input": {"query": "Kubrick"}}',
-    '{"tool": "local-corpus__search", "tool_input": {"query": "Kubrick"}}',
-    # the function named as a string, arguments as a JSON string
-    '{"function": "local-corpus__search", "arguments": "{\\"query\\": \\"Kubrick\\"}"}',
-    # a fence without a language, the object after a sentence that itself holds braces
-    "Use {curly} braces?\n```\n{\"name\": \"local-corpus__search\", \"arguments\": {\"query\": \"Kubrick\"}}\n```",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        # doubled braces, copied from a template
+        '{{"name": "local-corpus__search", "arguments": {{"query": "Kubrick"}}}}',
+        # an object spread over lines, with prose before and after
+        'I will search first.\n{\n  "name": "local-corpus__search",\n  "arguments": {\n    "query": "Kubrick"\n  }\n}\nThen read.',
+        # Python literals instead of JSON
+        "{'name': 'local-corpus__search', 'arguments': {'query': 'Kubrick'}}",
+        # ReAct-style keys
+        '{"action": "local-corpus.search", "action_input": {"query": "Kubrick"}}',
+        '{"tool": "local-corpus__search", "tool_input": {"query": "Kubrick"}}',
+        # the function named as a string, arguments as a JSON string
+        '{"function": "local-corpus__search", "arguments": "{\\"query\\": \\"Kubrick\\"}"}',
+        # a fence without a language, the object after a sentence that itself holds braces
+        'Use {curly} braces?\n```\n{"name": "local-corpus__search", "arguments": {"query": "Kubrick"}}\n```',
+    ],
+)
 def test_every_written_form_of_a_call_is_read(content):
     [call] = tool_calls_from_content(content, tool_resolver(ROUTES))
     assert (call["name"], call["args"]) == ("local-corpus__search", {"query": "Kubrick"})
 
 
 def test_several_objects_in_prose_are_all_found_in_order():
-    text = ('First {"name": "local-corpus__search", "arguments": {"query": "a"}} and then\n'
-            '{"name": "local-corpus__get_page", "arguments": {"title": "B"}}.')
+    text = (
+        'First {"name": "local-corpus__search", "arguments": {"query": "a"}} and then\n'
+        '{"name": "local-corpus__get_page", "arguments": {"title": "B"}}.'
+    )
     assert [v["name"] for v in json_values(text)] == ["local-corpus__search", "local-corpus__get_page"]
     assert json_values("no JSON here, only [brackets] and {braces}") == []
 
@@ -71,10 +76,14 @@ async def test_the_tools_are_offered_with_an_explicit_tool_choice(llm_resources)
 
 
 async def test_a_repeated_call_is_not_run_again_and_two_repeating_steps_end_the_search(llm_resources):
-    repeat = lambda: calls(tool_call(SEARCH["name"], {"query": "  kubrick "}))  # same call, other spacing and case
-    chat = models([answer(DECOMPOSITION)],
-                  [calls(tool_call(**SEARCH)), repeat(), repeat(), answer("never reached")],
-                  [cite("Stanley Kubrick")])
+    def repeat():
+        return calls(tool_call(SEARCH["name"], {"query": "  kubrick "}))  # same call, other spacing and case
+
+    chat = models(
+        [answer(DECOMPOSITION)],
+        [calls(tool_call(**SEARCH)), repeat(), repeat(), answer("never reached")],
+        [cite("Stanley Kubrick")],
+    )
     resources = llm_resources(ScriptedStance(KUBRICK_RULES), chat)
     out = await run(resources, KUBRICK)
     trace = [(s.step, s.action) for s in out["trace"]]
@@ -89,10 +98,15 @@ async def test_a_repeated_call_is_not_run_again_and_two_repeating_steps_end_the_
 
 
 async def test_earlier_observations_are_shortened_so_the_prompt_stays_short(llm_resources):
-    chat = models([answer(DECOMPOSITION)],
-                  [calls(tool_call(**SEARCH)), calls(tool_call("local-corpus__get_page", {"title": "Stanley Kubrick"})),
-                   answer("Done.")],
-                  [cite("Stanley Kubrick")])
+    chat = models(
+        [answer(DECOMPOSITION)],
+        [
+            calls(tool_call(**SEARCH)),
+            calls(tool_call("local-corpus__get_page", {"title": "Stanley Kubrick"})),
+            answer("Done."),
+        ],
+        [cite("Stanley Kubrick")],
+    )
     out = await run(llm_resources(ScriptedStance(KUBRICK_RULES), chat), KUBRICK)
     second, third = chat["executor"].received[1], chat["executor"].received[2]
     full = second[-1].content
@@ -163,9 +177,15 @@ NOW = 1_700_000_000.0
 
 
 def _items(supports: float, refutes: float) -> list[Evidence]:
-    item = Evidence(id="c:Film:0", source="local-corpus", source_kind=SourceKind.LOCAL_CORPUS, retrieved_at=NOW,
-                    title="2001: A Space Odyssey (film)", text="2001 is a film directed by Stanley Kubrick.",
-                    stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes})
+    item = Evidence(
+        id="c:Film:0",
+        source="local-corpus",
+        source_kind=SourceKind.LOCAL_CORPUS,
+        retrieved_at=NOW,
+        title="2001: A Space Odyssey (film)",
+        text="2001 is a film directed by Stanley Kubrick.",
+        stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes},
+    )
     return assess_trust([item], ReliabilityConfig(), NOW)
 
 

@@ -31,15 +31,30 @@ from .conftest import WIKI_MINI
 
 URL = os.environ.get("MERMAID_TEST_LLM_URL")
 MODEL = os.environ.get("MERMAID_TEST_LLM_MODEL", "local")
-pytestmark = [pytest.mark.llm_server,
-              pytest.mark.skipif(not URL, reason="no LLM server configured: set MERMAID_TEST_LLM_URL "
-                                                 "(python scripts/local_llm.py serve starts one)")]
+pytestmark = [
+    pytest.mark.llm_server,
+    pytest.mark.skipif(
+        not URL,
+        reason="no LLM server configured: set MERMAID_TEST_LLM_URL (python scripts/local_llm.py serve starts one)",
+    ),
+]
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
 
 
 def settings(tmp_path, **overrides) -> Settings:
-    values = dict(corpora=(WIKI_MINI,), sources=("local",), cache_dir=tmp_path / "cache", use_memory=False,
-                  backend="llm", openai_base_url=URL, llm_model=MODEL, llm_timeout_s=300.0) | overrides
+    values = (
+        dict(
+            corpora=(WIKI_MINI,),
+            sources=("local",),
+            cache_dir=tmp_path / "cache",
+            use_memory=False,
+            backend="llm",
+            openai_base_url=URL,
+            llm_model=MODEL,
+            llm_timeout_s=300.0,
+        )
+        | overrides
+    )
     return Settings.from_env({}, **values)
 
 
@@ -66,13 +81,19 @@ async def test_a_full_react_run_makes_real_tool_calls(tmp_path):
 
 async def test_the_judge_answers_with_a_cited_structured_verdict(tmp_path):
     now = 1_700_000_000.0
-    item = Evidence(id="c:Film:0", source="local-corpus", source_kind=SourceKind.LOCAL_CORPUS, retrieved_at=now,
-                    title="2001: A Space Odyssey (film)",
-                    text="2001: A Space Odyssey is a 1968 science fiction film produced and directed by Stanley Kubrick.",
-                    stance_probabilities={"supports": 0.95, "refutes": 0.01, "neutral": 0.04})
+    item = Evidence(
+        id="c:Film:0",
+        source="local-corpus",
+        source_kind=SourceKind.LOCAL_CORPUS,
+        retrieved_at=now,
+        title="2001: A Space Odyssey (film)",
+        text="2001: A Space Odyssey is a 1968 science fiction film produced and directed by Stanley Kubrick.",
+        stance_probabilities={"supports": 0.95, "refutes": 0.01, "neutral": 0.04},
+    )
     evidence = assess_trust([item], ReliabilityConfig(), now)
     verdict = await LLMJudge(model(tmp_path, "judge"), JudgeConfig.bundled()).judge(
-        KUBRICK, evidence, ["Stanley Kubrick", "2001: A Space Odyssey"])
+        KUBRICK, evidence, ["Stanley Kubrick", "2001: A Space Odyssey"]
+    )
     assert verdict.label in set(Label)
     assert verdict.reason and ("LLM judge" in verdict.reason or "stance model's reading" in verdict.reason)
 

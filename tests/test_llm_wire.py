@@ -26,8 +26,17 @@ KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
 
 
 def settings_for(url: str, tmp_path, **overrides) -> Settings:
-    return Settings.from_env({}, corpora=(WIKI_MINI,), sources=("local",), cache_dir=tmp_path / "cache",
-                             use_memory=False, backend="llm", openai_base_url=url, llm_model="local", **overrides)
+    return Settings.from_env(
+        {},
+        corpora=(WIKI_MINI,),
+        sources=("local",),
+        cache_dir=tmp_path / "cache",
+        use_memory=False,
+        backend="llm",
+        openai_base_url=url,
+        llm_model="local",
+        **overrides,
+    )
 
 
 def kinds(body: dict) -> str:
@@ -118,9 +127,14 @@ def test_the_recorded_server_refuses_null_content_and_the_payload_never_carries_
     assert refused["status"] == 500 and refused["request"]["messages"][2]["content"] is None
     sent = compatible_payload({"messages": [dict(m) for m in refused["request"]["messages"]]}, "local")
     assert sent["messages"][2]["content"] == ""
-    assert compatible_payload({"messages": [], "max_completion_tokens": 9}, "local") == {"messages": [], "max_tokens": 9}
+    assert compatible_payload({"messages": [], "max_completion_tokens": 9}, "local") == {
+        "messages": [],
+        "max_tokens": 9,
+    }
     assert compatible_payload({"messages": [], "max_completion_tokens": 9}, "o3-mini") == {
-        "messages": [], "max_completion_tokens": 9}  # OpenAI's o-series take only this one
+        "messages": [],
+        "max_completion_tokens": 9,
+    }  # OpenAI's o-series take only this one
 
 
 async def test_a_context_overflow_is_reported_as_such_and_not_mistaken_for_a_missing_mode(tmp_path):

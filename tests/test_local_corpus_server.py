@@ -61,7 +61,11 @@ async def test_list_tools_shows_search_and_get_page_with_schemas(server):
     assert search.inputSchema["required"] == ["query"]
     assert props["query"]["type"] == "string" and props["query"]["description"]
     assert (props["k"]["type"], props["k"]["minimum"], props["k"]["maximum"], props["k"]["default"]) == (
-        "integer", 1, 50, 5)
+        "integer",
+        1,
+        50,
+        5,
+    )
     assert {"query", "passages", "message"} <= set(search.outputSchema["properties"])
 
     get_page = tools["get_page"]
@@ -83,7 +87,11 @@ async def test_search_returns_structured_passages_best_first(server):
     assert set(top) == PASSAGE_FIELDS
     assert top["id"] == "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:1"
     assert (top["page"], top["line"], top["title"], top["corpus"]) == (
-        "2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-", 1, "2001: A Space Odyssey (film)", "wiki_mini")
+        "2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-",
+        1,
+        "2001: A Space Odyssey (film)",
+        "wiki_mini",
+    )
     assert top["text"] == "The screenplay was written by Kubrick and Arthur C. Clarke."
     scores = [p["score"] for p in data["passages"]]
     assert 1 <= len(scores) <= 5 and scores == sorted(scores, reverse=True)
@@ -145,10 +153,13 @@ async def test_unknown_page_suggests_similar_titles(server):
     assert nothing["suggestions"] == [] and "Use search" in nothing["message"]
 
 
-@pytest.mark.parametrize("corpus, expected", [
-    (MALFORMED, r"malformed.jsonl:2: not a corpus record"),
-    (FIXTURES / "missing.jsonl", "corpus file not found"),
-])
+@pytest.mark.parametrize(
+    "corpus, expected",
+    [
+        (MALFORMED, r"malformed.jsonl:2: not a corpus record"),
+        (FIXTURES / "missing.jsonl", "corpus file not found"),
+    ],
+)
 async def test_corpus_error_is_a_one_line_tool_error_and_logged(tmp_path, caplog, corpus, expected):
     server = create_server([corpus], tmp_path / "cache")
     with caplog.at_level(logging.ERROR, logger=MODULE):
@@ -248,8 +259,13 @@ def run_server(args, env_extra, tmp_path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("MERMAID_CORPUS", "MERMAID_CACHE_DIR")}
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", MODULE, *args], capture_output=True, text=True, timeout=60,
-        env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", MODULE, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
     )
 
 
@@ -265,7 +281,8 @@ def test_no_corpus_exits_2_and_env_var_is_read(tmp_path):
     done = run_server([], {}, tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == (
-        "mermaid-verifier-corpus-server: error: no corpus given: pass --corpus PATH or set MERMAID_CORPUS")
+        "mermaid-verifier-corpus-server: error: no corpus given: pass --corpus PATH or set MERMAID_CORPUS"
+    )
 
     missing = tmp_path / "from-env.jsonl"
     done = run_server([], {"MERMAID_CORPUS": f"{WIKI}{os.pathsep}{missing}"}, tmp_path)

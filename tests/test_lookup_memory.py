@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from mermaid_verifier.cli import app
 from mermaid_verifier.graph import build_graph
 from mermaid_verifier.memory.evidence import DAY, LOOKUPS, EvidenceMemory, LookupPolicy
-from mermaid_verifier.models import Label
 from mermaid_verifier.memory.store import open_local_store
+from mermaid_verifier.models import Label
 
 from .conftest import WIKI_MINI, ScriptedStance
 
@@ -25,8 +25,12 @@ NOW = 1_800_000_000.0
 NEI_CLAIM = "Stanley Kubrick was born in the Bronx in 1928."
 NOBODY_CLAIM = "Zorblax Quintavius founded the Moonlight Society."  # nothing in the corpus is about him
 SUPPORTED = "Mount Everest is the highest mountain on Earth."
-RESULT = {"query": "tilda swinton is a vegan.", "passages": [{"id": "wiki:Tilda_Swinton:0", "title": "Tilda Swinton",
-                                                              "text": "Tilda Swinton is a British actress."}]}
+RESULT = {
+    "query": "tilda swinton is a vegan.",
+    "passages": [
+        {"id": "wiki:Tilda_Swinton:0", "title": "Tilda Swinton", "text": "Tilda Swinton is a British actress."}
+    ],
+}
 
 
 class LeaningStance(ScriptedStance):
@@ -34,8 +38,10 @@ class LeaningStance(ScriptedStance):
     the executor does not stop at it, and remembered it buys a short confirming search, not none."""
 
     def probabilities(self, claim, evidence):
-        return [{"supports": 0.75, "refutes": 0.05, "neutral": 0.2} if p["supports"] > 0.5 else p
-                for p in super().probabilities(claim, evidence)]
+        return [
+            {"supports": 0.75, "refutes": 0.05, "neutral": 0.2} if p["supports"] > 0.5 else p
+            for p in super().probabilities(claim, evidence)
+        ]
 
 
 class Clock:
@@ -46,7 +52,9 @@ class Clock:
         return self.now
 
 
-async def verify_twice(make_resources, stance, claim, memory_dir, clocks=(None, None), corpora=(WIKI_MINI,), before=None):
+async def verify_twice(
+    make_resources, stance, claim, memory_dir, clocks=(None, None), corpora=(WIKI_MINI,), before=None
+):
     """Verify ``claim`` once per clock (so twice by default) with one memory; ``before(run)`` runs first."""
     outs = []
     for run, clock in enumerate(clocks):
@@ -103,7 +111,9 @@ async def test_a_supported_claim_verified_again_makes_fewer_tool_calls(make_reso
 
 async def test_an_expired_lookup_is_not_served(make_resources, tmp_path):
     clocks = (Clock(NOW), Clock(NOW + 29 * DAY), Clock(NOW + 31 * DAY))  # the default TTL for a local corpus: 30 days
-    cold, within, expired = await verify_twice(make_resources, ScriptedStance({}), NEI_CLAIM, tmp_path / "mem", clocks=clocks)
+    cold, within, expired = await verify_twice(
+        make_resources, ScriptedStance({}), NEI_CLAIM, tmp_path / "mem", clocks=clocks
+    )
     assert cold["stats"].tool_calls == 5 and within["stats"].tool_calls == 0 and within["stats"].memory_hits == 5
     assert expired["stats"].tool_calls == 5 and expired["stats"].memory_hits == 0
     assert not any("answered from memory" in s.observation for s in expired["trace"])
@@ -120,8 +130,15 @@ async def test_a_changed_corpus_is_not_served_from_lookups_of_the_old_one(make_r
             with corpus.open("a") as handle:
                 handle.write(json.dumps({"id": "new", "title": "Stanley Kubrick", "text": "He liked chess."}) + "\n")
 
-    cold, same, changed = await verify_twice(make_resources, ScriptedStance({}), NEI_CLAIM, tmp_path / "mem",
-                                             clocks=(None,) * 3, corpora=(corpus,), before=edit_corpus_before_the_third_run)
+    cold, same, changed = await verify_twice(
+        make_resources,
+        ScriptedStance({}),
+        NEI_CLAIM,
+        tmp_path / "mem",
+        clocks=(None,) * 3,
+        corpora=(corpus,),
+        before=edit_corpus_before_the_third_run,
+    )
     assert cold["stats"].tool_calls == 5 and same["stats"].tool_calls == 0  # the same corpus: served from memory
     assert changed["stats"].tool_calls == 5 and changed["stats"].memory_hits == 0
     assert not any(e.from_memory for e in changed["evidence"])
@@ -130,22 +147,41 @@ async def test_a_changed_corpus_is_not_served_from_lookups_of_the_old_one(make_r
 # ---------------------------------------------------------------- the store
 
 
-
-
 async def test_lookups_are_keyed_by_normalised_arguments_and_source(store):
     clock = Clock(NOW)
     memory = EvidenceMemory(store, clock=clock)
-    written = await memory.remember_lookup("local-corpus", "search", {"query": "Tilda  Swinton is a vegan.", "k": 5},
-                                           "corpus:aaa", RESULT)
+    written = await memory.remember_lookup(
+        "local-corpus", "search", {"query": "Tilda  Swinton is a vegan.", "k": 5}, "corpus:aaa", RESULT
+    )
     assert written.passage_ids == ["wiki:Tilda_Swinton:0"] and not written.found_nothing
     assert written.describe() == 'local-corpus.search("tilda swinton is a vegan.")'
     assert written.expires_at == NOW + 30 * DAY
-    found = await memory.recall_lookup("local-corpus", "search", {"k": 5, "query": "tilda swinton is a VEGAN."}, "corpus:aaa")
+    found = await memory.recall_lookup(
+        "local-corpus", "search", {"k": 5, "query": "tilda swinton is a VEGAN."}, "corpus:aaa"
+    )
     assert found is not None and found.result == RESULT and found.looked_up_at == NOW
-    assert await memory.recall_lookup("local-corpus", "search", {"query": "tilda swinton is a vegan.", "k": 5}, "corpus:bbb") is None
-    assert await memory.recall_lookup("local-corpus", "search", {"query": "tilda swinton is a vegan.", "k": 10}, "corpus:aaa") is None
-    assert await memory.recall_lookup("local-corpus", "get_page", {"query": "tilda swinton is a vegan.", "k": 5}, "corpus:aaa") is None
-    assert await memory.recall_lookup("local-corpus", "search", {"query": "tilda swinton is a vegan.", "k": 5}, None) is None
+    assert (
+        await memory.recall_lookup(
+            "local-corpus", "search", {"query": "tilda swinton is a vegan.", "k": 5}, "corpus:bbb"
+        )
+        is None
+    )
+    assert (
+        await memory.recall_lookup(
+            "local-corpus", "search", {"query": "tilda swinton is a vegan.", "k": 10}, "corpus:aaa"
+        )
+        is None
+    )
+    assert (
+        await memory.recall_lookup(
+            "local-corpus", "get_page", {"query": "tilda swinton is a vegan.", "k": 5}, "corpus:aaa"
+        )
+        is None
+    )
+    assert (
+        await memory.recall_lookup("local-corpus", "search", {"query": "tilda swinton is a vegan.", "k": 5}, None)
+        is None
+    )
     # JSON only: what the store holds reads back as plain JSON
     stored = (await store.asearch(LOOKUPS))[0].value
     assert json.loads(json.dumps(stored)) == stored and stored["source"] == "corpus:aaa"
@@ -154,17 +190,27 @@ async def test_lookups_are_keyed_by_normalised_arguments_and_source(store):
 async def test_a_lookup_expires_after_its_ttl_and_upkeep_removes_it(store):
     clock = Clock(NOW)
     memory = EvidenceMemory(store, clock=clock, lookups=LookupPolicy(local_days=2, live_days=0.5))
-    await memory.remember_lookup("local-corpus", "get_page", {"title": "Nobody", "max_passages": 10}, "corpus:aaa",
-                                 {"title": "Nobody", "passages": []})
+    await memory.remember_lookup(
+        "local-corpus",
+        "get_page",
+        {"title": "Nobody", "max_passages": 10},
+        "corpus:aaa",
+        {"title": "Nobody", "passages": []},
+    )
     await memory.remember_lookup("wikipedia", "page_sentences", {"title": "Tilda Swinton"}, "wikipedia", RESULT)
     clock.now = NOW + 1 * DAY  # the live lookup (half a day) has expired, the local one (two days) has not
-    negative = await memory.recall_lookup("local-corpus", "get_page", {"title": "nobody", "max_passages": 10}, "corpus:aaa")
+    negative = await memory.recall_lookup(
+        "local-corpus", "get_page", {"title": "nobody", "max_passages": 10}, "corpus:aaa"
+    )
     assert negative is not None and negative.found_nothing
     assert await memory.recall_lookup("wikipedia", "page_sentences", {"title": "Tilda Swinton"}, "wikipedia") is None
     assert (await memory.summary())["lookups"] == 1
     assert await memory.prune_lookups() == 1 and len(await memory.all_lookups()) == 1
     clock.now = NOW + 3 * DAY
-    assert await memory.recall_lookup("local-corpus", "get_page", {"title": "Nobody", "max_passages": 10}, "corpus:aaa") is None
+    assert (
+        await memory.recall_lookup("local-corpus", "get_page", {"title": "Nobody", "max_passages": 10}, "corpus:aaa")
+        is None
+    )
     assert await memory.prune_lookups() == 1 and await memory.all_lookups() == []
 
 
@@ -205,15 +251,21 @@ def test_memory_revalidate_removes_expired_lookups(tmp_path):
                 await memory.remember_lookup("local-corpus", "search", {"query": "new", "k": 5}, "corpus:aaa", RESULT)
                 # the first was made 40 days ago: rewrite its times as if so
                 [old] = [r for r in await memory.all_lookups() if r.arguments["query"] == "old"]
-                await store.aput(LOOKUPS, old.key, old.model_copy(update={"looked_up_at": clock_now - 40 * DAY,
-                                                                          "expires_at": clock_now - 10 * DAY}).model_dump())
+                await store.aput(
+                    LOOKUPS,
+                    old.key,
+                    old.model_copy(
+                        update={"looked_up_at": clock_now - 40 * DAY, "expires_at": clock_now - 10 * DAY}
+                    ).model_dump(),
+                )
             return sorted(r.arguments["query"] for r in await memory.all_lookups())
         finally:
             store.close()
 
     assert asyncio.run(seed_and_count(time.time(), seed=True)) == ["new", "old"]
-    result = CliRunner().invoke(app, ["memory", "revalidate", "--json", "--corpus", str(WIKI_MINI),
-                                          "--cache-dir", str(tmp_path)])
+    result = CliRunner().invoke(
+        app, ["memory", "revalidate", "--json", "--corpus", str(WIKI_MINI), "--cache-dir", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     assert "removed 1 expired lookup(s)" in result.output
     assert asyncio.run(seed_and_count(time.time(), seed=False)) == ["new"]

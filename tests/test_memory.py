@@ -8,17 +8,22 @@ from mermaid_verifier.models import Evidence, SourceKind
 NOW = 1_800_000_000.0
 
 
-
-
 @pytest.fixture
 def memory(store):
     return EvidenceMemory(store, clock=lambda: NOW)
 
 
 def evidence(i, title, text, page=None, supports=0.9, refutes=0.0, kind=SourceKind.LOCAL_CORPUS):
-    return Evidence(id=f"c:{i}", source="local-corpus", source_kind=kind, title=title, text=text,
-                    page=page or title.replace(" ", "_"), line=i,
-                    stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes})
+    return Evidence(
+        id=f"c:{i}",
+        source="local-corpus",
+        source_kind=kind,
+        title=title,
+        text=text,
+        page=page or title.replace(" ", "_"),
+        line=i,
+        stance_probabilities={"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes},
+    )
 
 
 def test_normalise_entity_and_aliases():
@@ -32,11 +37,18 @@ def test_normalise_entity_and_aliases():
 async def test_remember_then_recall_by_entity_title_and_alias(memory):
     item = evidence(0, "2001: A Space Odyssey (film)", "It was directed by Stanley Kubrick.")
     assert await memory.remember(["Stanley Kubrick", "Steven Spielberg"], [item]) == 1
-    for key in ["stanley kubrick", "2001: A Space Odyssey (film)", "2001: A Space Odyssey", "2001:_A_Space_Odyssey_(film)"]:
+    for key in [
+        "stanley kubrick",
+        "2001: A Space Odyssey (film)",
+        "2001: A Space Odyssey",
+        "2001:_A_Space_Odyssey_(film)",
+    ]:
         recalled = (await memory.recall([key])).items
         assert [e.id for e in recalled] == ["c:0"], key
     only = (await memory.recall(["Stanley Kubrick"])).items[0]
-    assert only.from_memory and only.stance is None and only.stance_probabilities is None  # claim-specific: rescored later
+    assert (
+        only.from_memory and only.stance is None and only.stance_probabilities is None
+    )  # claim-specific: rescored later
     assert only.veracity == pytest.approx(0.70)
     assert (await memory.recall(["Steven Spielberg"])).items == []  # the item does not mention him
 
@@ -79,10 +91,13 @@ async def test_recall_keeps_only_items_above_tau(memory):
 
 
 async def test_recall_counts_accesses_and_ranks_by_overlap_with_the_claim(memory, store):
-    await memory.remember(["Mount Everest"], [
-        evidence(20, "Mount Everest", "Mount Everest is in the Himalayas."),
-        evidence(21, "Mount Everest", "Its peak is 8,848 metres above sea level."),
-    ])
+    await memory.remember(
+        ["Mount Everest"],
+        [
+            evidence(20, "Mount Everest", "Mount Everest is in the Himalayas."),
+            evidence(21, "Mount Everest", "Its peak is 8,848 metres above sea level."),
+        ],
+    )
     result = await memory.recall(["Mount Everest"], claim="How high is the peak above sea level?")
     assert [e.id for e in result.items] == ["c:21", "c:20"]
     assert store.get(ITEMS, "c:21").value["access_count"] == 1

@@ -18,9 +18,14 @@ def item(worker: int, number: int) -> Evidence:
     # every worker writes pages known by the name "House" (their titles without the bracket): found
     # through that alias only, as their text names nothing the writing claim names
     title = f"House (series {worker}-{number})"
-    return Evidence(id=f"w{worker}:{number}", source="local-corpus", origin="corpus:shared", title=title,
-                    text=f"A medical drama, season {worker}-{number}.",
-                    stance_probabilities={"supports": 0.9, "refutes": 0.05, "neutral": 0.05})
+    return Evidence(
+        id=f"w{worker}:{number}",
+        source="local-corpus",
+        origin="corpus:shared",
+        title=title,
+        text=f"A medical drama, season {worker}-{number}.",
+        stance_probabilities={"supports": 0.9, "refutes": 0.05, "neutral": 0.05},
+    )
 
 
 async def write_items(memory: EvidenceMemory, worker: int) -> None:

@@ -4,8 +4,13 @@ from mermaid_verifier.evaluation.datasets import page_disjoint_split, page_group
 
 
 def test_claims_sharing_any_page_join_one_group_named_by_its_first_page():
-    anchors = {"1": {"Soul_Food"}, "2": {"Soul_Food", "Babyface"}, "3": {"Babyface", "Tracey_Edmonds"},
-               "4": {"Mount_Everest"}, "5": set()}
+    anchors = {
+        "1": {"Soul_Food"},
+        "2": {"Soul_Food", "Babyface"},
+        "3": {"Babyface", "Tracey_Edmonds"},
+        "4": {"Mount_Everest"},
+        "5": set(),
+    }
     groups = page_groups(anchors)
     assert groups["1"] == groups["2"] == groups["3"] == "Babyface"  # joined through 2, named alphabetically first
     assert groups["4"] == "Mount_Everest" and groups["5"] == "claim:5"
@@ -19,8 +24,10 @@ def test_the_split_never_separates_a_group():
 
 
 def test_result_rows_are_anchored_on_gold_pages_else_the_first_retrieved_page():
-    supported = {"gold_evidence": [[["Stanley_Kubrick", 1]], [["Stanley_Kubrick", 2], ["The_Shining", 0]]],
-                 "evidence": [{"page": "Elsewhere"}]}
+    supported = {
+        "gold_evidence": [[["Stanley_Kubrick", 1]], [["Stanley_Kubrick", 2], ["The_Shining", 0]]],
+        "evidence": [{"page": "Elsewhere"}],
+    }
     assert result_anchor_pages(supported) == {"Stanley_Kubrick", "The_Shining"}
     not_enough_info = {"gold_evidence": [], "evidence": [{"page": None}, {"page": "Mount_Everest"}, {"page": "K2"}]}
     assert result_anchor_pages(not_enough_info) == {"Mount_Everest"}

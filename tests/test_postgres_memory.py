@@ -47,7 +47,9 @@ def postgres_url():
     binaries = server_binaries()
     if binaries is None:
         pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found")
-    root = Path(tempfile.mkdtemp(prefix="mermaid-pg-"))  # not under pytest's root-only temp dir: the server user reads it
+    root = Path(
+        tempfile.mkdtemp(prefix="mermaid-pg-")
+    )  # not under pytest's root-only temp dir: the server user reads it
     as_user: list[str] = []
     if os.geteuid() == 0:  # initdb refuses to run as root: run the cluster as the postgres user
         if shutil.which("runuser") is None or subprocess.run(["id", "postgres"], capture_output=True).returncode:
@@ -55,15 +57,45 @@ def postgres_url():
         shutil.chown(root, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     data, port = root / "data", 55432 + os.getpid() % 1000
-    subprocess.run([*as_user, str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync",
-                    "-E", "UTF8"], check=True, capture_output=True)
-    subprocess.run([*as_user, str(binaries / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "-o",
-                    f"-k {root} -p {port} -c listen_addresses='' -c fsync=off", "start"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            *as_user,
+            str(binaries / "initdb"),
+            "-D",
+            str(data),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            *as_user,
+            str(binaries / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(root / "log"),
+            "-w",
+            "-o",
+            f"-k {root} -p {port} -c listen_addresses='' -c fsync=off",
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
     try:
         yield f"postgresql://postgres@/postgres?host={root}&port={port}"
     finally:
-        subprocess.run([*as_user, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True)
+        subprocess.run(
+            [*as_user, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -108,9 +140,21 @@ def test_four_processes_writing_one_postgres_memory_lose_nothing(fresh_database)
 
 def verify_in_a_process(claim: str, url: str, cache_dir: Path) -> dict:
     env = os.environ | {"MERMAID_MEMORY_URL": url, "MERMAID_SOURCES": "local", "MERMAID_CACHE_DIR": str(cache_dir)}
-    done = subprocess.run([sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()",
-                           "--json", "--corpus", str(WIKI_MINI), claim], env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from mermaid_verifier.cli import verify_main; verify_main()",
+            "--json",
+            "--corpus",
+            str(WIKI_MINI),
+            claim,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -118,7 +162,9 @@ def verify_in_a_process(claim: str, url: str, cache_dir: Path) -> dict:
 def test_a_second_process_reuses_what_the_first_learned(fresh_database, tmp_path):
     claim = "Stanley Kubrick directed 2001: A Space Odyssey."
     first = verify_in_a_process(claim, fresh_database, tmp_path / "one")
-    second = verify_in_a_process(claim, fresh_database, tmp_path / "two")  # another cache dir: only the database is shared
+    second = verify_in_a_process(
+        claim, fresh_database, tmp_path / "two"
+    )  # another cache dir: only the database is shared
     assert first["stats"]["memory_hits"] == 0
     assert second["stats"]["memory_hits"] > 0
     assert second["stats"]["tool_calls"] < first["stats"]["tool_calls"]
@@ -143,13 +189,18 @@ def test_memory_upkeep_works_the_same_on_postgres(fresh_database, tmp_path, monk
 
     opened = open_postgres_store(fresh_database)
     try:
-        asyncio.run(EvidenceMemory(opened.store, clock=lambda: 1_000_000.0).remember(["Mount Everest", "Atlantis"],
-                                                                                     [STILL_THERE, GONE]))
+        asyncio.run(
+            EvidenceMemory(opened.store, clock=lambda: 1_000_000.0).remember(
+                ["Mount Everest", "Atlantis"], [STILL_THERE, GONE]
+            )
+        )
     finally:
         opened.close()
     monkeypatch.setenv("MERMAID_MEMORY_URL", fresh_database)
-    out = CliRunner().invoke(app, ["memory", "revalidate", "--top-k", "5", "--corpus", str(WIKI_MINI), "--json",
-                                   "--cache-dir", str(tmp_path)])
+    out = CliRunner().invoke(
+        app,
+        ["memory", "revalidate", "--top-k", "5", "--corpus", str(WIKI_MINI), "--json", "--cache-dir", str(tmp_path)],
+    )
     assert out.exit_code == 0, out.output
     rows = {row["id"]: row for row in map(json.loads, out.output.splitlines())}
     assert rows[STILL_THERE.id]["observed"] == 1.0 and rows[GONE.id]["observed"] == 0.0
@@ -162,8 +213,17 @@ def test_the_memory_url_option_reaches_the_run(fresh_database, tmp_path):
     claim = "Stanley Kubrick directed 2001: A Space Odyssey."
     env = os.environ | {"MERMAID_SOURCES": "local", "MERMAID_CACHE_DIR": str(tmp_path)}
     env.pop("MERMAID_MEMORY_URL", None)
-    command = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()", "--json",
-               "--memory-url", fresh_database, "--corpus", str(WIKI_MINI), claim]
+    command = [
+        sys.executable,
+        "-c",
+        "from mermaid_verifier.cli import verify_main; verify_main()",
+        "--json",
+        "--memory-url",
+        fresh_database,
+        "--corpus",
+        str(WIKI_MINI),
+        claim,
+    ]
     runs = [subprocess.run(command, env=env, capture_output=True, text=True, timeout=300) for _ in range(2)]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
     assert json.loads(runs[1].stdout.strip().splitlines()[-1])["stats"]["memory_hits"] > 0

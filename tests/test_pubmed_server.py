@@ -31,6 +31,8 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
 VCR = source_vcr("pubmed", filter_query=("email", "tool", "api_key"))
 QUERY = {"query": "12091962[uid] OR 9997[uid]", "k": 2}
 FETCH = {"pmids": ["12091962", "9997"]}
+
+
 def recorded_body(name: str, interaction: int = 0) -> bytes:
     """The response body a pubmed cassette replays."""
     data = yaml.safe_load((CASSETTES / "pubmed" / name).read_text(encoding="utf-8"))
@@ -60,8 +62,11 @@ async def test_search_fetches_the_abstracts_and_caches_search_and_articles(serve
     # search.yaml: a synthetic ESearch naming the two PMIDs of a recorded EFetch (see SOURCES.md)
     sent = []
     real_build = Entrez._build_request
-    monkeypatch.setattr(Entrez, "_build_request", lambda cgi, params=None, **kw: sent.append(dict(params)) or
-                        real_build(cgi, params, **kw))
+    monkeypatch.setattr(
+        Entrez,
+        "_build_request",
+        lambda cgi, params=None, **kw: sent.append(dict(params)) or real_build(cgi, params, **kw),
+    )
     with VCR.use_cassette("search.yaml") as cassette:
         async with create_connected_server_and_client_session(server) as client:
             data = structured(await client.call_tool("search", QUERY))
@@ -97,10 +102,12 @@ async def test_fetch_abstracts_reads_each_article_in_the_order_asked(server):
     assert (olivero["authors"], olivero["journal"]) == (["J Michael Olivero"], "Social justice (San Francisco, Calif.)")
     # PubDate is '1990 Spring': the year alone
     assert (olivero["publication_date"], olivero["published_at"], olivero["doi"]) == ("1990", day(1990, 1, 1), None)
-    assert strekas["title"] == ("Magnetic studies of Chromatium flavocytochrome C552. A mechanism for heme-flavin "
-                                "interaction.")
+    assert strekas["title"] == (
+        "Magnetic studies of Chromatium flavocytochrome C552. A mechanism for heme-flavin interaction."
+    )
     assert strekas["has_abstract"] and strekas["text"].startswith(
-        "Electron paramagnetic resonance and magnetic susceptibility studies of Chromatium flavocytochrome C552")
+        "Electron paramagnetic resonance and magnetic susceptibility studies of Chromatium flavocytochrome C552"
+    )
     assert strekas["text"].endswith("indicating the existence of a mechanism for heme-flavin interaction.")
     assert (strekas["authors"], strekas["journal"]) == (["T C Strekas"], "Biochimica et biophysica acta")
     assert (strekas["publication_date"], strekas["published_at"]) == ("1976-09-28", day(1976, 9, 28))
@@ -113,8 +120,9 @@ async def test_a_structured_abstract_keeps_its_labels(server):
     assert cassette.all_played
     [article] = data["passages"]
     assert_passage(article, "pubmed")
-    assert article["title"] == ("Occupational pesticide exposure and subclinical hypothyroidism among male pesticide "
-                                "applicators.")
+    assert article["title"] == (
+        "Occupational pesticide exposure and subclinical hypothyroidism among male pesticide applicators."
+    )
     assert article["text"].startswith("OBJECTIVES: Animal studies suggest that exposure to pesticides may alter")
     assert all(f" {label}: " in article["text"] for label in ("METHODS", "RESULTS", "CONCLUSIONS"))
     assert article["journal"] == "Occupational and environmental medicine"
@@ -154,8 +162,10 @@ async def test_search_without_hits_makes_no_efetch(server):
         data = structured(await call(server, "search", {"query": "abcXYZ"}))
     assert cassette.play_count == 1
     assert (data["passages"], data["total_count"], data["query_translation"]) == ([], 0, "(abcXYZ[All Fields])")
-    assert data["message"] == ("No PubMed article matched 'abcXYZ'. PubMed did not find: 'abcXYZ'. "
-                               "Try fewer or different keywords, or another spelling.")
+    assert data["message"] == (
+        "No PubMed article matched 'abcXYZ'. PubMed did not find: 'abcXYZ'. "
+        "Try fewer or different keywords, or another spelling."
+    )
 
 
 async def test_429_is_retried_after_the_time_retry_after_asks(server):
@@ -174,11 +184,23 @@ async def test_5xx_on_every_attempt_is_one_line(server):
     assert message == "PubMed returned HTTP 502 (Bad Gateway) after 3 attempts"
 
 
-@pytest.mark.parametrize("cassette_name, tool, arguments, expected", [
-    ("malformed.yaml", "fetch_abstracts", FETCH,
-     "PubMed returned a malformed response: not valid XML (no element found: line 4, column 691)"),
-    ("api_error.yaml", "search", {"query": '""'}, "PubMed reported an error: Empty term and query_key - nothing todo"),
-])
+@pytest.mark.parametrize(
+    "cassette_name, tool, arguments, expected",
+    [
+        (
+            "malformed.yaml",
+            "fetch_abstracts",
+            FETCH,
+            "PubMed returned a malformed response: not valid XML (no element found: line 4, column 691)",
+        ),
+        (
+            "api_error.yaml",
+            "search",
+            {"query": '""'},
+            "PubMed reported an error: Empty term and query_key - nothing todo",
+        ),
+    ],
+)
 async def test_a_bad_body_is_one_line(server, cassette_name, tool, arguments, expected):
     with VCR.use_cassette(cassette_name) as cassette:
         message = error_text(await call(server, tool, arguments))
@@ -202,8 +224,10 @@ async def test_without_a_cassette_the_network_is_unreachable_at_once(server, blo
 
 def test_the_server_never_loads_entrez_dtd_machinery():
     # Bio.Entrez.Parser (Entrez.read) downloads DTDs it lacks, and creates ~/.config/biopython on import
-    code = ("import sys, mermaid_verifier.tools.pubmed_server as m; m.create_server(None); "
-            "sys.exit('Bio.Entrez.Parser' in sys.modules)")
+    code = (
+        "import sys, mermaid_verifier.tools.pubmed_server as m; m.create_server(None); "
+        "sys.exit('Bio.Entrez.Parser' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
 
 
@@ -242,7 +266,11 @@ async def test_a_book_chapter_is_read_from_its_book_document(server):
 def test_medline_dates_parse():
     # No recording here carries a MedlineDate (a free-text date of older citations): the parser is
     # checked on the element alone.
-    assert pubmed_server.parse_date(ET.fromstring(
-        "<PubDate><MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate>")) == (1998, 12, None)
+    assert pubmed_server.parse_date(
+        ET.fromstring("<PubDate><MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate>")
+    ) == (1998, 12, None)
     assert pubmed_server.parse_date(ET.fromstring("<PubDate><MedlineDate>2001</MedlineDate></PubDate>")) == (
-        2001, None, None)
+        2001,
+        None,
+        None,
+    )

@@ -17,25 +17,45 @@ _PAGES = ["Damon_Albarn", "R5_-LRB-band-RRB-", "The_Weeknd", "Ice-T", "Beyoncé"
 
 # ---- realistic fixtures, shaped like runs/*/results.jsonl and metrics.json ------------------------
 
+
 def make_evidence(rng: random.Random, claim_id: int, rank: int) -> dict:
     page = rng.choice(_PAGES)
     line = rng.randrange(0, 40)
-    return {"id": f"wiki_sentences:{page}:{line}", "source": "local-corpus", "corpus": "wiki_sentences",
-            "title": page.replace("_", " ").replace("-LRB-", "(").replace("-RRB-", ")"),
-            "text": f"Sentence {line} of {page} retrieved for claim {claim_id} at rank {rank}; " + "filler " * 15,
-            "page": page, "line": line, "url": None, "retrieval_score": round(rng.uniform(2, 9), 4),
-            "source_kind": "local_corpus", "stance": rng.choice(["neutral"] * 8 + ["supports", "refutes"]),
-            "score": round(rng.random(), 4)}
+    return {
+        "id": f"wiki_sentences:{page}:{line}",
+        "source": "local-corpus",
+        "corpus": "wiki_sentences",
+        "title": page.replace("_", " ").replace("-LRB-", "(").replace("-RRB-", ")"),
+        "text": f"Sentence {line} of {page} retrieved for claim {claim_id} at rank {rank}; " + "filler " * 15,
+        "page": page,
+        "line": line,
+        "url": None,
+        "retrieval_score": round(rng.uniform(2, 9), 4),
+        "source_kind": "local_corpus",
+        "stance": rng.choice(["neutral"] * 8 + ["supports", "refutes"]),
+        "score": round(rng.random(), 4),
+    }
 
 
 def make_trace(claim: str) -> list[dict]:
-    return [{"step": 1, "thought": "Search the whole claim first.", "action": "local-corpus.search",
-             "action_input": {"query": claim, "k": 5}, "observation": "5 new passage(s) from: Damon Albarn, Ice-T",
-             "new_evidence": 5},
-            {"step": 2, "thought": "Read the page about the subject, \"Damon Albarn\".",
-             "action": "local-corpus.get_page", "action_input": {"title": "Damon Albarn", "max_passages": 10},
-             "observation": "No page titled \"Damon Albarn's debut\". Similar titles: 'Damon Albarn'.",
-             "new_evidence": 0}]
+    return [
+        {
+            "step": 1,
+            "thought": "Search the whole claim first.",
+            "action": "local-corpus.search",
+            "action_input": {"query": claim, "k": 5},
+            "observation": "5 new passage(s) from: Damon Albarn, Ice-T",
+            "new_evidence": 5,
+        },
+        {
+            "step": 2,
+            "thought": 'Read the page about the subject, "Damon Albarn".',
+            "action": "local-corpus.get_page",
+            "action_input": {"title": "Damon Albarn", "max_passages": 10},
+            "observation": "No page titled \"Damon Albarn's debut\". Similar titles: 'Damon Albarn'.",
+            "new_evidence": 0,
+        },
+    ]
 
 
 def make_rows(n: int, seed: int = 7) -> list[dict]:
@@ -45,11 +65,21 @@ def make_rows(n: int, seed: int = 7) -> list[dict]:
         gold = rng.choice(LABELS)
         verdict = gold if rng.random() < 0.65 else rng.choice(LABELS)
         claim = f"Claim number {i} says something about {rng.choice(_PAGES)}."
-        rows.append({"id": str(10000 + i), "gold": gold, "claim": claim, "verdict": verdict,
-                     "abstained": rng.random() < 0.35, "conflict": False, "confidence": round(rng.random(), 4),
-                     "reason": "no item settles the claim (best trusted support 0.23, refutation 0.22)",
-                     "evidence": [make_evidence(rng, i, r) for r in range(rng.randrange(0, 10))],
-                     "trace": make_trace(claim), "stats": {"tool_calls": 5, "memory_hits": 0, "seconds": 0.4}})
+        rows.append(
+            {
+                "id": str(10000 + i),
+                "gold": gold,
+                "claim": claim,
+                "verdict": verdict,
+                "abstained": rng.random() < 0.35,
+                "conflict": False,
+                "confidence": round(rng.random(), 4),
+                "reason": "no item settles the claim (best trusted support 0.23, refutation 0.22)",
+                "evidence": [make_evidence(rng, i, r) for r in range(rng.randrange(0, 10))],
+                "trace": make_trace(claim),
+                "stats": {"tool_calls": 5, "memory_hits": 0, "seconds": 0.4},
+            }
+        )
     return rows
 
 
@@ -58,9 +88,15 @@ def reliability_bins(outcomes: list[Outcome], n_bins: int = 10) -> list[dict]:
     for b in range(n_bins):
         low, high = b / n_bins, (b + 1) / n_bins
         inside = [o for o in outcomes if low <= o.confidence < high or (high == 1.0 and o.confidence == 1.0)]
-        bins.append({"bin_low": low, "bin_high": high, "count": len(inside),
-                     "mean_confidence": sum(o.confidence for o in inside) / len(inside) if inside else None,
-                     "accuracy": sum(o.correct for o in inside) / len(inside) if inside else None})
+        bins.append(
+            {
+                "bin_low": low,
+                "bin_high": high,
+                "count": len(inside),
+                "mean_confidence": sum(o.confidence for o in inside) / len(inside) if inside else None,
+                "accuracy": sum(o.correct for o in inside) / len(inside) if inside else None,
+            }
+        )
     return bins
 
 
@@ -69,16 +105,25 @@ def make_metrics(rows: list[dict]) -> dict:
     outcomes = [Outcome(r["confidence"], r["verdict"] == r["gold"]) for r in rows]
     curve = risk_coverage(outcomes)
     return metrics | {
-        "fever_score": None, "risk_coverage": {"coverage": [c for _, c, _ in curve], "risk": [r for _, _, r in curve]},
-        "aurc": area_under_risk_coverage(outcomes), "reliability_diagram": reliability_bins(outcomes), "ece": 0.0417,
+        "fever_score": None,
+        "risk_coverage": {"coverage": [c for _, c, _ in curve], "risk": [r for _, _, r in curve]},
+        "aurc": area_under_risk_coverage(outcomes),
+        "reliability_diagram": reliability_bins(outcomes),
+        "ece": 0.0417,
         "tool_calls": {"mean": 4.94, "total": 5 * len(rows), "per_tool": {"local-corpus.search": 3.42}},
-        "latency": {"p50": 0.412, "p95": 1.93}, "throughput_claims_per_second": 4.218, "memory_hit_rate": 0.0,
-        "selective_score": {"0.5": 0.31, "1": 0.12, "2": -0.25}, "abstention_precision": 0.71,
-        "llm": {"calls": 0, "cost_usd": None}, "part": "test", "concurrency": 2,
+        "latency": {"p50": 0.412, "p95": 1.93},
+        "throughput_claims_per_second": 4.218,
+        "memory_hit_rate": 0.0,
+        "selective_score": {"0.5": 0.31, "1": 0.12, "2": -0.25},
+        "abstention_precision": 0.71,
+        "llm": {"calls": 0, "cost_usd": None},
+        "part": "test",
+        "concurrency": 2,
     }
 
 
 # ---- reading the page back ------------------------------------------------------------------------
+
 
 class Scan(HTMLParser):
     """Every start tag with its attributes, and every text with the index of the tag it sits in."""
@@ -125,6 +170,7 @@ def page(rows) -> Scan:
 
 # ---- escaping -------------------------------------------------------------------------------------
 
+
 def test_markup_in_a_claim_evidence_or_trace_is_escaped_not_executed():
     attack = "<script>alert(1)</script>"
     row = make_rows(1)[0] | {"claim": f"Claim {attack}", "reason": attack, "id": attack}
@@ -141,9 +187,15 @@ def test_markup_in_a_claim_evidence_or_trace_is_escaped_not_executed():
 
 # ---- numbers ----------------------------------------------------------------------------------------
 
+
 def test_headline_numbers_are_the_metrics_given(rows):
-    metrics = make_metrics(rows) | {"accuracy": 0.649412788168769, "macro_f1": 0.6321090712584638, "claims": 2299,
-                                    "coverage": 0.6359, "selective_accuracy": 0.65184}
+    metrics = make_metrics(rows) | {
+        "accuracy": 0.649412788168769,
+        "macro_f1": 0.6321090712584638,
+        "claims": 2299,
+        "coverage": 0.6359,
+        "selective_accuracy": 0.65184,
+    }
     cards = Scan(render_report(metrics, rows)).cards()
 
     assert cards["Claims"] == "2299"
@@ -178,13 +230,18 @@ def test_per_class_and_confusion_tables_show_the_metrics(rows):
 
     refutes = metrics["per_class"]["REFUTES"]
     at = texts.index("REFUTES", texts.index("precision"))
-    assert texts[at + 1:at + 5] == [f"{refutes['precision']:.3f}", f"{refutes['recall']:.3f}",
-                                    f"{refutes['f1']:.3f}", str(refutes["support"])]
+    assert texts[at + 1 : at + 5] == [
+        f"{refutes['precision']:.3f}",
+        f"{refutes['recall']:.3f}",
+        f"{refutes['f1']:.3f}",
+        str(refutes["support"]),
+    ]
     diagonal = [text for index, text in scan.texts if "diagonal" in (scan.tags[index][1].get("class") or "")]
     assert diagonal == [str(metrics["confusion"][label][label]) for label in LABELS]
 
 
 # ---- the per-claim table ----------------------------------------------------------------------------
+
 
 def test_every_claim_has_a_row_and_the_wrong_ones_are_marked_as_errors(rows, page):
     marks = [attrs["data-error"] for attrs in page.claim_rows()]
@@ -210,7 +267,7 @@ def test_at_most_five_evidence_items_and_the_trace_sits_in_details():
 
     assert html.count('<li><span class="stance') == 5
     assert "rank 4;" in html and "rank 5;" not in html
-    details = html[html.index("<details>"):html.index("</details>")]
+    details = html[html.index("<details>") : html.index("</details>")]
     assert "Search the whole claim first." in details and "local-corpus.get_page" in details
 
 
@@ -221,14 +278,18 @@ def test_a_row_without_gold_is_not_an_error():
 
 # ---- evidence links ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("page_id", "url"), [
-    ("Damon_Albarn", "https://en.wikipedia.org/wiki/Damon_Albarn"),
-    ("R5_-LRB-band-RRB-", "https://en.wikipedia.org/wiki/R5_(band)"),
-    ("Beyoncé Knowles", "https://en.wikipedia.org/wiki/Beyonc%C3%A9_Knowles"),
-    ("Tom_&_Jerry", "https://en.wikipedia.org/wiki/Tom_%26_Jerry"),
-    ("AC/DC", "https://en.wikipedia.org/wiki/AC%2FDC"),
-    ("What?#x", "https://en.wikipedia.org/wiki/What%3F%23x"),
-])
+
+@pytest.mark.parametrize(
+    ("page_id", "url"),
+    [
+        ("Damon_Albarn", "https://en.wikipedia.org/wiki/Damon_Albarn"),
+        ("R5_-LRB-band-RRB-", "https://en.wikipedia.org/wiki/R5_(band)"),
+        ("Beyoncé Knowles", "https://en.wikipedia.org/wiki/Beyonc%C3%A9_Knowles"),
+        ("Tom_&_Jerry", "https://en.wikipedia.org/wiki/Tom_%26_Jerry"),
+        ("AC/DC", "https://en.wikipedia.org/wiki/AC%2FDC"),
+        ("What?#x", "https://en.wikipedia.org/wiki/What%3F%23x"),
+    ],
+)
 def test_wikipedia_links_are_built_from_the_page_and_quoted(page_id, url):
     assert wikipedia_url(page_id) == url
 
@@ -236,18 +297,23 @@ def test_wikipedia_links_are_built_from_the_page_and_quoted(page_id, url):
 def test_evidence_links_prefer_the_url_then_the_page():
     row = make_rows(1)[0]
     base = make_evidence(random.Random(0), 0, 0)
-    row["evidence"] = [base | {"page": "Tom_&_Jerry", "line": 3, "url": None},
-                       base | {"url": "https://arxiv.org/abs/2401.00001?a=1&b=2"},
-                       base | {"page": None, "url": None, "title": "No link here"}]
+    row["evidence"] = [
+        base | {"page": "Tom_&_Jerry", "line": 3, "url": None},
+        base | {"url": "https://arxiv.org/abs/2401.00001?a=1&b=2"},
+        base | {"page": None, "url": None, "title": "No link here"},
+    ]
     scan = Scan(render_report({}, [row]))
 
-    assert [attrs["href"] for attrs in scan.of("a")] == ["https://en.wikipedia.org/wiki/Tom_%26_Jerry",
-                                                         "https://arxiv.org/abs/2401.00001?a=1&b=2"]
+    assert [attrs["href"] for attrs in scan.of("a")] == [
+        "https://en.wikipedia.org/wiki/Tom_%26_Jerry",
+        "https://arxiv.org/abs/2401.00001?a=1&b=2",
+    ]
     assert "#3" in [text for _, text in scan.texts]
     assert "No link here" in [text for index, text in scan.texts if scan.tags[index][0] == "strong"]
 
 
 # ---- charts -----------------------------------------------------------------------------------------
+
 
 def test_charts_are_inline_svg_with_aurc_and_ece_in_their_captions(rows):
     metrics = make_metrics(rows)
@@ -264,13 +330,22 @@ def test_charts_are_inline_svg_with_aurc_and_ece_in_their_captions(rows):
     assert "not available" not in html
 
 
-@pytest.mark.parametrize("metrics", [
-    {},
-    {"risk_coverage": {"coverage": [], "risk": []}, "reliability_diagram": []},
-    {"risk_coverage": {"coverage": [0.5], "risk": [None]}, "aurc": None,
-     "reliability_diagram": [{"bin_low": 0.0, "bin_high": 0.1, "count": 0, "mean_confidence": None, "accuracy": None}]},
-    {"risk_coverage": None, "reliability_diagram": None, "ece": None},
-], ids=["missing", "empty", "zero-answered", "none"])
+@pytest.mark.parametrize(
+    "metrics",
+    [
+        {},
+        {"risk_coverage": {"coverage": [], "risk": []}, "reliability_diagram": []},
+        {
+            "risk_coverage": {"coverage": [0.5], "risk": [None]},
+            "aurc": None,
+            "reliability_diagram": [
+                {"bin_low": 0.0, "bin_high": 0.1, "count": 0, "mean_confidence": None, "accuracy": None}
+            ],
+        },
+        {"risk_coverage": None, "reliability_diagram": None, "ece": None},
+    ],
+    ids=["missing", "empty", "zero-answered", "none"],
+)
 def test_missing_chart_data_says_not_available(metrics):
     html = render_report(metrics, make_rows(3))
 
@@ -290,10 +365,18 @@ def test_a_long_curve_is_thinned():
 
 # ---- robustness -------------------------------------------------------------------------------------
 
+
 def test_odd_or_partial_metrics_and_rows_do_not_crash():
-    metrics = {"accuracy": None, "macro_f1": float("nan"), "latency": "fast", "tool_calls": 3,
-               "per_class": {"SUPPORTS": None, "REFUTES": {"f1": 0.5}}, "confusion": {"SUPPORTS": {"REFUTES": 2}},
-               "selective_score": {"1": None}, "llm": {"calls": 3, "cost_usd": 0.0123}}
+    metrics = {
+        "accuracy": None,
+        "macro_f1": float("nan"),
+        "latency": "fast",
+        "tool_calls": 3,
+        "per_class": {"SUPPORTS": None, "REFUTES": {"f1": 0.5}},
+        "confusion": {"SUPPORTS": {"REFUTES": 2}},
+        "selective_score": {"1": None},
+        "llm": {"calls": 3, "cost_usd": 0.0123},
+    }
     html = render_report(metrics, [{"claim": "bare"}, {}])
 
     cards = Scan(html).cards()
@@ -307,6 +390,7 @@ def test_no_claims_and_no_metrics():
 
 
 # ---- self-contained and written to disk -----------------------------------------------------------
+
 
 def test_the_page_loads_nothing_from_outside(page):
     assert not [attrs for _, attrs in page.tags if "src" in attrs]

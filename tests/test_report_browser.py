@@ -53,12 +53,29 @@ class Browser:
 
         with log.open("wb") as stderr:
             self.process = subprocess.Popen(
-                [binary, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-                 f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--hide-scrollbars", "--mute-audio", "about:blank"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                pass_fds=(3, 4), preexec_fn=on_fds_3_and_4)
+                [
+                    binary,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--remote-debugging-pipe",
+                    f"--user-data-dir={profile}",
+                    "--no-first-run",
+                    "--no-default-browser-check",
+                    "--disable-extensions",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--hide-scrollbars",
+                    "--mute-audio",
+                    "about:blank",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                pass_fds=(3, 4),
+                preexec_fn=on_fds_3_and_4,
+            )
         os.close(child_in)
         os.close(child_out)
         self._ids = itertools.count(1)
@@ -126,16 +143,20 @@ class Tab:
         self.session = browser.send("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Log", "Page"):
             browser.send(f"{domain}.enable", session=self.session)
-        browser.send("Emulation.setDeviceMetricsOverride",
-                     {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, self.session)
+        browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            self.session,
+        )
         started, since = time.monotonic(), len(browser.events)
         browser.send("Page.navigate", {"url": url}, self.session)
         browser.wait_for("Page.loadEventFired", self.session, PAGE_BUDGET, since)
         self.load_seconds = time.monotonic() - started
 
     def evaluate(self, expression: str):
-        result = self.browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                        "awaitPromise": True}, self.session)
+        result = self.browser.send(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, self.session
+        )
         if "exceptionDetails" in result:
             raise DevToolsError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -239,8 +260,10 @@ def test_the_filters_show_errors_only_and_matching_claims(open_tab, report):
 
     needle = rows[42]["claim"]  # unique: each claim carries its number
     tab.evaluate("document.getElementById('errors-only').click()")
-    tab.evaluate(f"const box = document.getElementById('text-filter'); box.value = {json.dumps(needle.upper())};"
-                 "box.dispatchEvent(new Event('input'))")
+    tab.evaluate(
+        f"const box = document.getElementById('text-filter'); box.value = {json.dumps(needle.upper())};"
+        "box.dispatchEvent(new Event('input'))"
+    )
     assert tab.wait_until(f"{VISIBLE_ROWS} === 1")
     assert tab.evaluate("document.querySelector('#claims tbody tr:not([hidden]) td').textContent") == rows[42]["id"]
     assert tab.console_errors() == []
@@ -261,10 +284,13 @@ def test_negative_control_a_script_error_in_the_report_is_caught(open_tab, repor
 
 def test_negative_control_console_errors_and_failed_loads_are_caught(open_tab, tmp_path):
     page = tmp_path / "noisy.html"
-    page.write_text('<!DOCTYPE html><html><head><link rel="stylesheet" href="missing.css"></head><body>'
-                    '<img src="missing.png" alt=""><script>console.log("fine"); console.warn("fine too");'
-                    'console.error("logged error"); Promise.reject(new Error("unhandled"));'
-                    'document.body.dataset.ready = "1";</script></body></html>', encoding="utf-8")
+    page.write_text(
+        '<!DOCTYPE html><html><head><link rel="stylesheet" href="missing.css"></head><body>'
+        '<img src="missing.png" alt=""><script>console.log("fine"); console.warn("fine too");'
+        'console.error("logged error"); Promise.reject(new Error("unhandled"));'
+        'document.body.dataset.ready = "1";</script></body></html>',
+        encoding="utf-8",
+    )
     tab = open_tab(page)
     assert tab.wait_until("document.body.dataset.ready === '1'")
     time.sleep(0.2)  # the unhandled rejection is reported after the script's turn

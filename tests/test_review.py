@@ -15,7 +15,11 @@ SETTLED = "Stanley Kubrick directed 2001: A Space Odyssey."
 
 @pytest.fixture
 def reviewed_graph(make_resources):
-    resources = make_resources(ScriptedStance({"directed by Stanley Kubrick": "supports"}, only_for_claims_with="directed"), use_memory=False, max_steps=2)
+    resources = make_resources(
+        ScriptedStance({"directed by Stanley Kubrick": "supports"}, only_for_claims_with="directed"),
+        use_memory=False,
+        max_steps=2,
+    )
     resources.judge_config = resources.judge_config.model_copy(update={"abstain_below": 0.75})
     yield build_graph(resources, review=True, checkpointer=InMemorySaver())
 

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from mermaid_verifier.evaluation.run_metrics import (cost_metrics, fever_correct, fever_score, percentile, reliability_diagram,
-                                          expected_calibration_error, risk_coverage_metrics, run_metrics, selective_metrics)
+from mermaid_verifier.evaluation.run_metrics import (
+    cost_metrics,
+    expected_calibration_error,
+    fever_correct,
+    fever_score,
+    percentile,
+    reliability_diagram,
+    risk_coverage_metrics,
+    run_metrics,
+    selective_metrics,
+)
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 
@@ -14,21 +23,58 @@ def sentence(page: str, line: int) -> dict:
     return {"page": page, "line": line, "title": page, "text": "…"}
 
 
-def row(gold, verdict, confidence, *, abstained=False, evidence=(), gold_evidence=(), seconds=1.0, tool_calls=5, memory_hits=0):
-    return {"id": f"{gold}-{confidence}", "gold": gold, "verdict": verdict, "confidence": confidence, "abstained": abstained,
-            "evidence": list(evidence), "gold_evidence": [list(map(list, s)) for s in gold_evidence],
-            "stats": {"tool_calls": tool_calls, "tool_calls_by_tool": {"local-corpus.search": tool_calls},
-                      "memory_hits": memory_hits, "seconds": seconds}}
+def row(
+    gold,
+    verdict,
+    confidence,
+    *,
+    abstained=False,
+    evidence=(),
+    gold_evidence=(),
+    seconds=1.0,
+    tool_calls=5,
+    memory_hits=0,
+):
+    return {
+        "id": f"{gold}-{confidence}",
+        "gold": gold,
+        "verdict": verdict,
+        "confidence": confidence,
+        "abstained": abstained,
+        "evidence": list(evidence),
+        "gold_evidence": [list(map(list, s)) for s in gold_evidence],
+        "stats": {
+            "tool_calls": tool_calls,
+            "tool_calls_by_tool": {"local-corpus.search": tool_calls},
+            "memory_hits": memory_hits,
+            "seconds": seconds,
+        },
+    }
 
 
 @pytest.fixture
 def rows():
     return [
         # right label, its one-sentence gold set among the first five: FEVER-correct
-        row(S, S, 0.9, evidence=[sentence("A", 1), sentence("A", 2)], gold_evidence=[[("A", 1)]], seconds=1, tool_calls=5),
+        row(
+            S,
+            S,
+            0.9,
+            evidence=[sentence("A", 1), sentence("A", 2)],
+            gold_evidence=[[("A", 1)]],
+            seconds=1,
+            tool_calls=5,
+        ),
         # right label, but neither gold set is complete: not FEVER-correct
-        row(S, S, 0.8, evidence=[sentence("B", 1), sentence("B", 5)], gold_evidence=[[("B", 1), ("B", 2)], [("C", 0)]],
-            seconds=2, tool_calls=5),
+        row(
+            S,
+            S,
+            0.8,
+            evidence=[sentence("B", 1), sentence("B", 5)],
+            gold_evidence=[[("B", 1), ("B", 2)], [("C", 0)]],
+            seconds=2,
+            tool_calls=5,
+        ),
         # wrong, abstained
         row(R, S, 0.3, abstained=True, seconds=3, tool_calls=2, memory_hits=4),
         # NOT ENOUGH INFO right: FEVER-correct without evidence
@@ -36,8 +82,15 @@ def rows():
         # wrong, answered
         row(R, S, 0.75, seconds=5, tool_calls=3),
         # right label, gold sentence only sixth: FEVER looks at the first five
-        row(R, R, 0.7, evidence=[sentence("E", i) for i in range(5)] + [sentence("D", 9)], gold_evidence=[[("D", 9)]],
-            seconds=6, tool_calls=1),
+        row(
+            R,
+            R,
+            0.7,
+            evidence=[sentence("E", i) for i in range(5)] + [sentence("D", 9)],
+            gold_evidence=[[("D", 9)]],
+            seconds=6,
+            tool_calls=1,
+        ),
     ]
 
 
@@ -82,18 +135,29 @@ def test_costs_and_latency(rows):
     assert m["tool_calls"]["per_tool"] == {"local-corpus.search": pytest.approx(16 / 6)}
     assert m["memory_hit_rate"] == pytest.approx(2 / 6)
     assert m["latency"]["p50"] == pytest.approx(3.5) and m["latency"]["p95"] == pytest.approx(5.75)
-    assert m["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None,
-                        "claims_on_llm_path": 0, "claims_with_endpoint_failure": 0, "tool_call_turns": 0,
-                        "unreadable_call_turns": 0, "parsed_call_share": None}
+    assert m["llm"] == {
+        "calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": None,
+        "claims_on_llm_path": 0,
+        "claims_with_endpoint_failure": 0,
+        "tool_call_turns": 0,
+        "unreadable_call_turns": 0,
+        "parsed_call_share": None,
+    }
 
 
 def test_llm_path_figures_count_claims_failures_and_readable_calls(rows):
-    llm_rows = [r | {"stats": r["stats"] | {"backend": "llm", "llm_tool_turns": 3, "llm_unreadable_turns": 1}}
-                for r in rows[:2]]
+    llm_rows = [
+        r | {"stats": r["stats"] | {"backend": "llm", "llm_tool_turns": 3, "llm_unreadable_turns": 1}} for r in rows[:2]
+    ]
     llm_rows[1]["stats"]["llm_failure"] = "LLM endpoint error (HTTP 500): boom"
     m = cost_metrics(llm_rows + rows[2:])["llm"]
     assert (m["claims_on_llm_path"], m["claims_with_endpoint_failure"]) == (2, 1)
-    assert (m["tool_call_turns"], m["unreadable_call_turns"]) == (6, 2) and m["parsed_call_share"] == pytest.approx(0.75)
+    assert (m["tool_call_turns"], m["unreadable_call_turns"]) == (6, 2) and m["parsed_call_share"] == pytest.approx(
+        0.75
+    )
 
 
 def test_percentile_interpolates():

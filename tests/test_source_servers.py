@@ -98,11 +98,15 @@ def simulated_failure(incoming, stored):
     if isinstance(kind, list):
         kind = kind[0] if kind else None
     same = (incoming.method, incoming.host, incoming.path, incoming.query) == (
-        stored.method, stored.host, stored.path, stored.query)
+        stored.method,
+        stored.host,
+        stored.path,
+        stored.query,
+    )
     if kind and same and not getattr(stored, "_failure_fired", False):
         stored._failure_fired = True
         if kind == "read-timeout":
-            raise socket.timeout("timed out")
+            raise TimeoutError("timed out")
         if kind == "connection-reset":
             raise ConnectionResetError(104, "Connection reset by peer")
         raise AssertionError(f"unknown X-Simulate-Failure {kind!r}")
@@ -228,14 +232,17 @@ def test_jitter_stays_within_its_fraction():
     assert sleeps == [pytest.approx(1.1)]
 
 
-@pytest.mark.parametrize("failure", [
-    HTTPStatusError(404),
-    HTTPStatusError(501),
-    HTTPStatusError(429, retry_after=120.0),  # longer than we are willing to wait: give up now
-    requests.exceptions.ReadTimeout("read timed out"),
-    requests.exceptions.ConnectionError(socket.gaierror(-2, "Name or service not known")),
-    MalformedResponse("not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        HTTPStatusError(404),
+        HTTPStatusError(501),
+        HTTPStatusError(429, retry_after=120.0),  # longer than we are willing to wait: give up now
+        requests.exceptions.ReadTimeout("read timed out"),
+        requests.exceptions.ConnectionError(socket.gaierror(-2, "Name or service not known")),
+        MalformedResponse("not valid JSON"),
+    ],
+)
 def test_failures_not_worth_retrying_are_raised_at_once(failure):
     attempt, calls = flaky(failure, "ok")
     sleeps = []
@@ -346,24 +353,47 @@ def test_errors_become_one_clear_line(block_network):
     with pytest.raises(requests.exceptions.ConnectionError) as offline:
         requests.get("https://en.wikipedia.org/w/api.php", timeout=1)
     cases = [
-        (("Wikipedia", offline.value, {"host": "en.wikipedia.org"}),
-         "Wikipedia is unreachable: cannot resolve en.wikipedia.org (no network or DNS?)"),
-        (("PubMed", urllib.error.URLError(socket.gaierror(-3, "Temporary failure in name resolution")),
-          {"host": "eutils.ncbi.nlm.nih.gov"}),
-         "PubMed is unreachable: cannot resolve eutils.ncbi.nlm.nih.gov (no network or DNS?)"),
-        (("arXiv", requests.exceptions.ConnectionError(ConnectionRefusedError(111, "Connection refused")),
-          {"host": "export.arxiv.org"}),
-         "arXiv is unreachable: the connection to export.arxiv.org was refused"),
-        (("arXiv", requests.exceptions.ReadTimeout("HTTPSConnectionPool(...): Read timed out."), {"timeout_s": 8}),
-         "arXiv did not answer within 8s (timed out)"),
+        (
+            ("Wikipedia", offline.value, {"host": "en.wikipedia.org"}),
+            "Wikipedia is unreachable: cannot resolve en.wikipedia.org (no network or DNS?)",
+        ),
+        (
+            (
+                "PubMed",
+                urllib.error.URLError(socket.gaierror(-3, "Temporary failure in name resolution")),
+                {"host": "eutils.ncbi.nlm.nih.gov"},
+            ),
+            "PubMed is unreachable: cannot resolve eutils.ncbi.nlm.nih.gov (no network or DNS?)",
+        ),
+        (
+            (
+                "arXiv",
+                requests.exceptions.ConnectionError(ConnectionRefusedError(111, "Connection refused")),
+                {"host": "export.arxiv.org"},
+            ),
+            "arXiv is unreachable: the connection to export.arxiv.org was refused",
+        ),
+        (
+            ("arXiv", requests.exceptions.ReadTimeout("HTTPSConnectionPool(...): Read timed out."), {"timeout_s": 8}),
+            "arXiv did not answer within 8s (timed out)",
+        ),
         (("PubMed", TimeoutError("timed out"), {}), "PubMed did not answer (timed out)"),
-        (("PubMed", _http_error(429, "5"), {}),
-         "PubMed returned HTTP 429 (Too Many Requests); it asks to wait 5s before trying again"),
-        (("PubMed", RetriesExhausted(_http_error(502), 3), {}), "PubMed returned HTTP 502 (Bad Gateway) after 3 attempts"),
-        (("Wikipedia", json.JSONDecodeError("Expecting value", "<html>", 0), {}),
-         "Wikipedia returned a malformed response: not valid JSON (Expecting value: line 1 column 1 (char 0))"),
-        (("arXiv", MalformedResponse("unexpected XML document <html>"), {}),
-         "arXiv returned a malformed response: unexpected XML document <html>"),
+        (
+            ("PubMed", _http_error(429, "5"), {}),
+            "PubMed returned HTTP 429 (Too Many Requests); it asks to wait 5s before trying again",
+        ),
+        (
+            ("PubMed", RetriesExhausted(_http_error(502), 3), {}),
+            "PubMed returned HTTP 502 (Bad Gateway) after 3 attempts",
+        ),
+        (
+            ("Wikipedia", json.JSONDecodeError("Expecting value", "<html>", 0), {}),
+            "Wikipedia returned a malformed response: not valid JSON (Expecting value: line 1 column 1 (char 0))",
+        ),
+        (
+            ("arXiv", MalformedResponse("unexpected XML document <html>"), {}),
+            "arXiv returned a malformed response: unexpected XML document <html>",
+        ),
         (("Wikipedia", KeyError("query"), {}), "Wikipedia returned an unexpected response (KeyError: 'query')"),
     ]
     for (label, exc, kwargs), expected in cases:
@@ -377,7 +407,7 @@ async def test_a_slow_call_is_cut_off_and_a_socket_timeout_is_not_mistaken_for_i
         time.sleep(0.5)
 
     def socket_timeout():
-        raise socket.timeout("timed out")
+        raise TimeoutError("timed out")
 
     started = time.monotonic()
     with pytest.raises(ToolError, match=r"^search gave up after 0.1s: arXiv is answering too slowly$"):
@@ -436,12 +466,33 @@ def _stdio_cases():
     from mermaid_verifier.tools import arxiv_server, pubmed_server, wikipedia_server
 
     return [
-        ("wikipedia", wikipedia_server.create_server, "search_titles.yaml", "search_titles",
-         {"query": "Python programming", "k": 10}, "wikipedia", {}),
-        ("arxiv", arxiv_server.create_server, "search.yaml", "search",
-         {"query": "testing", "k": 10}, "arxiv", {"min_interval_s": 0}),
-        ("pubmed", pubmed_server.create_server, "fetch_abstracts.yaml", "fetch_abstracts",
-         {"pmids": ["12091962", "9997"]}, "pubmed", {"api_key": "test-key", "email": "t@example.org"}),
+        (
+            "wikipedia",
+            wikipedia_server.create_server,
+            "search_titles.yaml",
+            "search_titles",
+            {"query": "Python programming", "k": 10},
+            "wikipedia",
+            {},
+        ),
+        (
+            "arxiv",
+            arxiv_server.create_server,
+            "search.yaml",
+            "search",
+            {"query": "testing", "k": 10},
+            "arxiv",
+            {"min_interval_s": 0},
+        ),
+        (
+            "pubmed",
+            pubmed_server.create_server,
+            "fetch_abstracts.yaml",
+            "fetch_abstracts",
+            {"pmids": ["12091962", "9997"]},
+            "pubmed",
+            {"api_key": "test-key", "email": "t@example.org"},
+        ),
     ]
 
 
@@ -458,12 +509,26 @@ async def test_stdio_server_answers_from_its_cache(tmp_path, case):
     # ... then a real server process answers the same call from it. Should it try the network, its
     # proxy is a closed port on this machine, so nothing leaves the host.
     env = {k: v for k, v in os.environ.items() if k.upper() not in ("NO_PROXY", "MERMAID_CACHE_DIR")}
-    env.update(HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
-               http_proxy="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9")
+    env.update(
+        HTTP_PROXY="http://127.0.0.1:9",
+        HTTPS_PROXY="http://127.0.0.1:9",
+        http_proxy="http://127.0.0.1:9",
+        https_proxy="http://127.0.0.1:9",
+    )
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", SERVER_MODULES[f"mermaid-verifier-{source}-server"],
-                                      "--cache-dir", str(cache_dir), "--timeout", "2", "--log-level", "INFO"],
-        cwd=tmp_path, env=env,
+        command=sys.executable,
+        args=[
+            "-m",
+            SERVER_MODULES[f"mermaid-verifier-{source}-server"],
+            "--cache-dir",
+            str(cache_dir),
+            "--timeout",
+            "2",
+            "--log-level",
+            "INFO",
+        ],
+        cwd=tmp_path,
+        env=env,
     )
     with (tmp_path / "stderr.log").open("w") as errlog:
         with anyio.fail_after(60):

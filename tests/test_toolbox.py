@@ -28,7 +28,9 @@ async def test_tool_errors_and_unknown_tools_come_back_as_text(tmp_path):
 
 
 async def test_a_server_that_dies_at_start_raises_one_clear_error():
-    dying = stdio_server("broken", sys.executable, ["-c", "import sys; sys.stderr.write('cannot open index\\n'); sys.exit(3)"])
+    dying = stdio_server(
+        "broken", sys.executable, ["-c", "import sys; sys.stderr.write('cannot open index\\n'); sys.exit(3)"]
+    )
     toolbox = Toolbox([dying])
     with pytest.raises(ToolServerError, match="tool server 'broken' failed: cannot open index"):
         await toolbox.start()

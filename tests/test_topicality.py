@@ -10,21 +10,38 @@ def page(title, text="…"):
     return Evidence(id=title, source="test", title=title, text=text)
 
 
-@pytest.mark.parametrize(("title", "claim", "entities", "expected"), [
-    ("Tom Baker (English actor)", "Tom Baker has narrated audio books.", ["Tom Baker"], True),  # disambiguator dropped
-    ("Middle-earth", "Middle-earth was created by J. K. Rowling.", ["J. K. Rowling"], True),  # title in claim, no entity
-    ("Damon_Albarn", "Albarn's debut album came out in 2011.", ["Albarn"], True),  # entity inside the title
-    ("Tim Hill (director)", "Marcus Bentley is a director.", ["Marcus Bentley"], False),
-    ("Human", "Humans have had a dramatic effect.", [], False),  # whole words only
-    ("", "Anything at all.", ["Anything"], False),
-])
+@pytest.mark.parametrize(
+    ("title", "claim", "entities", "expected"),
+    [
+        (
+            "Tom Baker (English actor)",
+            "Tom Baker has narrated audio books.",
+            ["Tom Baker"],
+            True,
+        ),  # disambiguator dropped
+        (
+            "Middle-earth",
+            "Middle-earth was created by J. K. Rowling.",
+            ["J. K. Rowling"],
+            True,
+        ),  # title in claim, no entity
+        ("Damon_Albarn", "Albarn's debut album came out in 2011.", ["Albarn"], True),  # entity inside the title
+        ("Tim Hill (director)", "Marcus Bentley is a director.", ["Marcus Bentley"], False),
+        ("Human", "Humans have had a dramatic effect.", [], False),  # whole words only
+        ("", "Anything at all.", ["Anything"], False),
+    ],
+)
 def test_titled_after_claim(title, claim, entities, expected):
     assert titled_after_claim(page(title), claim, entities) is expected
 
 
 def test_weights_titled_mentioned_and_off_topic():
     claim, entities = "Marcus Bentley is a director.", ["Marcus Bentley"]
-    items = [page("Marcus Bentley"), page("Big Brother (UK)", "Narrated by Marcus Bentley."), page("Tim Hill (director)")]
+    items = [
+        page("Marcus Bentley"),
+        page("Big Brother (UK)", "Narrated by Marcus Bentley."),
+        page("Tim Hill (director)"),
+    ]
     assert Topicality().weights(items, claim, entities) == [1.0, 0.5, 0.0]
     assert Topicality(mention_only=0.75, off_topic=0.25).weights(items, claim, entities) == [1.0, 0.75, 0.25]
     assert Topicality(enabled=False).weights(items, claim, entities) == [1.0, 1.0, 1.0]

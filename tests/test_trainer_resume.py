@@ -29,9 +29,15 @@ def tiny_rows(n: int = 36) -> list[dict]:
     rows = []
     for i in range(n):
         subject = subjects[i % len(subjects)]
-        rows.append({"claim": f"{subject} is a capital city number {i}.", "title": subject,
-                     "evidence": f"{subject} is the capital of a country" + " and a large city" * (i % 4) + ".",
-                     "label": LABELS[i % 3], "origin": "fever" if i % 2 else "climate-fever"})
+        rows.append(
+            {
+                "claim": f"{subject} is a capital city number {i}.",
+                "title": subject,
+                "evidence": f"{subject} is the capital of a country" + " and a large city" * (i % 4) + ".",
+                "label": LABELS[i % 3],
+                "origin": "fever" if i % 2 else "climate-fever",
+            }
+        )
     return rows
 
 
@@ -40,8 +46,18 @@ STAGES = [Stage("all", None, 2, 1e-3), Stage("in-domain", ("fever",), 1, 5e-4)]
 
 def fresh(tmp_path: Path, **kwargs) -> Trainer:
     tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
-    return Trainer(model, tokenizer, tiny_rows(), STAGES, tmp_path, seed=5, batch_size=8, bf16=False,
-                   log=lambda _line: None, **kwargs)
+    return Trainer(
+        model,
+        tokenizer,
+        tiny_rows(),
+        STAGES,
+        tmp_path,
+        seed=5,
+        batch_size=8,
+        bf16=False,
+        log=lambda _line: None,
+        **kwargs,
+    )
 
 
 def test_batch_order_depends_only_on_seed_stage_and_epoch():
@@ -80,8 +96,9 @@ def test_a_changed_seed_gives_other_weights(tmp_path):
     a = fresh(tmp_path / "a")
     a.train()
     tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
-    b = Trainer(model, tokenizer, tiny_rows(), STAGES, tmp_path / "b", seed=6, batch_size=8, bf16=False,
-                log=lambda _line: None)
+    b = Trainer(
+        model, tokenizer, tiny_rows(), STAGES, tmp_path / "b", seed=6, batch_size=8, bf16=False, log=lambda _line: None
+    )
     b.train()
     assert not all(torch.equal(a.model.state_dict()[k], b.model.state_dict()[k]) for k in a.model.state_dict())
 
@@ -134,8 +151,8 @@ def test_a_model_directory_is_a_base_with_a_fresh_three_way_head(tmp_path):
 
 # -- distillation: the teacher's probabilities as soft labels ------------------------------------
 
-from trainer import stance_loss  # noqa: E402
 import teacher_labels  # noqa: E402
+from trainer import stance_loss  # noqa: E402
 
 
 def test_the_loss_is_gold_cross_entropy_without_a_teacher_and_soft_cross_entropy_with_one():
@@ -161,10 +178,21 @@ def test_distillation_moves_the_student_towards_the_teacher(tmp_path):
     for weight in (0.0, 1.0):
         (tmp_path / str(weight)).mkdir()
         tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
-        trainer = Trainer(model, tokenizer, rows, [Stage("all", None, 4, 5e-3)], tmp_path / str(weight), seed=5,
-                          batch_size=8, bf16=False, distill_weight=weight, log=lambda _line: None)
+        trainer = Trainer(
+            model,
+            tokenizer,
+            rows,
+            [Stage("all", None, 4, 5e-3)],
+            tmp_path / str(weight),
+            seed=5,
+            batch_size=8,
+            bf16=False,
+            distill_weight=weight,
+            log=lambda _line: None,
+        )
         trainer.train()
         from trainer import predict
+
         results[weight] = predict(model, tokenizer, rows)[:, 2].mean()
     assert results[1.0] > 0.8 > results[0.0]
 
@@ -172,8 +200,23 @@ def test_distillation_moves_the_student_towards_the_teacher(tmp_path):
 def test_distillation_refuses_pairs_without_teacher_probabilities(tmp_path):
     pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
     with pytest.raises(SystemExit, match="teacher probabilities"):
-        train_stance.main(["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--no-bf16", "--shared",
-                           str(tmp_path), "--pairs", str(pairs), "--distill-weight", "0.5"])
+        train_stance.main(
+            [
+                "--run-dir",
+                str(run),
+                "--base",
+                "tiny",
+                "--plan",
+                "smoke",
+                "--no-bf16",
+                "--shared",
+                str(tmp_path),
+                "--pairs",
+                str(pairs),
+                "--distill-weight",
+                "0.5",
+            ]
+        )
 
 
 def test_teacher_labelling_continues_after_a_torn_write_and_labels_every_row_once(tmp_path):

@@ -31,23 +31,38 @@ def test_without_disambiguator_drops_the_parenthesised_part():
     assert without_disambiguator("Victoria Falls") == "Victoria Falls"
 
 
-@pytest.mark.parametrize(("title", "sentence", "claim"), [
-    ("Oreta suffusa", "It was described by Francis Walker in 1855.", "Oreta suffusa was described by Francis Walker."),
-    ("Daag (1973 film)",
-     "It is a 1973 Bollywood drama film produced and directed by Yash Chopra, which laid the foundation of Yash Raj Films.",
-     "Daag is a 1973 Bollywood drama film."),
-    ("Victoria Falls", "Victoria Falls (Lozi: Mosi-oa-Tunya) is a waterfall on the Zambezi River in southern Africa.",
-     "Victoria Falls is a waterfall on the Zambezi River in southern Africa."),
-])
+@pytest.mark.parametrize(
+    ("title", "sentence", "claim"),
+    [
+        (
+            "Oreta suffusa",
+            "It was described by Francis Walker in 1855.",
+            "Oreta suffusa was described by Francis Walker.",
+        ),
+        (
+            "Daag (1973 film)",
+            "It is a 1973 Bollywood drama film produced and directed by Yash Chopra, which laid the foundation of Yash Raj Films.",
+            "Daag is a 1973 Bollywood drama film.",
+        ),
+        (
+            "Victoria Falls",
+            "Victoria Falls (Lozi: Mosi-oa-Tunya) is a waterfall on the Zambezi River in southern Africa.",
+            "Victoria Falls is a waterfall on the Zambezi River in southern Africa.",
+        ),
+    ],
+)
 def test_simple_claim_keeps_subject_verb_and_first_complement(nlp, title, sentence, claim):
     assert simple_claim(nlp(sentence), title) == claim
 
 
-@pytest.mark.parametrize("sentence", [
-    "Rosario Castellanos Figueroa (]; 25 May 1925 – 7 August 1974) was a Mexican poet.",  # broken brackets
-    "It was agreed that the two leagues' champion teams would play in the AFL.",  # expletive "it"
-    "Founded in 1901.",  # no clause
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Rosario Castellanos Figueroa (]; 25 May 1925 – 7 August 1974) was a Mexican poet.",  # broken brackets
+        "It was agreed that the two leagues' champion teams would play in the AFL.",  # expletive "it"
+        "Founded in 1901.",  # no clause
+    ],
+)
 def test_simple_claim_skips_what_it_cannot_place(nlp, sentence):
     assert simple_claim(nlp(sentence), "Some Page") is None
 
@@ -81,9 +96,11 @@ def test_synthetic_pairs_label_each_kind_and_keep_to_the_given_pages(nlp):
     assert labels.get("synthetic-swapped", {"REFUTES"}) == {"REFUTES"}
     assert labels.get("synthetic-unsettled", {"NOT ENOUGH INFO"}) == {"NOT ENOUGH INFO"}
     supported = {p["claim"] for p in pairs if p["origin"] == "synthetic"}
-    assert supported == {"Victoria Falls is a waterfall on the Zambezi River in Zambia.",
-                         "Lake Kariba is a reservoir on the border of Zambia.",
-                         "The falls were named after Queen Victoria."}
+    assert supported == {
+        "Victoria Falls is a waterfall on the Zambezi River in Zambia.",
+        "Lake Kariba is a reservoir on the border of Zambia.",
+        "The falls were named after Queen Victoria.",
+    }
     for p in pairs:
         if p["origin"] == "synthetic-negated":
             assert " not " in p["claim"] and p["claim"].replace(" not", "") in supported

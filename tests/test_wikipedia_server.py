@@ -54,9 +54,16 @@ async def test_search_titles_then_a_cache_hit_without_a_second_request(server):
             second = structured(await client.call_tool("search_titles", {"query": "python programming", "k": 10}))
         assert cassette.play_count == 1 and cassette.all_played
     assert first["titles"] == [
-        "Python (programming language)", "History of Python", "Outline of the Python programming language",
-        "Python syntax and semantics", "Mojo (programming language)", "Core Python Programming",
-        "Flask (web framework)", "Zen of Python", "Glob (programming)", "Python",
+        "Python (programming language)",
+        "History of Python",
+        "Outline of the Python programming language",
+        "Python syntax and semantics",
+        "Mojo (programming language)",
+        "Core Python Programming",
+        "Flask (web framework)",
+        "Zen of Python",
+        "Glob (programming)",
+        "Python",
     ]
     assert (first["query"], first["suggestion"], first["message"]) == ("Python programming", None, None)
     assert second["titles"] == first["titles"]
@@ -69,10 +76,13 @@ async def test_a_search_with_hits_still_passes_on_the_spelling_suggestion(server
     assert (data["titles"], data["suggestion"], data["message"]) == (["Butterfly's Tongue"], "butterfly", None)
 
 
-@pytest.mark.parametrize("cassette_name, query, suggestion, advice", [
-    ("search_titles_empty.yaml", "hallelulejah", "hallelujah", "Wikipedia suggests searching for 'hallelujah'."),
-    ("search_titles_none.yaml", "qmxjsudek", None, "Try fewer or different keywords, or another spelling."),
-])
+@pytest.mark.parametrize(
+    "cassette_name, query, suggestion, advice",
+    [
+        ("search_titles_empty.yaml", "hallelulejah", "hallelujah", "Wikipedia suggests searching for 'hallelujah'."),
+        ("search_titles_none.yaml", "qmxjsudek", None, "Try fewer or different keywords, or another spelling."),
+    ],
+)
 async def test_a_search_without_hits_says_what_to_try(server, cassette_name, query, suggestion, advice):
     with VCR.use_cassette(cassette_name) as cassette:
         data = structured(await call(server, "search_titles", {"query": query, "k": 10}))
@@ -90,8 +100,9 @@ async def test_page_summary_is_the_lead_section_as_one_passage(server):
     [passage] = data["passages"]
     assert_passage(passage, "wikipedia")
     assert (passage["id"], passage["page"], passage["line"]) == ("wikipedia:Celtuce", "Celtuce", None)
-    assert passage["text"].startswith("Celtuce (Lactuca sativa var. asparagina, augustana, or angustata), also called "
-                                      "stem lettuce")
+    assert passage["text"].startswith(
+        "Celtuce (Lactuca sativa var. asparagina, augustana, or angustata), also called stem lettuce"
+    )
     assert "wosun (Chinese: 莴笋; pinyin: wōsŭn)" in passage["text"]
     # the lead's two paragraphs are one passage, without the line break between them
     assert "in general). The stem is usually harvested at a length of around 15–20 cm" in passage["text"]
@@ -115,8 +126,11 @@ async def test_page_sentences_numbers_each_sentence_and_skips_headings_and_back_
     with VCR.use_cassette("page_sentences.yaml") as cassette:
         async with create_connected_server_and_client_session(server) as client:
             page = structured(await client.call_tool("page_sentences", {"title": title}))
-            tail = structured(await client.call_tool("page_sentences", {"title": title.replace(" ", "_"),
-                                                                        "max_sentences": 10, "start_line": 25}))
+            tail = structured(
+                await client.call_tool(
+                    "page_sentences", {"title": title.replace(" ", "_"), "max_sentences": 10, "start_line": 25}
+                )
+            )
         assert cassette.play_count == 2  # the second call is served from the cache
     texts = [p["text"] for p in page["passages"]]
     assert texts[:2] == [
@@ -124,8 +138,9 @@ async def test_page_sentences_numbers_each_sentence_and_skips_headings_and_back_
         "It formed on August 13 from a tropical wave that emerged from the west coast of Africa on August 8.",
     ]
     # the first sentence after the '== Meteorological history ==' heading
-    assert texts[5] == ("On August 8, a tropical wave emerged from the west coast of Africa and entered the Atlantic "
-                        "Ocean.")
+    assert texts[5] == (
+        "On August 8, a tropical wave emerged from the west coast of Africa and entered the Atlantic Ocean."
+    )
     assert texts[8] == "At the time, it was located about 1,600 miles (2,600 km) east of Barbados."
     assert texts[12].startswith('Late on August 13, it was "beginning to look like Irene-junior')
     assert texts[12].endswith('upper-level outflow pattern".')
@@ -140,7 +155,8 @@ async def test_page_sentences_numbers_each_sentence_and_skips_headings_and_back_
     # the page ends with 'See also', an empty 'References' and 'External links': none of it is read
     assert [p["line"] for p in tail["passages"]] == [25, 26, 27, 28, 29]
     assert tail["passages"][-1]["text"] == (
-        "Katrina was the costliest hurricane, and one of the five deadliest, in the history of the United States.")
+        "Katrina was the costliest hurricane, and one of the five deadliest, in the history of the United States."
+    )
     assert (tail["truncated"], tail["message"]) == (False, "Showing sentences 25-29 of 30.")
 
 
@@ -151,10 +167,20 @@ async def test_a_disambiguation_page_lists_the_options(server):
     assert (data["found"], data["disambiguation"], data["passages"]) == (False, True, [])
     assert data["url"] == "https://en.wikipedia.org/wiki/Dodge_Ram_(disambiguation)"
     # every linked list item, nested 'See also' items included, in page order, each once
-    assert data["options"] == ["Dodge Ramcharger", "Dodge Ram Van", "Dodge Mini Ram", "Dodge Caravan C/V", "Ram C/V",
-                               "Dodge Ram 50", "Dodge D-Series", "Dodge Rampage", "Ram (brand)"]
-    assert data["message"].startswith("'Dodge Ram (disambiguation)' is a disambiguation page: it may refer to "
-                                      "'Dodge Ramcharger'; 'Dodge Ram Van';")
+    assert data["options"] == [
+        "Dodge Ramcharger",
+        "Dodge Ram Van",
+        "Dodge Mini Ram",
+        "Dodge Caravan C/V",
+        "Ram C/V",
+        "Dodge Ram 50",
+        "Dodge D-Series",
+        "Dodge Rampage",
+        "Ram (brand)",
+    ]
+    assert data["message"].startswith(
+        "'Dodge Ram (disambiguation)' is a disambiguation page: it may refer to 'Dodge Ramcharger'; 'Dodge Ram Van';"
+    )
     assert data["message"].endswith("Call page_sentences again with one of the options.")
 
 
@@ -168,11 +194,17 @@ def test_a_missing_page_is_recognised_from_the_page_info():
     assert cassette.play_count == 1
 
 
-@pytest.mark.parametrize("suggestions, expected", [
-    (["Purple berry", "Purple"], "No Wikipedia page titled 'purpleberry'. Similar titles: 'Purple berry'; 'Purple'. "
-                                 "Call page_summary with one of them."),
-    ([], "No Wikipedia page titled 'purpleberry' and no similar titles. Use search_titles to find the right page."),
-])
+@pytest.mark.parametrize(
+    "suggestions, expected",
+    [
+        (
+            ["Purple berry", "Purple"],
+            "No Wikipedia page titled 'purpleberry'. Similar titles: 'Purple berry'; 'Purple'. "
+            "Call page_summary with one of them.",
+        ),
+        ([], "No Wikipedia page titled 'purpleberry' and no similar titles. Use search_titles to find the right page."),
+    ],
+)
 def test_a_missing_page_suggests_similar_titles(suggestions, expected):
     data = summary_result("purpleberry", {"kind": "missing", "title": "purpleberry", "suggestions": suggestions})
     assert (data.found, data.passages, data.disambiguation, data.suggestions) == (False, [], False, suggestions)
@@ -197,10 +229,16 @@ async def test_5xx_on_every_attempt_is_one_line(server):
     assert message == "Wikipedia returned HTTP 503 (Service Unavailable) after 3 attempts"
 
 
-@pytest.mark.parametrize("cassette_name, expected", [
-    ("malformed.yaml", "Wikipedia returned a malformed response: not valid JSON (Expecting value: line 1 column 1 (char 0))"),
-    ("api_error.yaml", 'Wikipedia reported an error: search-title-disabled: "title" search is disabled.'),
-])
+@pytest.mark.parametrize(
+    "cassette_name, expected",
+    [
+        (
+            "malformed.yaml",
+            "Wikipedia returned a malformed response: not valid JSON (Expecting value: line 1 column 1 (char 0))",
+        ),
+        ("api_error.yaml", 'Wikipedia reported an error: search-title-disabled: "title" search is disabled.'),
+    ],
+)
 async def test_a_bad_body_is_one_line_and_not_cached(server, cassette_name, expected):
     with VCR.use_cassette(cassette_name) as cassette:
         message = error_text(await call(server, "search_titles", CELTUCE))
@@ -224,11 +262,14 @@ async def test_without_a_cassette_the_network_is_unreachable(server, block_netwo
     assert block_network == [("dns", "en.wikipedia.org")]
 
 
-@pytest.mark.parametrize("title, expected", [
-    ("   ", "the title is empty"),
-    ("Foo#Bar", "is not a valid Wikipedia title: it contains '#'"),
-    ("[[Link]]", "is not a valid Wikipedia title"),
-])
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ("   ", "the title is empty"),
+        ("Foo#Bar", "is not a valid Wikipedia title: it contains '#'"),
+        ("[[Link]]", "is not a valid Wikipedia title"),
+    ],
+)
 async def test_bad_titles_are_refused_without_a_request(server, title, expected):
     message = error_text(await call(server, "page_summary", {"title": title}))
     assert expected in message
@@ -242,9 +283,13 @@ def test_the_package_reaches_the_network_only_through_our_session():
 
 
 def test_sentence_splitting_keeps_abbreviations_and_initials_together():
-    text = ("J. R. R. Tolkien was born in 1892. He moved to the U.S. He said \"Hi.\" Then 3.5 per cent left.\n"
-            "\n== Early life ==\nSt. Mary was there, e.g. on Jan. 3.\n== See also ==\nList of things.")
+    text = (
+        'J. R. R. Tolkien was born in 1892. He moved to the U.S. He said "Hi." Then 3.5 per cent left.\n'
+        "\n== Early life ==\nSt. Mary was there, e.g. on Jan. 3.\n== See also ==\nList of things."
+    )
     assert split_sentences(text) == [
-        "J. R. R. Tolkien was born in 1892.", "He moved to the U.S. He said \"Hi.\"",
-        "Then 3.5 per cent left.", "St. Mary was there, e.g. on Jan. 3.",
+        "J. R. R. Tolkien was born in 1892.",
+        'He moved to the U.S. He said "Hi."',
+        "Then 3.5 per cent left.",
+        "St. Mary was there, e.g. on Jan. 3.",
     ]

@@ -48,8 +48,8 @@ from mermaid_verifier.tools.source_common import (
     configure_logging,
     parse_xml,
     rank_score,
-    source_server,
     run_stdio,
+    source_server,
     unix_time,
 )
 
@@ -116,8 +116,9 @@ def normalise_arxiv_id(raw: str) -> str:
     text = _ID_PREFIX.sub("", collapse(raw))
     text = re.sub(r"\.pdf$", "", text, flags=re.IGNORECASE).strip("/ ")
     if not ARXIV_ID.match(text):
-        raise ToolError(f"{collapse(raw)!r} is not an arXiv id: expected e.g. '1706.03762', "
-                        "'1706.03762v2' or 'hep-th/9901001'")
+        raise ToolError(
+            f"{collapse(raw)!r} is not an arXiv id: expected e.g. '1706.03762', '1706.03762v2' or 'hep-th/9901001'"
+        )
     return text
 
 
@@ -152,12 +153,25 @@ def paper_record(result: arxiv.Result) -> dict:
 def paper_passage(record: dict, score: float | None) -> ArxivPassage:
     arxiv_id = record["arxiv_id"]
     return ArxivPassage(
-        id=f"{CORPUS}:{arxiv_id}", page=arxiv_id, line=None, title=record["title"], text=record["abstract"],
-        corpus=CORPUS, score=score, url=record["url"] or f"https://arxiv.org/abs/{arxiv_id}",
-        published_at=record["published_at"], authors=record["authors"], arxiv_id=arxiv_id,
-        published=record["published"], updated=record["updated"], updated_at=record["updated_at"],
-        primary_category=record["primary_category"], categories=record["categories"], doi=record["doi"],
-        journal_ref=record["journal_ref"], pdf_url=record["pdf_url"],
+        id=f"{CORPUS}:{arxiv_id}",
+        page=arxiv_id,
+        line=None,
+        title=record["title"],
+        text=record["abstract"],
+        corpus=CORPUS,
+        score=score,
+        url=record["url"] or f"https://arxiv.org/abs/{arxiv_id}",
+        published_at=record["published_at"],
+        authors=record["authors"],
+        arxiv_id=arxiv_id,
+        published=record["published"],
+        updated=record["updated"],
+        updated_at=record["updated_at"],
+        primary_category=record["primary_category"],
+        categories=record["categories"],
+        doi=record["doi"],
+        journal_ref=record["journal_ref"],
+        pdf_url=record["pdf_url"],
     )
 
 
@@ -165,8 +179,10 @@ def search_result(query: str, papers: list[dict]) -> ArxivSearchResult:
     passages = [paper_passage(p, rank_score(rank)) for rank, p in enumerate(papers)]
     message = None
     if not passages:
-        message = (f"No arXiv paper matched {query!r}. Try fewer or different keywords, or field "
-                   "prefixes such as ti: (title), au: (author), abs: (abstract).")
+        message = (
+            f"No arXiv paper matched {query!r}. Try fewer or different keywords, or field "
+            "prefixes such as ti: (title), au: (author), abs: (abstract)."
+        )
     return ArxivSearchResult(query=query, passages=passages, message=message)
 
 
@@ -178,8 +194,11 @@ def abstract_result(arxiv_id: str, papers: list[dict]) -> ArxivAbstractResult:
     matching = [p for p in papers if _base_id(p["arxiv_id"]) == _base_id(arxiv_id)]
     if not matching:
         return ArxivAbstractResult(
-            arxiv_id=arxiv_id, found=False, passages=[],
-            message=f"arXiv has no paper {arxiv_id!r}. Check the id, or use search to find the paper.")
+            arxiv_id=arxiv_id,
+            found=False,
+            passages=[],
+            message=f"arXiv has no paper {arxiv_id!r}. Check the id, or use search to find the paper.",
+        )
     return ArxivAbstractResult(arxiv_id=arxiv_id, found=True, passages=[paper_passage(matching[0], None)])
 
 
@@ -189,12 +208,24 @@ def abstract_result(arxiv_id: str, papers: list[dict]) -> ArxivAbstractResult:
 class ArxivClient:
     """Blocking arXiv look-ups through the ``arxiv`` package and our session, cached."""
 
-    def __init__(self, *, cache: ResponseCache | None, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 retry: RetryPolicy | None = None, min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
-                 user_agent: str = USER_AGENT):
+    def __init__(
+        self,
+        *,
+        cache: ResponseCache | None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+        user_agent: str = USER_AGENT,
+    ):
         self.cache = cache
-        self.session = SourceSession(LABEL, timeout_s=timeout_s, retry=retry, limiter=RateLimiter(min_interval_s),
-                                     validate=validate_feed, user_agent=user_agent)
+        self.session = SourceSession(
+            LABEL,
+            timeout_s=timeout_s,
+            retry=retry,
+            limiter=RateLimiter(min_interval_s),
+            validate=validate_feed,
+            user_agent=user_agent,
+        )
 
     def _papers(self, search: arxiv.Search, page_size: int) -> list[dict]:
         # one Client per call: page_size differs per call, and a Client is not meant to be shared
@@ -204,12 +235,22 @@ class ArxivClient:
         return [paper_record(r) for r in client.results(search)]
 
     def search(self, query: str, k: int) -> list[dict]:
-        return cached_call(self.cache, "arxiv", "search", {"query": query, "k": k},
-                           lambda: self._papers(arxiv.Search(query=query, max_results=k), page_size=k))
+        return cached_call(
+            self.cache,
+            "arxiv",
+            "search",
+            {"query": query, "k": k},
+            lambda: self._papers(arxiv.Search(query=query, max_results=k), page_size=k),
+        )
 
     def abstract(self, arxiv_id: str) -> list[dict]:
-        return cached_call(self.cache, "arxiv", "abstract", {"id": arxiv_id},
-                           lambda: self._papers(arxiv.Search(id_list=[arxiv_id], max_results=1), page_size=1))
+        return cached_call(
+            self.cache,
+            "arxiv",
+            "abstract",
+            {"id": arxiv_id},
+            lambda: self._papers(arxiv.Search(id_list=[arxiv_id], max_results=1), page_size=1),
+        )
 
 
 # ----------------------------------------------------------------------------- the server
@@ -233,8 +274,11 @@ def create_server(
     async def search(
         query: Annotated[
             str,
-            Field(description="Keywords: the method, topic and names the claim mentions; arXiv syntax "
-                  "works too (ti: title, au: author, AND / OR).", max_length=MAX_QUERY_CHARS),
+            Field(
+                description="Keywords: the method, topic and names the claim mentions; arXiv syntax "
+                "works too (ti: title, au: author, AND / OR).",
+                max_length=MAX_QUERY_CHARS,
+            ),
         ],
         k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many papers to return (1-{MAX_K}).")] = 5,
     ) -> ArxivSearchResult:
@@ -254,8 +298,11 @@ def create_server(
     async def get_abstract(
         arxiv_id: Annotated[
             str,
-            Field(description="arXiv id, e.g. '1706.03762', '1706.03762v2', 'hep-th/9901001'; "
-                  "'arXiv:...' and arxiv.org URLs work too.", max_length=200),
+            Field(
+                description="arXiv id, e.g. '1706.03762', '1706.03762v2', 'hep-th/9901001'; "
+                "'arXiv:...' and arxiv.org URLs work too.",
+                max_length=200,
+            ),
         ],
     ) -> ArxivAbstractResult:
         """Read one arXiv paper: its abstract as an evidence passage, with title, authors, dates and URL.
@@ -274,15 +321,23 @@ def create_server(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argument_parser(PROG, "MCP stdio server 'arxiv': search arXiv and read abstracts.")
-    parser.add_argument("--min-interval", type=float, default=DEFAULT_MIN_INTERVAL_S,
-                        help="Seconds between two requests to arXiv (default 3, as its terms of use ask).")
+    parser.add_argument(
+        "--min-interval",
+        type=float,
+        default=DEFAULT_MIN_INTERVAL_S,
+        help="Seconds between two requests to arXiv (default 3, as its terms of use ask).",
+    )
     args = parser.parse_args(argv)
     check_common_args(parser, args)
     if args.min_interval < 0:
         parser.error("--min-interval must not be negative")
     configure_logging(args.log_level)
-    server = create_server(cache_from_args(args), timeout_s=args.timeout, call_timeout_s=args.call_timeout,
-                           min_interval_s=args.min_interval)
+    server = create_server(
+        cache_from_args(args),
+        timeout_s=args.timeout,
+        call_timeout_s=args.call_timeout,
+        min_interval_s=args.min_interval,
+    )
     run_stdio(server)
 
 

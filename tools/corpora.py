@@ -53,7 +53,9 @@ def summaries_to_sentences(summaries: dict) -> list[dict]:
     splitter = spacy.blank("en")
     splitter.add_pipe("sentencizer")
     records = []
-    items = [(str(v.get("title") or k), str(v.get("extract") or "")) for k, v in summaries.items() if isinstance(v, dict)]
+    items = [
+        (str(v.get("title") or k), str(v.get("extract") or "")) for k, v in summaries.items() if isinstance(v, dict)
+    ]
     for (title, _), doc in zip(items, splitter.pipe(text for _, text in items)):
         for line, sentence in enumerate(s.text.strip() for s in doc.sents):
             if sentence:

@@ -11,4 +11,6 @@ class PassageRecord(BaseModel):
     line: int | None = Field(description="Sentence number within the page, when it is split into sentences.")
     title: str = Field(description="Human-readable title of the page or paper.")
     text: str = Field(description="The passage text.")
-    corpus: str = Field(description="Where it came from: a local corpus file's name, or 'wikipedia', 'arxiv', 'pubmed'.")
+    corpus: str = Field(
+        description="Where it came from: a local corpus file's name, or 'wikipedia', 'arxiv', 'pubmed'."
+    )

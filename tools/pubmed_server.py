@@ -66,8 +66,8 @@ from mermaid_verifier.tools.source_common import (
     ncbi_min_interval,
     parse_xml,
     rank_score,
-    source_server,
     run_stdio,
+    source_server,
     with_retries,
 )
 
@@ -102,7 +102,8 @@ class PubmedPassage(EvidencePassage):
     pmid: str = Field(description="PubMed id.")
     journal: str | None = Field(default=None, description="Journal title.")
     publication_date: str | None = Field(
-        default=None, description="Publication date as precise as known (YYYY[-MM[-DD]]).")
+        default=None, description="Publication date as precise as known (YYYY[-MM[-DD]])."
+    )
     doi: str | None = Field(default=None, description="DOI, if any.")
     has_abstract: bool = Field(description="False when PubMed has no abstract: text is then the title.")
 
@@ -272,25 +273,44 @@ def article_passage(record: dict, score: float | None) -> PubmedPassage:
     pmid = record["pmid"]
     text = record["abstract"] or record["title"]
     return PubmedPassage(
-        id=f"{CORPUS}:{pmid}", page=pmid, line=None, title=record["title"], text=text, corpus=CORPUS,
-        score=score, url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/", published_at=record["published_at"],
-        authors=record["authors"], pmid=pmid, journal=record["journal"],
-        publication_date=record["publication_date"], doi=record["doi"], has_abstract=bool(record["abstract"]),
+        id=f"{CORPUS}:{pmid}",
+        page=pmid,
+        line=None,
+        title=record["title"],
+        text=text,
+        corpus=CORPUS,
+        score=score,
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+        published_at=record["published_at"],
+        authors=record["authors"],
+        pmid=pmid,
+        journal=record["journal"],
+        publication_date=record["publication_date"],
+        doi=record["doi"],
+        has_abstract=bool(record["abstract"]),
     )
 
 
 def search_result(query: str, found: dict) -> PubmedSearchResult:
     search, articles = found["search"], found["articles"]
-    passages = [article_passage(articles[pmid], rank_score(rank))
-                for rank, pmid in enumerate(search["pmids"]) if pmid in articles]
+    passages = [
+        article_passage(articles[pmid], rank_score(rank))
+        for rank, pmid in enumerate(search["pmids"])
+        if pmid in articles
+    ]
     message = None
     if not passages:
         message = f"No PubMed article matched {query!r}."
         if search["not_found"]:
             message += " PubMed did not find: " + ", ".join(repr(p) for p in search["not_found"]) + "."
         message += " Try fewer or different keywords, or another spelling."
-    return PubmedSearchResult(query=query, total_count=search["count"], query_translation=search["translation"],
-                              passages=passages, message=message)
+    return PubmedSearchResult(
+        query=query,
+        total_count=search["count"],
+        query_translation=search["translation"],
+        passages=passages,
+        message=message,
+    )
 
 
 def fetch_result(pmids: list[str], articles: Mapping[str, dict]) -> PubmedFetchResult:
@@ -347,9 +367,16 @@ def configure_entrez() -> None:
 class PubmedClient:
     """Blocking E-utilities calls through ``Bio.Entrez``, rate-limited, retried and cached."""
 
-    def __init__(self, *, cache: ResponseCache | None, email: str | None = None, api_key: str | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy | None = None,
-                 min_interval_s: float | None = None):
+    def __init__(
+        self,
+        *,
+        cache: ResponseCache | None,
+        email: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        min_interval_s: float | None = None,
+    ):
         configure_entrez()
         self.cache = cache
         self.email = email or None
@@ -381,9 +408,15 @@ class PubmedClient:
         return with_retries(attempt, self.retry, label=LABEL)
 
     def esearch(self, query: str, k: int) -> dict:
-        return cached_call(self.cache, "pubmed", "esearch", {"query": query, "k": k},
-                           lambda: parse_esearch(self._call("esearch", db="pubmed", term=query, retmax=k,
-                                                            sort="relevance", retmode="xml")))
+        return cached_call(
+            self.cache,
+            "pubmed",
+            "esearch",
+            {"query": query, "k": k},
+            lambda: parse_esearch(
+                self._call("esearch", db="pubmed", term=query, retmax=k, sort="relevance", retmode="xml")
+            ),
+        )
 
     def articles(self, pmids: list[str]) -> dict[str, dict]:
         """Records by PMID for those PubMed has; each article is cached on its own."""
@@ -422,8 +455,9 @@ def create_server(
 ) -> FastMCP:
     """A FastMCP server named ``pubmed``. ``min_interval_s`` None keeps to NCBI's limit (3 requests/s,
     10/s with ``api_key``); ``timeout_s`` bounds each HTTP request, ``call_timeout_s`` each tool call."""
-    client = PubmedClient(cache=cache, email=email, api_key=api_key, timeout_s=timeout_s, retry=retry,
-                          min_interval_s=min_interval_s)
+    client = PubmedClient(
+        cache=cache, email=email, api_key=api_key, timeout_s=timeout_s, retry=retry, min_interval_s=min_interval_s
+    )
 
     server, run = source_server(SERVER_NAME, INSTRUCTIONS, cache, LABEL, HOST, call_timeout_s, timeout_s, logger)
 
@@ -431,8 +465,11 @@ def create_server(
     async def search(
         query: Annotated[
             str,
-            Field(description="Keywords: the condition, treatment and population the claim mentions; "
-                  "PubMed syntax works too ([Title], [Author], AND / OR).", max_length=MAX_QUERY_CHARS),
+            Field(
+                description="Keywords: the condition, treatment and population the claim mentions; "
+                "PubMed syntax works too ([Title], [Author], AND / OR).",
+                max_length=MAX_QUERY_CHARS,
+            ),
         ],
         k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many articles to return (1-{MAX_K}).")] = 5,
     ) -> PubmedSearchResult:
@@ -477,8 +514,10 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> dict[str, str
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argument_parser(PROG, "MCP stdio server 'pubmed': search PubMed and read abstracts "
-                             "(env: NCBI_API_KEY, NCBI_EMAIL or ENTREZ_EMAIL).")
+    parser = argument_parser(
+        PROG,
+        "MCP stdio server 'pubmed': search PubMed and read abstracts (env: NCBI_API_KEY, NCBI_EMAIL or ENTREZ_EMAIL).",
+    )
     args = parser.parse_args(argv)
     check_common_args(parser, args)
     configure_logging(args.log_level)
@@ -486,8 +525,13 @@ def main(argv: list[str] | None = None) -> None:
     if settings["email"] is None:
         logger.warning("no contact email for NCBI: set NCBI_EMAIL (or ENTREZ_EMAIL), as NCBI asks")
     logger.info("NCBI rate limit: %s requests/s", "10" if settings["api_key"] else "3")
-    server = create_server(cache_from_args(args), email=settings["email"], api_key=settings["api_key"],
-                           timeout_s=args.timeout, call_timeout_s=args.call_timeout)
+    server = create_server(
+        cache_from_args(args),
+        email=settings["email"],
+        api_key=settings["api_key"],
+        timeout_s=args.timeout,
+        call_timeout_s=args.call_timeout,
+    )
     run_stdio(server)
 
 

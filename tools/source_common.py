@@ -30,19 +30,19 @@ import email.utils
 import http.client
 import json
 import logging
+import math
 import os
 import random
 import socket
 import sqlite3
 import sys
 import threading
-import math
 import time
 import urllib.error
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -88,6 +88,7 @@ USER_AGENT = f"mermaid-verifier/{_package_version()} (claim-verification tool; p
 
 class EvidencePassage(PassageRecord):
     """One evidence passage: the local corpus server's keys plus where and when it was published."""
+
     score: float | None = Field(
         default=None,
         description="Rank-based relevance for search results (1/(1+rank)); null when not from a search.",
@@ -108,7 +109,7 @@ def unix_time(moment: datetime | None) -> float | None:
     if moment is None:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 
@@ -190,7 +191,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         if when is None:
             return None
         if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
+            when = when.replace(tzinfo=UTC)
         seconds = when.timestamp() - (time.time() if now is None else now)
     if math.isnan(seconds):
         return None
@@ -209,8 +210,7 @@ def http_status_of(exc: BaseException) -> tuple[int, str, float | None] | None:
             return cause.code, reason or http.client.responses.get(cause.code, ""), retry_after
         if isinstance(cause, requests.HTTPError) and cause.response is not None:
             response = cause.response
-            return (response.status_code, response.reason or "",
-                    parse_retry_after(response.headers.get("Retry-After")))
+            return (response.status_code, response.reason or "", parse_retry_after(response.headers.get("Retry-After")))
     return None
 
 
@@ -226,9 +226,15 @@ def is_timeout(exc: BaseException) -> bool:
 def is_connection_reset(exc: BaseException) -> bool:
     import urllib3.exceptions
 
-    resets = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError, http.client.RemoteDisconnected,
-              http.client.IncompleteRead, requests.exceptions.ChunkedEncodingError,
-              urllib3.exceptions.ProtocolError)
+    resets = (
+        ConnectionResetError,
+        ConnectionAbortedError,
+        BrokenPipeError,
+        http.client.RemoteDisconnected,
+        http.client.IncompleteRead,
+        requests.exceptions.ChunkedEncodingError,
+        urllib3.exceptions.ProtocolError,
+    )
     return any(isinstance(cause, resets) for cause in causes(exc))
 
 
@@ -237,8 +243,12 @@ def is_retryable_status(status: int) -> bool:
 
 
 def is_malformed(exc: BaseException) -> bool:
-    malformed: tuple[type[BaseException], ...] = (MalformedResponse, json.JSONDecodeError, ET.ParseError,
-                                                  UnicodeDecodeError)
+    malformed: tuple[type[BaseException], ...] = (
+        MalformedResponse,
+        json.JSONDecodeError,
+        ET.ParseError,
+        UnicodeDecodeError,
+    )
     try:
         from lxml import etree
 
@@ -258,8 +268,11 @@ def _connection_reason(exc: BaseException, host: str | None) -> str:
     if is_connection_reset(exc):
         return f"the connection to {where} was reset"
     # the innermost plain OSError says most ("[Errno 101] Network is unreachable", ...)
-    plain = [c for c in chain if isinstance(c, OSError)
-             and not type(c).__module__.startswith(("urllib3", "requests", "urllib"))]
+    plain = [
+        c
+        for c in chain
+        if isinstance(c, OSError) and not type(c).__module__.startswith(("urllib3", "requests", "urllib"))
+    ]
     if plain:
         return f"cannot connect to {where}: {one_line(plain[-1])}"
     text = one_line(chain[-1])
@@ -274,8 +287,7 @@ def _connection_reason(exc: BaseException, host: str | None) -> str:
 UNEXPECTED_RESPONSE = (KeyError, IndexError, TypeError, AttributeError, AssertionError)
 
 
-def describe_error(label: str, exc: BaseException, *, timeout_s: float | None = None,
-                   host: str | None = None) -> str:
+def describe_error(label: str, exc: BaseException, *, timeout_s: float | None = None, host: str | None = None) -> str:
     """One line saying what went wrong talking to ``label`` (e.g. 'Wikipedia', 'arXiv', 'PubMed')."""
     attempts = 1
     if isinstance(exc, RetriesExhausted):
@@ -326,8 +338,9 @@ class RetryPolicy:
             raise ValueError("max_attempts must be at least 1")
 
 
-def retry_delay(exc: BaseException, attempt: int, policy: RetryPolicy,
-                rng: Callable[[], float] = random.random) -> float | None:
+def retry_delay(
+    exc: BaseException, attempt: int, policy: RetryPolicy, rng: Callable[[], float] = random.random
+) -> float | None:
     """Seconds to wait before attempt ``attempt + 1``, or None if ``exc`` is not worth retrying."""
     status = http_status_of(exc)
     if status is not None:
@@ -342,8 +355,14 @@ def retry_delay(exc: BaseException, attempt: int, policy: RetryPolicy,
     return backoff * (1.0 + policy.jitter * rng())
 
 
-def with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, label: str = "source",
-                 sleep: Callable[[float], Any] = time.sleep, rng: Callable[[], float] = random.random) -> T:
+def with_retries(
+    attempt: Callable[[], T],
+    policy: RetryPolicy,
+    *,
+    label: str = "source",
+    sleep: Callable[[float], Any] = time.sleep,
+    rng: Callable[[], float] = random.random,
+) -> T:
     """Call ``attempt()`` until it succeeds, fails in a way not worth retrying, or runs out of attempts.
 
     A failure after at least one retry is raised as :class:`RetriesExhausted` (so the message can
@@ -360,8 +379,13 @@ def with_retries(attempt: Callable[[], T], policy: RetryPolicy, *, label: str = 
                 if tries > 1:
                     raise RetriesExhausted(exc, tries) from exc
                 raise
-            logger.warning("%s; retrying in %.2fs (attempt %d of %d)", describe_error(label, exc), delay,
-                           tries + 1, policy.max_attempts)
+            logger.warning(
+                "%s; retrying in %.2fs (attempt %d of %d)",
+                describe_error(label, exc),
+                delay,
+                tries + 1,
+                policy.max_attempts,
+            )
         sleep(delay)
 
 
@@ -374,8 +398,13 @@ class RateLimiter:
     Each caller reserves the next free slot under a lock, then sleeps until it outside the lock.
     """
 
-    def __init__(self, min_interval_s: float, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Any] = time.sleep):
+    def __init__(
+        self,
+        min_interval_s: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Any] = time.sleep,
+    ):
         self.min_interval_s = max(0.0, float(min_interval_s))
         self._clock = clock
         self._sleep = sleep
@@ -413,9 +442,17 @@ class SourceSession(requests.Session):
     ``get`` directly.
     """
 
-    def __init__(self, label: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy | None = None,
-                 limiter: RateLimiter | None = None, validate: Callable[[bytes], Any] | None = None,
-                 user_agent: str = USER_AGENT, sleep: Callable[[float], Any] = time.sleep):
+    def __init__(
+        self,
+        label: str,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        limiter: RateLimiter | None = None,
+        validate: Callable[[bytes], Any] | None = None,
+        user_agent: str = USER_AGENT,
+        sleep: Callable[[float], Any] = time.sleep,
+    ):
         super().__init__()
         self.label = label
         self.timeout_s = timeout_s
@@ -519,8 +556,12 @@ class ResponseCache:
         with self._lock:
             if self._cache is None and not self._broken:
                 try:
-                    self._cache = diskcache.Cache(str(self.directory), disk=_JSONTextDisk, timeout=self.timeout_s,
-                                                  eviction_policy="least-recently-stored")
+                    self._cache = diskcache.Cache(
+                        str(self.directory),
+                        disk=_JSONTextDisk,
+                        timeout=self.timeout_s,
+                        eviction_policy="least-recently-stored",
+                    )
                 except Exception as exc:  # noqa: BLE001 - a cache is optional
                     self._broken = True
                     logger.warning("response cache disabled: cannot open %s: %s", self.directory, one_line(exc))
@@ -562,8 +603,9 @@ class ResponseCache:
                 self._cache = None
 
 
-def cached_call(cache: ResponseCache | None, source: str, operation: str, args: Mapping[str, Any],
-                fetch: Callable[[], T]) -> T:
+def cached_call(
+    cache: ResponseCache | None, source: str, operation: str, args: Mapping[str, Any], fetch: Callable[[], T]
+) -> T:
     """``fetch()``'s JSON-able answer, from the cache when it holds one (only successes are stored)."""
     if cache is not None:
         hit = cache.get(source, operation, args)
@@ -579,9 +621,16 @@ def cached_call(cache: ResponseCache | None, source: str, operation: str, args: 
 # ----------------------------------------------------------------------------- server side
 
 
-async def run_source_call(what: str, label: str, func: Callable[..., T], *args: Any, call_timeout_s: float,
-                          timeout_s: float | None = None, host: str | None = None,
-                          log: logging.Logger = logger) -> T:
+async def run_source_call(
+    what: str,
+    label: str,
+    func: Callable[..., T],
+    *args: Any,
+    call_timeout_s: float,
+    timeout_s: float | None = None,
+    host: str | None = None,
+    log: logging.Logger = logger,
+) -> T:
     """Run blocking ``func(*args)`` in a worker thread within ``call_timeout_s``; any failure
     becomes a ``ToolError`` with one line (see :func:`describe_error`)."""
 
@@ -622,20 +671,37 @@ def default_cache_dir() -> Path:
 def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument(
-        "--cache-dir", type=Path, default=None,
+        "--cache-dir",
+        type=Path,
+        default=None,
         help="Where answers are cached (JSON, 7 days). Default: $MERMAID_CACHE_DIR/sources or "
         "<user cache dir>/mermaid-verifier/sources.",
     )
     parser.add_argument("--no-cache", action="store_true", help="Do not read or write the response cache.")
-    parser.add_argument("--cache-days", type=float, default=DEFAULT_CACHE_EXPIRE_S / 86400,
-                        help="Days a cached answer stays valid (default 7).")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                        help=f"Seconds allowed per HTTP request (default {DEFAULT_TIMEOUT_S:g}).")
-    parser.add_argument("--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT_S,
-                        help=f"Seconds allowed per tool call, retries included (default {DEFAULT_CALL_TIMEOUT_S:g}).")
     parser.add_argument(
-        "--log-level", default="WARNING", type=str.upper,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], help="stderr log level.",
+        "--cache-days",
+        type=float,
+        default=DEFAULT_CACHE_EXPIRE_S / 86400,
+        help="Days a cached answer stays valid (default 7).",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"Seconds allowed per HTTP request (default {DEFAULT_TIMEOUT_S:g}).",
+    )
+    parser.add_argument(
+        "--call-timeout",
+        type=float,
+        default=DEFAULT_CALL_TIMEOUT_S,
+        help=f"Seconds allowed per tool call, retries included (default {DEFAULT_CALL_TIMEOUT_S:g}).",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="stderr log level.",
     )
     return parser
 
@@ -663,8 +729,16 @@ def run_stdio(server) -> None:
         pass
 
 
-def source_server(name: str, instructions: str, cache: "ResponseCache | None", label: str, host: str,
-                  call_timeout_s: float, timeout_s: float, log: logging.Logger):
+def source_server(
+    name: str,
+    instructions: str,
+    cache: "ResponseCache | None",
+    label: str,
+    host: str,
+    call_timeout_s: float,
+    timeout_s: float,
+    log: logging.Logger,
+):
     """The FastMCP server every live source shares (its response cache closed when the server stops),
     and ``run(what, func, *args)``: a blocking client call made under the source's timeouts."""
     from contextlib import asynccontextmanager
@@ -682,7 +756,8 @@ def source_server(name: str, instructions: str, cache: "ResponseCache | None", l
     server = FastMCP(name, instructions=instructions, lifespan=lifespan, log_level="WARNING")
 
     async def run(what: str, func, *args):
-        return await run_source_call(what, label, func, *args, call_timeout_s=call_timeout_s,
-                                     timeout_s=timeout_s, host=host, log=log)
+        return await run_source_call(
+            what, label, func, *args, call_timeout_s=call_timeout_s, timeout_s=timeout_s, host=host, log=log
+        )
 
     return server, run

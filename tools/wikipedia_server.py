@@ -64,8 +64,8 @@ from mermaid_verifier.tools.source_common import (
     collapse,
     configure_logging,
     parse_json_object,
-    source_server,
     run_stdio,
+    source_server,
 )
 
 logger = logging.getLogger("mermaid_verifier.tools.wikipedia_server")  # also under -m
@@ -120,16 +120,71 @@ class WikiPageResult(BaseModel):
 # ----------------------------------------------------------------------------- pure helpers
 
 _HEADING = re.compile(r"^(=+)\s*(.*?)\s*\1$")
-STOP_SECTIONS = frozenset({
-    "see also", "references", "external links", "notes", "further reading", "bibliography", "sources",
-    "citations", "footnotes", "notes and references", "works cited",
-})
-_ABBREVIATIONS = frozenset({
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "ft", "vs", "etc", "approx", "no", "nos",
-    "vol", "fig", "inc", "ltd", "co", "corp", "gen", "col", "lt", "sgt", "capt", "gov", "sen", "rep",
-    "rev", "hon", "ca", "cf", "al", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
-    "oct", "nov", "dec",
-})
+STOP_SECTIONS = frozenset(
+    {
+        "see also",
+        "references",
+        "external links",
+        "notes",
+        "further reading",
+        "bibliography",
+        "sources",
+        "citations",
+        "footnotes",
+        "notes and references",
+        "works cited",
+    }
+)
+_ABBREVIATIONS = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "mt",
+        "ft",
+        "vs",
+        "etc",
+        "approx",
+        "no",
+        "nos",
+        "vol",
+        "fig",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "gen",
+        "col",
+        "lt",
+        "sgt",
+        "capt",
+        "gov",
+        "sen",
+        "rep",
+        "rev",
+        "hon",
+        "ca",
+        "cf",
+        "al",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    }
+)
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
 _OPENERS = "\"'“‘([¿¡"
 
@@ -146,14 +201,14 @@ def _is_abbreviation(token: str) -> bool:
 def _split_paragraph(paragraph: str) -> list[str]:
     sentences, start = [], 0
     for match in _BOUNDARY.finditer(paragraph):
-        following = paragraph[match.end():match.end() + 1]
+        following = paragraph[match.end() : match.end() + 1]
         if not following or not (following.isupper() or following.isdigit() or following in _OPENERS):
             continue
         if paragraph[match.start()] == ".":
-            before = paragraph[start:match.start()].split()
+            before = paragraph[start : match.start()].split()
             if before and _is_abbreviation(before[-1]):
                 continue
-        sentences.append(paragraph[start:match.end()].strip())
+        sentences.append(paragraph[start : match.end()].strip())
         start = match.end()
     tail = paragraph[start:].strip()
     if tail:
@@ -224,8 +279,11 @@ def search_titles_result(query: str, record: dict) -> TitleSearchResult:
     message = None
     if not titles:
         message = f"No Wikipedia page matched {query!r}."
-        message += (f" Wikipedia suggests searching for {suggestion!r}." if suggestion
-                    else " Try fewer or different keywords, or another spelling.")
+        message += (
+            f" Wikipedia suggests searching for {suggestion!r}."
+            if suggestion
+            else " Try fewer or different keywords, or another spelling."
+        )
     return TitleSearchResult(query=query, titles=titles, suggestion=suggestion, message=message)
 
 
@@ -233,22 +291,44 @@ def _not_an_article(title: str, record: dict, tool: str) -> WikiPageResult | Non
     if record["kind"] == "disambiguation":
         options = record["options"]
         listed = "; ".join(repr(o) for o in options[:10]) + ("; ..." if len(options) > 10 else "")
-        message = (f"{record['title']!r} is a disambiguation page: it may refer to {listed}. "
-                   f"Call {tool} again with one of the options.") if options else (
-            f"{record['title']!r} is a disambiguation page. Use search_titles to find the page you mean.")
-        return WikiPageResult(title=title, found=False, resolved_title=record["title"], url=record.get("url"),
-                              passages=[], total_passages=0, truncated=False, disambiguation=True,
-                              options=options, message=message)
+        message = (
+            (
+                f"{record['title']!r} is a disambiguation page: it may refer to {listed}. "
+                f"Call {tool} again with one of the options."
+            )
+            if options
+            else (f"{record['title']!r} is a disambiguation page. Use search_titles to find the page you mean.")
+        )
+        return WikiPageResult(
+            title=title,
+            found=False,
+            resolved_title=record["title"],
+            url=record.get("url"),
+            passages=[],
+            total_passages=0,
+            truncated=False,
+            disambiguation=True,
+            options=options,
+            message=message,
+        )
     if record["kind"] == "missing":
         suggestions = record["suggestions"]
         if suggestions:
             listed = "; ".join(repr(t) for t in suggestions)
             message = f"No Wikipedia page titled {title!r}. Similar titles: {listed}. Call {tool} with one of them."
         else:
-            message = (f"No Wikipedia page titled {title!r} and no similar titles. "
-                       "Use search_titles to find the right page.")
-        return WikiPageResult(title=title, found=False, passages=[], total_passages=0, truncated=False,
-                              suggestions=suggestions, message=message)
+            message = (
+                f"No Wikipedia page titled {title!r} and no similar titles. Use search_titles to find the right page."
+            )
+        return WikiPageResult(
+            title=title,
+            found=False,
+            passages=[],
+            total_passages=0,
+            truncated=False,
+            suggestions=suggestions,
+            message=message,
+        )
     return None
 
 
@@ -260,11 +340,28 @@ def summary_result(title: str, record: dict) -> WikiPageResult:
     text = collapse(record["text"])
     passages = []
     if text:
-        passages.append(EvidencePassage(id=f"{CORPUS}:{page_key(resolved)}", page=page_key(resolved), line=None,
-                                        title=resolved, text=text, corpus=CORPUS, url=url))
+        passages.append(
+            EvidencePassage(
+                id=f"{CORPUS}:{page_key(resolved)}",
+                page=page_key(resolved),
+                line=None,
+                title=resolved,
+                text=text,
+                corpus=CORPUS,
+                url=url,
+            )
+        )
     message = None if text else f"{resolved!r} has no introduction; try page_sentences."
-    return WikiPageResult(title=title, found=True, resolved_title=resolved, url=url, passages=passages,
-                          total_passages=len(passages), truncated=False, message=message)
+    return WikiPageResult(
+        title=title,
+        found=True,
+        resolved_title=resolved,
+        url=url,
+        passages=passages,
+        total_passages=len(passages),
+        truncated=False,
+        message=message,
+    )
 
 
 def sentences_result(title: str, record: dict, max_sentences: int, start_line: int = 0) -> WikiPageResult:
@@ -273,10 +370,17 @@ def sentences_result(title: str, record: dict, max_sentences: int, start_line: i
         return other
     resolved, url = record["title"], record["url"]
     sentences = split_sentences(record["text"])
-    shown = sentences[start_line:start_line + max_sentences]
+    shown = sentences[start_line : start_line + max_sentences]
     passages = [
-        EvidencePassage(id=f"{CORPUS}:{page_key(resolved)}:{line}", page=page_key(resolved), line=line,
-                        title=resolved, text=text, corpus=CORPUS, url=url)
+        EvidencePassage(
+            id=f"{CORPUS}:{page_key(resolved)}:{line}",
+            page=page_key(resolved),
+            line=line,
+            title=resolved,
+            text=text,
+            corpus=CORPUS,
+            url=url,
+        )
         for line, text in enumerate(shown, start=start_line)
     ]
     end = start_line + len(shown)
@@ -288,9 +392,17 @@ def sentences_result(title: str, record: dict, max_sentences: int, start_line: i
         message = f"{resolved!r} has {len(sentences)} sentences; start_line {start_line} is past the end."
     elif truncated or start_line:
         message = f"Showing sentences {start_line}-{end - 1} of {len(sentences)}"
-        message += (f"; call again with start_line={end} to read on." if truncated else ".")
-    return WikiPageResult(title=title, found=True, resolved_title=resolved, url=url, passages=passages,
-                          total_passages=len(sentences), truncated=truncated, message=message)
+        message += f"; call again with start_line={end} to read on." if truncated else "."
+    return WikiPageResult(
+        title=title,
+        found=True,
+        resolved_title=resolved,
+        url=url,
+        passages=passages,
+        total_passages=len(sentences),
+        truncated=truncated,
+        message=message,
+    )
 
 
 def validate_mediawiki(body: bytes) -> dict:
@@ -344,16 +456,29 @@ def install_requests_shim() -> None:
 class WikipediaClient:
     """Blocking Wikipedia look-ups through the ``wikipedia`` package, cached; JSON-able answers."""
 
-    def __init__(self, *, lang: str = "en", cache: ResponseCache | None, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 retry: RetryPolicy | None = None, min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
-                 user_agent: str = USER_AGENT):
+    def __init__(
+        self,
+        *,
+        lang: str = "en",
+        cache: ResponseCache | None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+        min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
+        user_agent: str = USER_AGENT,
+    ):
         install_requests_shim()
         self.lang = lang
         self.api_url = API_URL_FORMAT.format(lang=lang)
         self.cache = cache
         self.source = f"wikipedia-{lang}"
-        self.session = SourceSession(LABEL, timeout_s=timeout_s, retry=retry, limiter=RateLimiter(min_interval_s),
-                                     validate=validate_mediawiki, user_agent=user_agent)
+        self.session = SourceSession(
+            LABEL,
+            timeout_s=timeout_s,
+            retry=retry,
+            limiter=RateLimiter(min_interval_s),
+            validate=validate_mediawiki,
+            user_agent=user_agent,
+        )
 
     @contextmanager
     def _active(self) -> Iterator[None]:
@@ -383,14 +508,22 @@ class WikipediaClient:
             try:
                 page = wikipedia.page(title, auto_suggest=False, redirect=True)
             except wikipedia.DisambiguationError as exc:
-                return {"kind": "disambiguation", "title": exc.title, "url": page_url(exc.title, self.lang),
-                        "options": _dedupe(exc.options, MAX_OPTIONS)}
+                return {
+                    "kind": "disambiguation",
+                    "title": exc.title,
+                    "url": page_url(exc.title, self.lang),
+                    "options": _dedupe(exc.options, MAX_OPTIONS),
+                }
             except wikipedia.PageError:
                 titles, _ = wikipedia.search.fn(title, results=SUGGESTION_LIMIT, suggestion=True)
                 return {"kind": "missing", "title": title, "suggestions": _dedupe(titles, SUGGESTION_LIMIT)}
             text = page.summary if part == "summary" else page.content
-        return {"kind": "page", "title": page.title, "url": https_url(page.url) or page_url(page.title, self.lang),
-                "text": text or ""}
+        return {
+            "kind": "page",
+            "title": page.title,
+            "url": https_url(page.url) or page_url(page.title, self.lang),
+            "text": text or "",
+        }
 
 
 # ----------------------------------------------------------------------------- the server
@@ -414,16 +547,22 @@ def create_server(
 
     Title = Annotated[
         str,
-        Field(description="Page title, e.g. 'Stanley Kubrick' or 'Mercury (planet)' (as search_titles "
-              "returns it; underscores work too).", max_length=MAX_TITLE_CHARS * 2),
+        Field(
+            description="Page title, e.g. 'Stanley Kubrick' or 'Mercury (planet)' (as search_titles "
+            "returns it; underscores work too).",
+            max_length=MAX_TITLE_CHARS * 2,
+        ),
     ]
 
     @server.tool()
     async def search_titles(
         query: Annotated[
             str,
-            Field(description="What to look for, e.g. 'Kubrick 2001 Space Odyssey'. Names and distinctive "
-                  "nouns work best.", max_length=MAX_QUERY_CHARS),
+            Field(
+                description="What to look for, e.g. 'Kubrick 2001 Space Odyssey'. Names and distinctive "
+                "nouns work best.",
+                max_length=MAX_QUERY_CHARS,
+            ),
         ],
         k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many titles to return (1-{MAX_K}).")] = 5,
     ) -> TitleSearchResult:
@@ -483,8 +622,9 @@ def main(argv: list[str] | None = None) -> None:
     if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", args.lang):
         parser.error(f"--lang {args.lang!r} is not a Wikipedia language code")
     configure_logging(args.log_level)
-    server = create_server(cache_from_args(args), lang=args.lang, timeout_s=args.timeout,
-                           call_timeout_s=args.call_timeout)
+    server = create_server(
+        cache_from_args(args), lang=args.lang, timeout_s=args.timeout, call_timeout_s=args.call_timeout
+    )
     run_stdio(server)
 
 

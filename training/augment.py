@@ -53,18 +53,28 @@ def entity_swap(doc: Doc, evidence: str, title: str, pool: dict[str, list[str]],
     """Swap one entity the evidence states for a different one of the same type; None if none fits."""
     evidence_lower, title_lower = evidence.lower(), title.lower()
     candidates = [
-        ent for ent in doc.ents
-        if ent.label_ in SWAPPABLE and ent.text.lower() in evidence_lower and ent.text.lower() not in title_lower
+        ent
+        for ent in doc.ents
+        if ent.label_ in SWAPPABLE
+        and ent.text.lower() in evidence_lower
+        and ent.text.lower() not in title_lower
         and _numeric_enough(ent.label_, ent.text)
     ]
     if not candidates:
         return None
     ent = rng.choice(candidates)
-    options = [text for text in pool.get(ent.label_, [])
-               if text.lower() not in evidence_lower and _numeric_enough(ent.label_, text)]
+    options = [
+        text
+        for text in pool.get(ent.label_, [])
+        if text.lower() not in evidence_lower and _numeric_enough(ent.label_, text)
+    ]
     if not options:
         return None
-    return doc[:ent.start].text_with_ws + rng.choice(options) + doc[ent.start:].text_with_ws[len(ent.text_with_ws.rstrip()):]
+    return (
+        doc[: ent.start].text_with_ws
+        + rng.choice(options)
+        + doc[ent.start :].text_with_ws[len(ent.text_with_ws.rstrip()) :]
+    )
 
 
 def _numeric_enough(label: str, text: str) -> bool:
@@ -99,8 +109,9 @@ def mutated_pairs(gold_pairs: list[dict], nlp: Language, rng: random.Random) -> 
     return out
 
 
-def _join(doc: Doc, skip: set[int] = frozenset(), after: dict[int, str] | None = None,
-          replace: dict[int, str] | None = None) -> str:
+def _join(
+    doc: Doc, skip: set[int] = frozenset(), after: dict[int, str] | None = None, replace: dict[int, str] | None = None
+) -> str:
     after, replace = after or {}, replace or {}
     parts = []
     for token in doc:

@@ -39,13 +39,19 @@ import re
 from pathlib import Path
 
 import orjson
-
 from augment import entity_pool, mutated_pairs
 from contrast import contrastive_pairs
 from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
 from synthesize import group_by_page, synthetic_pairs
+
 from mermaid_verifier.agents.decomposer import load_pipeline
-from mermaid_verifier.evaluation.datasets import _bucket, page_disjoint_split, page_groups, pages_of, read_labelled_claims
+from mermaid_verifier.evaluation.datasets import (
+    _bucket,
+    page_disjoint_split,
+    page_groups,
+    pages_of,
+    read_labelled_claims,
+)
 from mermaid_verifier.models import Label
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, clean_fever_text, read_corpus
@@ -100,7 +106,9 @@ def test_rest_pages(shared: Path) -> set[str]:
     return pages
 
 
-def fever_pairs(claims, split, index: CorpusIndex, part: str, excluded_pages: set[str]) -> tuple[list[dict], list[dict]]:
+def fever_pairs(
+    claims, split, index: CorpusIndex, part: str, excluded_pages: set[str]
+) -> tuple[list[dict], list[dict]]:
     """(pairs, claim records) of one part: gold sets → label, retrieved non-gold sentences → NEI.
 
     A claim record ``{claim, page, title, label, gold_texts, origin}`` (S/R claims with one gold page) feeds
@@ -118,12 +126,21 @@ def fever_pairs(claims, split, index: CorpusIndex, part: str, excluded_pages: se
             if key in seen_sets or None in passages or len(seen_sets) >= 2:
                 continue
             seen_sets.add(key)
-            pairs.append(pair(claim.claim, passages[0].title, " ".join(p.text for p in passages), claim.label.value, "fever"))
+            pairs.append(
+                pair(claim.claim, passages[0].title, " ".join(p.text for p in passages), claim.label.value, "fever")
+            )
         gold_passages = [by_key[k] for k in sorted(gold_keys) if k in by_key]
         if len(claim.gold_pages) == 1 and seen_sets and gold_passages:
-            records.append({"claim": claim.claim, "page": gold_passages[0].page, "title": gold_passages[0].title,
-                            "label": claim.label.value, "gold_texts": [p.text for p in gold_passages],
-                            "origin": "fever-page-other"})
+            records.append(
+                {
+                    "claim": claim.claim,
+                    "page": gold_passages[0].page,
+                    "title": gold_passages[0].title,
+                    "label": claim.label.value,
+                    "gold_texts": [p.text for p in gold_passages],
+                    "origin": "fever-page-other",
+                }
+            )
         taken = 0
         for passage, _ in index.search(claim.claim, k=8):
             if taken >= (3 if claim.label.value == NEI else RETRIEVED_NEI_PER_CLAIM):
@@ -145,12 +162,16 @@ def shared_pairs(shared: Path) -> list[dict]:
             r = orjson.loads(raw)
             if r["origin"].startswith(UNLICENSED_ORIGINS):
                 continue
-            pairs.append(pair(r["claim"], r.get("title") or "", clean_fever_text(r["evidence"]), r["label"], r["origin"]))
+            pairs.append(
+                pair(r["claim"], r.get("title") or "", clean_fever_text(r["evidence"]), r["label"], r["origin"])
+            )
     return pairs
 
 
 def _names_pattern(titles: set[str]) -> re.Pattern | None:
-    names = sorted({without_disambiguator(t) for t in titles if len(without_disambiguator(t)) >= 4}, key=len, reverse=True)
+    names = sorted(
+        {without_disambiguator(t) for t in titles if len(without_disambiguator(t)) >= 4}, key=len, reverse=True
+    )
     return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
 
 
@@ -169,8 +190,11 @@ def fever_gold_pairs(shared: Path, index: CorpusIndex, held_out_pages: set[str])
             first = page_of_sentence.get(sentence_key(r["evidence"]))
             if (first is not None and first.page in held_out_pages) or (names and names.search(r["claim"])):
                 continue
-            out.append(pair(r["claim"], first.title if first else "", clean_fever_text(r["evidence"]), r["label"],
-                            "fever-gold"))
+            out.append(
+                pair(
+                    r["claim"], first.title if first else "", clean_fever_text(r["evidence"]), r["label"], "fever-gold"
+                )
+            )
     return out
 
 
@@ -180,13 +204,16 @@ def scifact_split(shared: Path) -> tuple[list[dict], dict[str, str]]:
     records = [orjson.loads(line) for line in (shared / "scifact" / "claims_train.jsonl").open("rb")]
     anchors = {str(r["id"]): {str(d) for d in r.get("cited_doc_ids") or []} for r in records}
     groups = page_groups(anchors)
-    return records, {cid: "held_out" if _bucket(group) in SCIFACT_HELD_OUT_BUCKETS else "train"
-                     for cid, group in groups.items()}
+    return records, {
+        cid: "held_out" if _bucket(group) in SCIFACT_HELD_OUT_BUCKETS else "train" for cid, group in groups.items()
+    }
 
 
 def scifact_pairs(shared: Path, records: list[dict], split: dict[str, str], rng: random.Random) -> list[dict]:
     """Train-part claims: rationale sentences → label; a non-rationale stretch of a cited abstract → NEI."""
-    abstracts = {str(r["doc_id"]): r for r in map(orjson.loads, (shared / "corpus" / "scifact_abstracts.jsonl").open("rb"))}
+    abstracts = {
+        str(r["doc_id"]): r for r in map(orjson.loads, (shared / "corpus" / "scifact_abstracts.jsonl").open("rb"))
+    }
     labels = {"SUPPORT": "SUPPORTS", "CONTRADICT": "REFUTES"}
     out = []
     for r in records:
@@ -213,26 +240,39 @@ def scifact_pairs(shared: Path, records: list[dict], split: dict[str, str], rng:
 
 
 # -- assembling -----------------------------------------------------------------------------------------
-def edited_pairs(gold: list[dict], records: list[dict], index: CorpusIndex, nlp, rng: random.Random,
-                 pool: dict[str, list[str]]) -> list[dict]:
+def edited_pairs(
+    gold: list[dict], records: list[dict], index: CorpusIndex, nlp, rng: random.Random, pool: dict[str, list[str]]
+) -> list[dict]:
     """NEI three ways and contrastive twins around gold pairs and their claim records."""
     page_sentences = group_by_page(index.passages)
     record_docs = list(nlp.pipe([r["claim"] for r in records], batch_size=256))
     supports = [r for r in gold if r["label"] == "SUPPORTS"]
     refutes = [r for r in gold if r["label"] == "REFUTES"]
-    return (page_other_pairs(records, page_sentences, record_docs, rng)
-            + other_claim_pairs([r | {"origin": r["origin"].replace("page-other", "other-claim")} for r in records],
-                                record_docs, rng)
-            + span_removed_pairs([r for r in gold if r["label"] in {"SUPPORTS", "REFUTES"}], nlp)
-            + contrastive_pairs(supports, nlp, rng, pool)
-            + [m for m in mutated_pairs(refutes, nlp, rng) if m["label"] == "SUPPORTS" and rng.random() < NEGATED_SHARE])
+    return (
+        page_other_pairs(records, page_sentences, record_docs, rng)
+        + other_claim_pairs(
+            [r | {"origin": r["origin"].replace("page-other", "other-claim")} for r in records], record_docs, rng
+        )
+        + span_removed_pairs([r for r in gold if r["label"] in {"SUPPORTS", "REFUTES"}], nlp)
+        + contrastive_pairs(supports, nlp, rng, pool)
+        + [m for m in mutated_pairs(refutes, nlp, rng) if m["label"] == "SUPPORTS" and rng.random() < NEGATED_SHARE]
+    )
 
 
 def synthetic_records(synthetic: list[dict], page_of: dict[tuple[str, str], str]) -> list[dict]:
     """Claim records of the synthetic SUPPORTS claims (their source sentence is their gold text)."""
-    return [{"claim": r["claim"], "page": page_of[(r["title"], r["evidence"])], "title": r["title"],
-             "label": "SUPPORTS", "gold_texts": [r["evidence"]], "origin": "synthetic-page-other"}
-            for r in synthetic if r["origin"] == "synthetic" and (r["title"], r["evidence"]) in page_of]
+    return [
+        {
+            "claim": r["claim"],
+            "page": page_of[(r["title"], r["evidence"])],
+            "title": r["title"],
+            "label": "SUPPORTS",
+            "gold_texts": [r["evidence"]],
+            "origin": "synthetic-page-other",
+        }
+        for r in synthetic
+        if r["origin"] == "synthetic" and (r["title"], r["evidence"]) in page_of
+    ]
 
 
 def write_rows(path: Path, rows: list[dict], rng: random.Random) -> None:
@@ -249,8 +289,12 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--synthetic-sentences", type=int, default=SYNTHETIC_SENTENCES,
-                        help="how many corpus sentences synthesize.py writes claims from")
+    parser.add_argument(
+        "--synthetic-sentences",
+        type=int,
+        default=SYNTHETIC_SENTENCES,
+        help="how many corpus sentences synthesize.py writes claims from",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -259,12 +303,18 @@ def main() -> None:
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)
     counts = collections.Counter((split[c.id], c.label.value) for c in claims)
-    SPLIT_FILE.write_text(json.dumps({
-        "source": "fever/paper_dev.jsonl",
-        "how": "mermaid_verifier.evaluation.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
-        "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
-        "assignment": split,
-    }, indent=0, sort_keys=True))
+    SPLIT_FILE.write_text(
+        json.dumps(
+            {
+                "source": "fever/paper_dev.jsonl",
+                "how": "mermaid_verifier.evaluation.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
+                "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
+                "assignment": split,
+            },
+            indent=0,
+            sort_keys=True,
+        )
+    )
     evaluation_pages = set().union(*(pages_of(split, anchors, part) for part in ("validation", "calibration", "test")))
     held_out = evaluation_pages | test_rest_pages(args.shared) | contrast_set_pages()
 
@@ -275,17 +325,32 @@ def main() -> None:
     page_of = {(p.title, p.text): p.page for p in index.passages}
     pool = entity_pool(list(nlp.pipe([r["claim"] for r in gold_train + synthetic], batch_size=256)))
     synthetic_gold = [r for r in synthetic if r["origin"] == "synthetic"]
-    edits = edited_pairs(gold_train + synthetic_gold, train_records + synthetic_records(synthetic, page_of), index,
-                         nlp, rng, pool)
+    edits = edited_pairs(
+        gold_train + synthetic_gold, train_records + synthetic_records(synthetic, page_of), index, nlp, rng, pool
+    )
 
     sci_records, sci_split = scifact_split(args.shared)
-    SCIFACT_SPLIT_FILE.write_text(json.dumps({
-        "source": "scifact/claims_train.jsonl",
-        "how": "claims joined by shared cited abstracts (datasets.page_groups); a group's hash bucket < 20 -> held_out",
-        "counts": dict(collections.Counter(sci_split.values())), "assignment": sci_split}, indent=0, sort_keys=True))
+    SCIFACT_SPLIT_FILE.write_text(
+        json.dumps(
+            {
+                "source": "scifact/claims_train.jsonl",
+                "how": "claims joined by shared cited abstracts (datasets.page_groups); a group's hash bucket < 20 -> held_out",
+                "counts": dict(collections.Counter(sci_split.values())),
+                "assignment": sci_split,
+            },
+            indent=0,
+            sort_keys=True,
+        )
+    )
 
-    train = (shared_pairs(args.shared) + fever_train + [r for r in gold_train if r["origin"] == "fever-gold"]
-             + synthetic + edits + scifact_pairs(args.shared, sci_records, sci_split, rng))
+    train = (
+        shared_pairs(args.shared)
+        + fever_train
+        + [r for r in gold_train if r["origin"] == "fever-gold"]
+        + synthetic
+        + edits
+        + scifact_pairs(args.shared, sci_records, sci_split, rng)
+    )
     validation, validation_records = fever_pairs(claims, split, index, "validation", set())
     validation_gold = [r for r in validation if r["origin"] == "fever"]
     validation_edits = edited_pairs(validation_gold, validation_records, index, nlp, rng, pool)

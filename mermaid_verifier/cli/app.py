@@ -19,8 +19,12 @@ from mermaid_verifier.cli.options import (
 )
 from mermaid_verifier.cli.verify import verify_command
 
-app = typer.Typer(help="mermaid-verifier: verify claims against evidence.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(
+    help="mermaid-verifier: verify claims against evidence.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 
 
 @app.callback()
@@ -28,13 +32,18 @@ def _root() -> None:
     """mermaid-verifier: verify claims against evidence."""
 
 
-def review_command(as_json: JsonOpt = False, corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None,
-                   debug: DebugOpt = False) -> None:
+def review_command(
+    as_json: JsonOpt = False, corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None, debug: DebugOpt = False
+) -> None:
     """Work through the claims waiting for review, resuming each paused verification."""
     from mermaid_verifier.cli.review import print_result, review_command_body
 
-    guarded(debug, lambda: review_command_body(settings_from_options(corpus=corpus, cache_dir=cache_dir), stderr,
-                                               print_result(stdout, as_json)))
+    guarded(
+        debug,
+        lambda: review_command_body(
+            settings_from_options(corpus=corpus, cache_dir=cache_dir), stderr, print_result(stdout, as_json)
+        ),
+    )
 
 
 app.command("verify")(verify_command)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -18,17 +18,26 @@ def outcomes_from_rows(rows: list[dict]):
     from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
 
     groups = page_groups({str(i): result_anchor_pages(r) for i, r in enumerate(rows)})
-    return [Outcome(confidence=r["confidence"], correct=r["verdict"] == r["gold"], forced_abstention=r.get("conflict", False),
-                    group=groups[str(i)]) for i, r in enumerate(rows)]
+    return [
+        Outcome(
+            confidence=r["confidence"],
+            correct=r["verdict"] == r["gold"],
+            forced_abstention=r.get("conflict", False),
+            group=groups[str(i)],
+        )
+        for i, r in enumerate(rows)
+    ]
 
 
 def held_out_summary(check, max_risk: float) -> str:
     """One line on :class:`~mermaid_verifier.calibration.HeldOutCheck`: what a user's next topics may see."""
     if check.answered == 0:
         return f"held-out check ({check.folds} folds by page group): fitted without a fold, the threshold answered none of its claims"
-    return (f"held-out check ({check.folds} folds by page group): fitted without a fold, the threshold answered "
-            f"{check.coverage:.1%} of its claims with {check.risk:.1%} errors; {check.folds_over_budget} of "
-            f"{check.folds_answering} folds that answered any went over the {max_risk:.1%} budget")
+    return (
+        f"held-out check ({check.folds} folds by page group): fitted without a fold, the threshold answered "
+        f"{check.coverage:.1%} of its claims with {check.risk:.1%} errors; {check.folds_over_budget} of "
+        f"{check.folds_answering} folds that answered any went over the {max_risk:.1%} budget"
+    )
 
 
 RESULT_KEYS = ("gold", "verdict", "confidence")
@@ -81,23 +90,53 @@ def reset_calibration(settings) -> None:
     path = settings.calibration_path
     saved = calibration.load(path)
     if saved is None:
-        stderr.print(f"no calibration saved at {path}; `verify` uses the bundled threshold", highlight=False, soft_wrap=True)
+        stderr.print(
+            f"no calibration saved at {path}; `verify` uses the bundled threshold", highlight=False, soft_wrap=True
+        )
         return
     path.unlink()
-    stderr.print(f"removed {path} (abstain below {saved.abstain_below:.3f}, fitted {saved.fitted_at}); `verify` now uses "
-                 f"the bundled threshold", highlight=False, soft_wrap=True)
+    stderr.print(
+        f"removed {path} (abstain below {saved.abstain_below:.3f}, fitted {saved.fitted_at}); `verify` now uses "
+        f"the bundled threshold",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def calibrate_command(
-    claims: Annotated[Optional[Path], typer.Argument(help="Labelled claims (FEVER-style jsonl: id, claim, label).", show_default=False)] = None,
-    max_risk: Annotated[float, typer.Option("--max-risk", help="Largest acceptable error rate among answered claims.")] = 0.10,
-    delta: Annotated[float, typer.Option(help="The bound holds with probability 1 − delta (0.01, 0.05, 0.1, 0.2 or 0.5).")] = 0.1,
-    from_results: Annotated[Optional[Path], typer.Option("--from-results", help="Reuse a results.jsonl (rows with gold, verdict, confidence), or a `fever --out` directory holding one, instead of verifying.")] = None,
+    claims: Annotated[
+        Path | None,
+        typer.Argument(help="Labelled claims (FEVER-style jsonl: id, claim, label).", show_default=False),
+    ] = None,
+    max_risk: Annotated[
+        float, typer.Option("--max-risk", help="Largest acceptable error rate among answered claims.")
+    ] = 0.10,
+    delta: Annotated[
+        float, typer.Option(help="The bound holds with probability 1 − delta (0.01, 0.05, 0.1, 0.2 or 0.5).")
+    ] = 0.1,
+    from_results: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-results",
+            help="Reuse a results.jsonl (rows with gold, verdict, confidence), or a `fever --out` directory holding one, instead of verifying.",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option(help="Use only the first N claims (0 = all).")] = 0,
-    check_folds: Annotated[int, typer.Option("--check-folds", min=0, help="Also re-fit without each of K folds of page groups and answer the held-out fold, to show how the threshold does on topics it never saw (0 = skip).")] = 5,
+    check_folds: Annotated[
+        int,
+        typer.Option(
+            "--check-folds",
+            min=0,
+            help="Also re-fit without each of K folds of page groups and answer the held-out fold, to show how the threshold does on topics it never saw (0 = skip).",
+        ),
+    ] = 5,
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
-    reset: Annotated[bool, typer.Option("--reset", help="Remove the saved threshold: `verify` goes back to the bundled one.")] = False,
-    corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Remove the saved threshold: `verify` goes back to the bundled one.")
+    ] = False,
+    corpus: CorpusOpt = None,
+    cache_dir: CacheDirOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Fit the confidence threshold below which `verify` abstains, to at most MAX_RISK errors among answered claims."""
 
@@ -112,7 +151,9 @@ def calibrate_command(
         if check_folds == 1:
             raise UsageError("--check-folds takes 0 (no check) or 2 and more: one fold leaves nothing to fit on")
         if claims is not None and from_results is not None:
-            raise UsageError(f"give a claims file or --from-results, not both (got {claims} and --from-results {from_results})")
+            raise UsageError(
+                f"give a claims file or --from-results, not both (got {claims} and --from-results {from_results})"
+            )
         settings = settings_from_options(corpus=corpus, cache_dir=cache_dir, use_memory=False)
         if from_results is not None:
             rows, source = rows_from_results(from_results)
@@ -125,14 +166,20 @@ def calibrate_command(
         if check_folds and calibration.can_fill_folds(groups, check_folds):
             held_out = calibration.check_held_out(outcomes, max_risk, delta, check_folds)
         elif check_folds:
-            stderr.print(f"held-out check skipped: {groups} page groups cannot fill {check_folds} folds",
-                         highlight=False, soft_wrap=True)
+            stderr.print(
+                f"held-out check skipped: {groups} page groups cannot fill {check_folds} folds",
+                highlight=False,
+                soft_wrap=True,
+            )
         fitted = calibration.fit(outcomes, max_risk, delta, source, held_out)
         calibration.save(fitted, settings.calibration_path)
         print(fitted.model_dump_json(indent=2))
         if held_out is not None:
             stderr.print(held_out_summary(held_out, max_risk), highlight=False, soft_wrap=True)
-        stderr.print(f"saved to {settings.calibration_path}; `verify` now abstains below confidence {fitted.abstain_below:.3f}",
-                     highlight=False, soft_wrap=True)
+        stderr.print(
+            f"saved to {settings.calibration_path}; `verify` now abstains below confidence {fitted.abstain_below:.3f}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
     guarded(debug, body)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -43,10 +43,18 @@ class RunProgress:
 
         self.label = label
         # the description holds the run directory's name: shown as given, not read as markup
-        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                                 TaskProgressColumn(), TextColumn("{task.fields[rate]}", markup=False),
-                                 TimeElapsedColumn(), TextColumn("ETA"),
-                                 TimeRemainingColumn(), console=console, transient=False)
+        self.progress = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}", markup=False),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
         self.task: TaskID | None = None
         self.correct = self.seen = 0
 
@@ -62,8 +70,12 @@ class RunProgress:
         task = self.progress.tasks[0]
         speed = task.finished_speed or task.speed
         assert self.task is not None, "start() comes first"
-        self.progress.update(self.task, advance=1, description=f"{self.label} · accuracy {self.correct / self.seen:.3f}",
-                             rate=f"{speed:.2f} claims/s" if speed else "")
+        self.progress.update(
+            self.task,
+            advance=1,
+            description=f"{self.label} · accuracy {self.correct / self.seen:.3f}",
+            rate=f"{speed:.2f} claims/s" if speed else "",
+        )
 
     def stop(self) -> None:
         if self.task is not None:
@@ -95,30 +107,76 @@ def report_outcome(outcome, claims_path: Path) -> None:
     for bad in outcome.bad_lines:
         stderr.print(f"skipped {claims_path}:{bad.line_number}: {bad.reason}", highlight=False, soft_wrap=True)
     if outcome.failures:
-        stderr.print(f"{len(outcome.failures)} claim(s) failed (see {outcome.out_dir / 'failures.jsonl'}); "
-                     "rerun with --resume to retry them", highlight=False, soft_wrap=True)
+        stderr.print(
+            f"{len(outcome.failures)} claim(s) failed (see {outcome.out_dir / 'failures.jsonl'}); "
+            "rerun with --resume to retry them",
+            highlight=False,
+            soft_wrap=True,
+        )
     if outcome.metrics:
         stdout.print(summary_table(f"{len(outcome.rows)} claims", summary_rows(outcome.metrics)))
-        stdout.print(f"results: {outcome.out_dir / 'results.jsonl'}\nmetrics: {outcome.out_dir / 'metrics.json'}\n"
-                     f"report:  {outcome.out_dir / 'report.html'}", highlight=False, soft_wrap=True)
+        stdout.print(
+            f"results: {outcome.out_dir / 'results.jsonl'}\nmetrics: {outcome.out_dir / 'metrics.json'}\n"
+            f"report:  {outcome.out_dir / 'report.html'}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def fever_command(
-    claims: Annotated[Path, typer.Argument(help="Labelled claims: FEVER jsonl, SciFact claims, or {id, claim, label} jsonl.", show_default=False)],
+    claims: Annotated[
+        Path,
+        typer.Argument(
+            help="Labelled claims: FEVER jsonl, SciFact claims, or {id, claim, label} jsonl.", show_default=False
+        ),
+    ],
     corpus: CorpusOpt = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Verify N claims (the first N, or a sample with --sample).", show_default=False)] = None,
-    sample: Annotated[Optional[str], typer.Option("--sample", help="'stratified': a seeded sample keeping each label's share.", show_default=False)] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", help="Verify N claims (the first N, or a sample with --sample).", show_default=False),
+    ] = None,
+    sample: Annotated[
+        str | None,
+        typer.Option("--sample", help="'stratified': a seeded sample keeping each label's share.", show_default=False),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed for --sample and the shuffled/clustered orders.")] = 0,
     concurrency: Annotated[int, typer.Option(help="Claims verified at once, over one set of tool sessions.")] = 2,
-    out: Annotated[Path, typer.Option("--out", help="Run directory: results.jsonl, metrics.json, report.html.")] = Path("runs/fever"),
-    resume: Annotated[bool, typer.Option("--resume", help="Continue a run: skip claims already in DIR/results.jsonl.")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Run directory: results.jsonl, metrics.json, report.html.")] = Path(
+        "runs/fever"
+    ),
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue a run: skip claims already in DIR/results.jsonl.")
+    ] = False,
     no_memory: Annotated[bool, typer.Option("--no-memory", help="Run without the evidence memory.")] = False,
     memory_url: MemoryUrlOpt = None,
-    memory_dir: Annotated[Optional[Path], typer.Option("--memory-dir", help="Evidence memory to use (default: a fresh one in DIR/evidence-memory).", show_default=False)] = None,
-    order: Annotated[str, typer.Option("--order", help="file | shuffled | clustered (claims about one subject together).")] = "file",
-    split: Annotated[Optional[Path], typer.Option("--split", help="A split file (assignment: claim id → part) to select parts from.", show_default=False)] = None,
-    part: Annotated[Optional[list[str]], typer.Option("--part", help="Only claims of this part of --split (repeatable).", show_default=False)] = None,
-    compare_memory: Annotated[bool, typer.Option("--compare-memory", help="Run without memory, then with memory in shuffled and clustered order; report the tool-call reduction.")] = False,
+    memory_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--memory-dir",
+            help="Evidence memory to use (default: a fresh one in DIR/evidence-memory).",
+            show_default=False,
+        ),
+    ] = None,
+    order: Annotated[
+        str, typer.Option("--order", help="file | shuffled | clustered (claims about one subject together).")
+    ] = "file",
+    split: Annotated[
+        Path | None,
+        typer.Option(
+            "--split", help="A split file (assignment: claim id → part) to select parts from.", show_default=False
+        ),
+    ] = None,
+    part: Annotated[
+        list[str] | None,
+        typer.Option("--part", help="Only claims of this part of --split (repeatable).", show_default=False),
+    ] = None,
+    compare_memory: Annotated[
+        bool,
+        typer.Option(
+            "--compare-memory",
+            help="Run without memory, then with memory in shuffled and clustered order; report the tool-call reduction.",
+        ),
+    ] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Verify a labelled claim file in batch: resumable results, FEVER metrics and an HTML report."""
@@ -133,11 +191,24 @@ def fever_command(
             raise UsageError("--sample stratified needs --limit N (the sample size)")
         if order not in ORDERS:
             raise UsageError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
-        options = RunOptions(claims_path=claims, out_dir=out, limit=limit, sample=sample,  # type: ignore[arg-type]
-                             seed=seed, concurrency=concurrency, resume=resume, split_file=split, parts=tuple(part or ()),
-                             order=order)  # type: ignore[arg-type]  # sample and order are checked above
-        base = settings_from_options(corpus=corpus, use_memory=not no_memory, memory_url=memory_url,
-                                     memory_location=memory_dir or out / "evidence-memory")
+        options = RunOptions(
+            claims_path=claims,
+            out_dir=out,
+            limit=limit,
+            sample=sample,  # type: ignore[arg-type]
+            seed=seed,
+            concurrency=concurrency,
+            resume=resume,
+            split_file=split,
+            parts=tuple(part or ()),
+            order=order,
+        )  # type: ignore[arg-type]  # sample and order are checked above
+        base = settings_from_options(
+            corpus=corpus,
+            use_memory=not no_memory,
+            memory_url=memory_url,
+            memory_location=memory_dir or out / "evidence-memory",
+        )
         if compare_memory:
             from mermaid_verifier.evaluation.memory_compare import compare, comparison_rows
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, AsyncIterator, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -29,7 +30,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 
 @contextlib.asynccontextmanager
-async def opened_memory(cache_dir: Optional[Path], **veracity_overrides) -> AsyncIterator:
+async def opened_memory(cache_dir: Path | None, **veracity_overrides) -> AsyncIterator:
     from mermaid_verifier.memory.evidence import EvidenceMemory
     from mermaid_verifier.memory.store import open_store
     from mermaid_verifier.scoring import VeracityConfig
@@ -143,11 +144,20 @@ def clear_command(yes: YesOpt = False, cache_dir: CacheDirOpt = None, debug: Deb
 
 @memory_app.command("revalidate")
 def revalidate_command(
-    top_k: Annotated[int, typer.Option("--top-k", min=1, help="How many items to re-check (highest priority first).")] = 20,
-    alpha: Annotated[Optional[float], typer.Option(min=0, max=1, help="Weight of the old veracity (default 0.7).")] = None,
-    lambda_age: Annotated[Optional[float], typer.Option("--lambda-age", help="Priority weight of age in days (default 1.0).")] = None,
-    lambda_access: Annotated[Optional[float], typer.Option("--lambda-access", help="Priority weight of access count (default 0.5).")] = None,
-    corpus: CorpusOpt = None, as_json: JsonOpt = False, cache_dir: CacheDirOpt = None, debug: DebugOpt = False,
+    top_k: Annotated[
+        int, typer.Option("--top-k", min=1, help="How many items to re-check (highest priority first).")
+    ] = 20,
+    alpha: Annotated[float | None, typer.Option(min=0, max=1, help="Weight of the old veracity (default 0.7).")] = None,
+    lambda_age: Annotated[
+        float | None, typer.Option("--lambda-age", help="Priority weight of age in days (default 1.0).")
+    ] = None,
+    lambda_access: Annotated[
+        float | None, typer.Option("--lambda-access", help="Priority weight of access count (default 0.5).")
+    ] = None,
+    corpus: CorpusOpt = None,
+    as_json: JsonOpt = False,
+    cache_dir: CacheDirOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Re-check the K most urgent items against their sources and update their veracity; remove
     the remembered lookups whose time to live has passed."""
@@ -159,9 +169,14 @@ def revalidate_command(
         from mermaid_verifier.tools.toolbox import Toolbox, corpus_server
 
         settings = settings_from_options(corpus=corpus, cache_dir=cache_dir)
-        toolbox = Toolbox([corpus_server(resolve_corpora(settings.corpora, settings.cache_dir), settings.index_cache_dir)],
-                          settings.tool_timeout_s)
-        async with opened_memory(cache_dir, alpha=alpha, lambda_age=lambda_age, lambda_access=lambda_access) as (memory, _):
+        toolbox = Toolbox(
+            [corpus_server(resolve_corpora(settings.corpora, settings.cache_dir), settings.index_cache_dir)],
+            settings.tool_timeout_s,
+        )
+        async with opened_memory(cache_dir, alpha=alpha, lambda_age=lambda_age, lambda_access=lambda_access) as (
+            memory,
+            _,
+        ):
             async with toolbox:
                 report = await revalidate(memory, toolbox, StanceModel(settings.stance_model_dir), top_k)
             pruned = await memory.prune_lookups()
@@ -171,8 +186,15 @@ def revalidate_command(
             if pruned:
                 stderr.print(f"removed {pruned} expired lookup(s)")
             return
-        table = Table("id", "priority", "before", "v̂", "after", "note",
-                      title=f"re-checked {len(report)} items; removed {pruned} expired lookup(s)")
+        table = Table(
+            "id",
+            "priority",
+            "before",
+            "v̂",
+            "after",
+            "note",
+            title=f"re-checked {len(report)} items; removed {pruned} expired lookup(s)",
+        )
         for row in report:
             fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
             table.add_row(row.id, f"{row.priority:.2f}", fmt(row.before), fmt(row.observed), fmt(row.after), row.note)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -37,22 +38,55 @@ class LiteralConsole(Console):
 
 stdout = LiteralConsole()
 stderr = LiteralConsole(stderr=True)
-ClaimsArg = Annotated[list[str], typer.Argument(help="Claims to verify; '-' reads one claim per line from stdin.", show_default=False)]
+ClaimsArg = Annotated[
+    list[str], typer.Argument(help="Claims to verify; '-' reads one claim per line from stdin.", show_default=False)
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per claim.")]
-CorpusOpt = Annotated[Optional[list[Path]], typer.Option("--corpus", "-c", help="A local JSONL corpus (repeatable; env MERMAID_CORPUS, os.pathsep-separated).", show_default=False)]
+CorpusOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--corpus",
+        "-c",
+        help="A local JSONL corpus (repeatable; env MERMAID_CORPUS, os.pathsep-separated).",
+        show_default=False,
+    ),
+]
 NoMemoryOpt = Annotated[bool, typer.Option("--no-memory", help="Neither read nor write the evidence memory.")]
-MemoryUrlOpt = Annotated[Optional[str], typer.Option("--memory-url", help="Keep the evidence memory in this PostgreSQL database, shared by every worker pointing at it (postgresql://user@host/db; env MERMAID_MEMORY_URL; needs the postgres extra).", show_default=False)]
-CacheDirOpt = Annotated[Optional[Path], typer.Option("--cache-dir", help="Where the memory and index caches live (env MERMAID_CACHE_DIR).", show_default=False)]
-MaxStepsOpt = Annotated[Optional[int], typer.Option("--max-steps", help="Executor step budget (env MERMAID_MAX_STEPS, default 5).", show_default=False)]
+MemoryUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-url",
+        help="Keep the evidence memory in this PostgreSQL database, shared by every worker pointing at it (postgresql://user@host/db; env MERMAID_MEMORY_URL; needs the postgres extra).",
+        show_default=False,
+    ),
+]
+CacheDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir", help="Where the memory and index caches live (env MERMAID_CACHE_DIR).", show_default=False
+    ),
+]
+MaxStepsOpt = Annotated[
+    int | None,
+    typer.Option("--max-steps", help="Executor step budget (env MERMAID_MAX_STEPS, default 5).", show_default=False),
+]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks (env MERMAID_DEBUG=1).")]
-ReviewOpt = Annotated[bool, typer.Option("--review", help="Ask a person about uncertain verdicts (queued for `mermaid-verifier review` when no one is at the terminal).")]
+ReviewOpt = Annotated[
+    bool,
+    typer.Option(
+        "--review",
+        help="Ask a person about uncertain verdicts (queued for `mermaid-verifier review` when no one is at the terminal).",
+    ),
+]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
 def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
     if skipped_sources:
         skipped = ", ".join(f"{name} ({why})" for name, why in skipped_sources.items())
-        stderr.print(f"note: not using {skipped}; continuing with the reachable sources", highlight=False, soft_wrap=True)
+        stderr.print(
+            f"note: not using {skipped}; continuing with the reachable sources", highlight=False, soft_wrap=True
+        )
 
 
 def warn(message: str) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import uuid
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 import typer
 from langgraph.types import Command
@@ -37,7 +38,9 @@ def reviewer_is_present() -> bool:
 def show_request(console: Console, request: ReviewRequest) -> None:
     """The uncertain verdict and its evidence, as plain text (claims and titles may hold brackets)."""
     console.print(Text.assemble(("review needed:", "bold magenta"), " ", request.claim))
-    console.print(Text(f"judge: {request.verdict.label.value} at {request.verdict.confidence:.2f} — {request.verdict.reason}"))
+    console.print(
+        Text(f"judge: {request.verdict.label.value} at {request.verdict.confidence:.2f} — {request.verdict.reason}")
+    )
     for rank, item in enumerate(request.evidence, 1):
         stance = item.stance.value if item.stance else "unscored"
         console.print(Text(f"  {rank}. [{stance} {item.score or 0:.2f}] {item.title}: {item.text}"))
@@ -83,8 +86,15 @@ async def review_tools(settings) -> AsyncIterator[tuple[Any, Any]]:
         queue.close()
 
 
-async def run_with_review(verifier, claim: str, queue, console: Console, interactive: bool,
-                          thread_id: str | None = None, resume: dict | None = None) -> tuple[dict, bool]:
+async def run_with_review(
+    verifier,
+    claim: str,
+    queue,
+    console: Console,
+    interactive: bool,
+    thread_id: str | None = None,
+    resume: dict | None = None,
+) -> tuple[dict, bool]:
     """Run (or resume) one claim, answering pauses while a reviewer is present.
 
     Returns the graph output and whether the claim was left in the review queue."""
@@ -125,8 +135,9 @@ def review_command_body(settings, console: Console, emit: Callable) -> None:
                     decision = ask_reviewer(console, ReviewRequest.model_validate(interrupts[0].value))
                     if decision is None:
                         return
-                    output, left = await run_with_review(verifier, queued.claim, queue, console, True,
-                                                         queued.thread_id, decision.model_dump(mode="json"))
+                    output, left = await run_with_review(
+                        verifier, queued.claim, queue, console, True, queued.thread_id, decision.model_dump(mode="json")
+                    )
                     if not left:
                         emit(result_from_output(queued.claim, output))
 
@@ -139,4 +150,5 @@ def print_result(console: Console, as_json: bool):
             print(result.model_dump_json(), flush=True)
         else:  # the panel reads a text title as markup; a Text title shows the claim as typed
             print_panel(console, result)
+
     return emit

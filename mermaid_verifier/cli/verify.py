@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable, Optional
 
 from mermaid_verifier.cli.options import (
     CacheDirOpt,
@@ -54,7 +54,9 @@ def argument_claim(argument: str, number: int) -> str:
     return claim
 
 
-def read_claims(arguments: Iterable[str], stdin: Iterable[bytes], skip: Callable[[str], None] = lambda line: None) -> list[str]:
+def read_claims(
+    arguments: Iterable[str], stdin: Iterable[bytes], skip: Callable[[str], None] = lambda line: None
+) -> list[str]:
     """Claims from the arguments, with '-' expanded to the non-blank lines of stdin (read as
     UTF-8; a line that is not is skipped and named). A claim over the length limit is a usage error."""
     from mermaid_verifier.evaluation.datasets import check_claim_length
@@ -79,7 +81,9 @@ def warn_about_claims(claims: list[str]) -> None:
             warn(f"claim {number} ({shown!r}) {warning}")
 
 
-async def verify_claims(claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False) -> None:
+async def verify_claims(
+    claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False
+) -> None:
     # Start the tool servers first: their processes import and load their indexes on the other core
     # while this one imports the graph, the parser and the stance model (a cold start is ~1.5 s shorter).
     from mermaid_verifier.errors import ToolServerError
@@ -109,7 +113,9 @@ async def verify_claims(claims: list[str], settings, as_json: bool, review: bool
         saver = queue = None
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
-        verifier = await stack.enter_async_context(open_verifier(settings, review=review, checkpointer=saver, toolbox=toolbox))
+        verifier = await stack.enter_async_context(
+            open_verifier(settings, review=review, checkpointer=saver, toolbox=toolbox)
+        )
         await early_start
         for number, claim in enumerate(claims, 1):
             if status:
@@ -117,7 +123,9 @@ async def verify_claims(claims: list[str], settings, as_json: bool, review: bool
             if review:
                 output, queued = await run_with_review(verifier, claim, queue, stderr, interactive)
                 if queued:
-                    stderr.print(f"queued for review: {claim!r} (run `mermaid-verifier review`)", highlight=False, soft_wrap=True)
+                    stderr.print(
+                        f"queued for review: {claim!r} (run `mermaid-verifier review`)", highlight=False, soft_wrap=True
+                    )
             else:
                 output = await verifier.ainvoke({"claim": claim})
             if status:
@@ -133,12 +141,26 @@ def say_skipped_line(where: str) -> None:
     stderr.print(f"skipped {where}", highlight=False, soft_wrap=True)
 
 
-def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], no_memory: bool,
-                cache_dir: Optional[Path], max_steps: Optional[int], debug: bool, review: bool = False,
-                memory_url: Optional[str] = None) -> None:
+def _run_verify(
+    claims: list[str],
+    as_json: bool,
+    corpus: list[Path] | None,
+    no_memory: bool,
+    cache_dir: Path | None,
+    max_steps: int | None,
+    debug: bool,
+    review: bool = False,
+    memory_url: str | None = None,
+) -> None:
     def body() -> None:
-        settings = settings_from_options(corpus=corpus, use_memory=False if no_memory else None, cache_dir=cache_dir,
-                                         max_steps=max_steps, debug=debug_requested(debug) or None, memory_url=memory_url)
+        settings = settings_from_options(
+            corpus=corpus,
+            use_memory=False if no_memory else None,
+            cache_dir=cache_dir,
+            max_steps=max_steps,
+            debug=debug_requested(debug) or None,
+            memory_url=memory_url,
+        )
         claim_list = read_claims(claims, sys.stdin.buffer if "-" in claims else [], skip=say_skipped_line)
         warn_about_claims(claim_list)
         asyncio.run(verify_claims(claim_list, settings, as_json, review, stdin_used="-" in claims))
@@ -146,10 +168,16 @@ def _run_verify(claims: list[str], as_json: bool, corpus: Optional[list[Path]], 
     guarded(debug, body)
 
 
-def verify_command(claims: ClaimsArg, as_json: JsonOpt = False, corpus: CorpusOpt = None, no_memory: NoMemoryOpt = False,
-                   memory_url: MemoryUrlOpt = None, cache_dir: CacheDirOpt = None, max_steps: MaxStepsOpt = None,
-                   review: ReviewOpt = False, debug: DebugOpt = False) -> None:
+def verify_command(
+    claims: ClaimsArg,
+    as_json: JsonOpt = False,
+    corpus: CorpusOpt = None,
+    no_memory: NoMemoryOpt = False,
+    memory_url: MemoryUrlOpt = None,
+    cache_dir: CacheDirOpt = None,
+    max_steps: MaxStepsOpt = None,
+    review: ReviewOpt = False,
+    debug: DebugOpt = False,
+) -> None:
     """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
     _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review, memory_url)
-
-

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from langgraph.graph.state import CompiledStateGraph
 
@@ -16,14 +16,21 @@ from mermaid_verifier.output import result_from_output
 def result_row(claim: LabelledClaim, output: dict) -> dict:
     """One line of ``results.jsonl``: the verification result plus the claim's id, gold label and gold evidence."""
     result = result_from_output(claim.claim, output)
-    return {"id": claim.id, "gold": claim.label.value,
-            "gold_evidence": [[list(pointer) for pointer in evidence_set] for evidence_set in claim.evidence_sets],
-            **json.loads(result.model_dump_json())}
+    return {
+        "id": claim.id,
+        "gold": claim.label.value,
+        "gold_evidence": [[list(pointer) for pointer in evidence_set] for evidence_set in claim.evidence_sets],
+        **json.loads(result.model_dump_json()),
+    }
 
 
-async def verify_labelled(verifier: CompiledStateGraph, claims: list[LabelledClaim], concurrency: int,
-                          on_result: Callable[[dict], None] | None = None,
-                          on_failure: Callable[[LabelledClaim, MermaidError], None] | None = None) -> list[dict]:
+async def verify_labelled(
+    verifier: CompiledStateGraph,
+    claims: list[LabelledClaim],
+    concurrency: int,
+    on_result: Callable[[dict], None] | None = None,
+    on_failure: Callable[[LabelledClaim, MermaidError], None] | None = None,
+) -> list[dict]:
     """Each claim's result row, in completion order; ``on_result`` sees each as it lands.
 
     A claim whose verification raises a :class:`MermaidError` (e.g. the LLM service failed) goes to

@@ -6,9 +6,10 @@ import hashlib
 import random
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import orjson
 
@@ -27,8 +28,11 @@ PARTS = ("calibration", "test", "validation", "train")
 # The longest claim accepted: a claim is a statement of a sentence or two, which is what the
 # decomposer and the stance model read; longer text is a document to split into claims first.
 MAX_CLAIM_CHARS = 1000
-_QUESTION_START = re.compile(r"(who|whom|whose|what|when|where|which|why|how)\s+(is|are|was|were|do|does|did|has|have|"
-                             r"had|can|could|will|would|should|many|much)\b", re.IGNORECASE)
+_QUESTION_START = re.compile(
+    r"(who|whom|whose|what|when|where|which|why|how)\s+(is|are|was|were|do|does|did|has|have|"
+    r"had|can|could|will|would|should|many|much)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,12 @@ def _claim_from_record(record: dict, line_number: int) -> LabelledClaim:
         label, evidence_sets = _scifact_label_and_evidence(evidence)
     else:
         label, evidence_sets = Label(record["label"]), _evidence_sets(evidence)
-    claim = LabelledClaim(id=str(record.get("id", line_number)), claim=str(record["claim"]).strip(), label=label,
-                          evidence_sets=evidence_sets)
+    claim = LabelledClaim(
+        id=str(record.get("id", line_number)),
+        claim=str(record["claim"]).strip(),
+        label=label,
+        evidence_sets=evidence_sets,
+    )
     if not claim.claim:
         raise ValueError("empty claim")
     if len(claim.claim) > MAX_CLAIM_CHARS:
@@ -159,11 +167,14 @@ def read_labelled_claims(path: Path, *, unique_ids: bool = False) -> tuple[list[
 
 # ---- claims typed by a person ---------------------------------------------------------------
 
+
 def check_claim_length(claim: str, name: str) -> None:
     """A :class:`UsageError` when ``claim`` is longer than :data:`MAX_CLAIM_CHARS`."""
     if len(claim) > MAX_CLAIM_CHARS:
-        raise UsageError(f"{name} is {len(claim):,} characters long; the limit is {MAX_CLAIM_CHARS:,} "
-                         "(give a statement of a sentence or two, not a document)")
+        raise UsageError(
+            f"{name} is {len(claim):,} characters long; the limit is {MAX_CLAIM_CHARS:,} "
+            "(give a statement of a sentence or two, not a document)"
+        )
 
 
 def looks_like_question(claim: str) -> bool:
@@ -182,11 +193,14 @@ def claim_warnings(claim: str) -> list[str]:
     """Why a verdict on ``claim`` may mean little: it asks instead of states, or it is not English."""
     warnings = []
     if looks_like_question(claim):
-        warnings.append("looks like a question; the verifier checks statements, so state it as one "
-                        "(e.g. 'Steven Spielberg directed Jaws.' rather than 'Who directed Jaws?')")
+        warnings.append(
+            "looks like a question; the verifier checks statements, so state it as one "
+            "(e.g. 'Steven Spielberg directed Jaws.' rather than 'Who directed Jaws?')"
+        )
     if mostly_non_latin(claim):
-        warnings.append("is mostly not in the Latin script; the models and sources read English, so the verdict "
-                        "may mean little")
+        warnings.append(
+            "is mostly not in the Latin script; the models and sources read English, so the verdict may mean little"
+        )
     return warnings
 
 
@@ -221,8 +235,10 @@ def page_groups(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
     for page in list(parent):
         members.setdefault(find(page), []).append(page)
     group_key = {root: min(pages) for root, pages in members.items()}
-    return {claim_id: group_key[find(min(pages))] if pages else f"claim:{claim_id}"
-            for claim_id, pages in anchor_pages.items()}
+    return {
+        claim_id: group_key[find(min(pages))] if pages else f"claim:{claim_id}"
+        for claim_id, pages in anchor_pages.items()
+    }
 
 
 def page_disjoint_split(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
@@ -235,8 +251,15 @@ def page_disjoint_split(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
     split: dict[str, str] = {}
     for claim_id, group in page_groups(anchor_pages).items():
         bucket = _bucket(group)
-        split[claim_id] = ("calibration" if bucket in CALIBRATION_BUCKETS else "test" if bucket in TEST_BUCKETS
-                           else "validation" if bucket in VALIDATION_BUCKETS else "train")
+        split[claim_id] = (
+            "calibration"
+            if bucket in CALIBRATION_BUCKETS
+            else "test"
+            if bucket in TEST_BUCKETS
+            else "validation"
+            if bucket in VALIDATION_BUCKETS
+            else "train"
+        )
     return split
 
 
@@ -281,7 +304,7 @@ def stratified_sample(claims: list[LabelledClaim], size: int, seed: int) -> list
         by_label.setdefault(claim.label, []).append(position)
     exact = {label: size * len(positions) / len(claims) for label, positions in by_label.items()}
     quota = {label: int(share) for label, share in exact.items()}
-    for label in sorted(exact, key=lambda l: (quota[l] - exact[l], l.value))[: size - sum(quota.values())]:
+    for label in sorted(exact, key=lambda name: (quota[name] - exact[name], name.value))[: size - sum(quota.values())]:
         quota[label] += 1
     rng = random.Random(seed)
     chosen = sorted(p for label, positions in by_label.items() for p in rng.sample(positions, quota[label]))

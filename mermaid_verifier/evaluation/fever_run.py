@@ -13,9 +13,10 @@ import functools
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 import orjson
 
@@ -74,6 +75,7 @@ class RunOutcome:
 
 # ---- choosing and ordering claims ---------------------------------------------------------------
 
+
 def load_claims(options: RunOptions) -> tuple[list[LabelledClaim], list[BadLine]]:
     """The claims this run covers, in file order: parts of a split, then a sample or the first N.
 
@@ -97,8 +99,9 @@ def cluster_key(subject: str) -> str:
     return subject.casefold().removeprefix("the ").strip()
 
 
-def order_claims(claims: list[LabelledClaim], order: Order, seed: int,
-                 subject_of: Callable[[str], str] | None = None) -> list[LabelledClaim]:
+def order_claims(
+    claims: list[LabelledClaim], order: Order, seed: int, subject_of: Callable[[str], str] | None = None
+) -> list[LabelledClaim]:
     """``file`` keeps the order; ``shuffled`` is a seeded shuffle; ``clustered`` shuffles, then puts
     claims about the same subject next to each other (groups in order of first appearance), so the
     evidence memory sees an entity again while it is fresh. Subjects come from the claim text
@@ -136,6 +139,7 @@ def spacy_subject(claim: str) -> str:
 
 # ---- running -----------------------------------------------------------------------------------
 
+
 def make_run_dir(path: Path) -> None:
     """Create the run directory; a :class:`UsageError` naming it when it cannot be made or written to."""
     try:
@@ -172,12 +176,20 @@ class FailureTracker:
             handle.write(orjson.dumps(record) + b"\n")
         self.in_a_row += 1
         if self.in_a_row >= self.limit:
-            raise type(error)(f"{self.limit} claims in a row failed; stopping (last: {error}). "
-                              f"Decided claims are kept: fix the cause and rerun with --resume") from error
+            raise type(error)(
+                f"{self.limit} claims in a row failed; stopping (last: {error}). "
+                f"Decided claims are kept: fix the cause and rerun with --resume"
+            ) from error
 
 
-async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[int, int], None] | None = None,
-              on_progress: Callable[[dict], None] | None = None, verifier_factory=None) -> RunOutcome:
+async def run(
+    options: RunOptions,
+    settings: Settings,
+    *,
+    on_start: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[dict], None] | None = None,
+    verifier_factory=None,
+) -> RunOutcome:
     """Verify the claims of ``options`` not yet in the results log; return all rows and the metrics."""
     from mermaid_verifier.graph import open_verifier
 
@@ -208,19 +220,42 @@ async def run(options: RunOptions, settings: Settings, *, on_start: Callable[[in
         wall_seconds = time.perf_counter() - started
     metrics = {}
     if rows:
-        metrics = run_metrics(rows) | _run_details(options, settings, rows, kept, wall_seconds, len(claims),
-                                                    len(failures.failures), len(bad_lines))
+        metrics = run_metrics(rows) | _run_details(
+            options, settings, rows, kept, wall_seconds, len(claims), len(failures.failures), len(bad_lines)
+        )
         write_outputs(options.out_dir, metrics, rows)
-    return RunOutcome(rows=rows, metrics=metrics, bad_lines=bad_lines, failures=failures.failures, resumed=len(kept),
-                      out_dir=options.out_dir)
+    return RunOutcome(
+        rows=rows,
+        metrics=metrics,
+        bad_lines=bad_lines,
+        failures=failures.failures,
+        resumed=len(kept),
+        out_dir=options.out_dir,
+    )
 
 
-def _run_details(options: RunOptions, settings: Settings, rows: list[dict], kept: list[dict], wall_seconds: float,
-                 claims: int, failed: int, bad_lines: int) -> dict:
+def _run_details(
+    options: RunOptions,
+    settings: Settings,
+    rows: list[dict],
+    kept: list[dict],
+    wall_seconds: float,
+    claims: int,
+    failed: int,
+    bad_lines: int,
+) -> dict:
     """What was run, and the throughput of this invocation only (resumed rows were decided by an earlier one)."""
-    details: dict = {"run": {"claims_file": str(options.claims_path), "claims": claims, "resumed_rows": len(kept),
-                             "failed": failed, "bad_lines": bad_lines, "memory": settings.use_memory,
-                             "options": {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(options).items()}}}
+    details: dict = {
+        "run": {
+            "claims_file": str(options.claims_path),
+            "claims": claims,
+            "resumed_rows": len(kept),
+            "failed": failed,
+            "bad_lines": bad_lines,
+            "memory": settings.use_memory,
+            "options": {k: str(v) if isinstance(v, Path) else v for k, v in dataclasses.asdict(options).items()},
+        }
+    }
     new_rows = len(rows) - len(kept)
     if new_rows:
         details |= {"wall_seconds": wall_seconds, "throughput_claims_per_second": new_rows / wall_seconds}
@@ -237,6 +272,7 @@ def write_outputs(out_dir: Path, metrics: dict, rows: list[dict]) -> None:
 
 def summary_rows(metrics: dict) -> list[tuple[str, str]]:
     """(name, value) pairs for the end-of-run table."""
+
     def fmt(value, spec=".3f"):
         return "n/a" if value is None else format(value, spec)
 

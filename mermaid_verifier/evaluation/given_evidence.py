@@ -30,9 +30,18 @@ class GivenEvidenceJudge:
     def evidence(self, claim: str, passages: list[tuple[str, str]]) -> list[Evidence]:
         probabilities = self.stance.probabilities(claim, passages)
         now = time.time()
-        items = [Evidence(id=f"given-{i}", source="given", title=title, text=text, source_kind=SourceKind.LOCAL_CORPUS,
-                          retrieved_at=now, stance_probabilities=p)
-                 for i, ((title, text), p) in enumerate(zip(passages, probabilities))]
+        items = [
+            Evidence(
+                id=f"given-{i}",
+                source="given",
+                title=title,
+                text=text,
+                source_kind=SourceKind.LOCAL_CORPUS,
+                retrieved_at=now,
+                stance_probabilities=p,
+            )
+            for i, ((title, text), p) in enumerate(zip(passages, probabilities))
+        ]
         return assess_trust(items, self.reliability, now)
 
     def verdict(self, claim: str, passages: list[tuple[str, str]]) -> Verdict:

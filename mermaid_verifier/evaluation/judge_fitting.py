@@ -111,8 +111,9 @@ def tune(claims: list[Claim], weighed: list[Weighing], base: JudgeConfig) -> Jud
     return best
 
 
-def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5,
-              fitted_on: str = "tuning claims") -> tuple[JudgeModel, list[list[float]]]:
+def fit_model(
+    claims: list[Claim], weighed: list[Weighing], folds: int = 5, fitted_on: str = "tuning claims"
+) -> tuple[JudgeModel, list[list[float]]]:
     """A multinomial logistic regression on the judge features (classes balanced, for macro-F1),
     and its out-of-fold class probabilities on these claims (for fitting the abstention threshold
     without judging the model on claims it was fitted to; none with ``folds=0``)."""
@@ -122,16 +123,27 @@ def fit_model(claims: list[Claim], weighed: list[Weighing], folds: int = 5,
     x = [list(w.features) for w in weighed]
     y = [c.gold for c in claims]
     make = lambda: LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000)  # noqa: E731
-    out_of_fold = (cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
-                                     method="predict_proba").tolist() if folds else [])
+    out_of_fold = (
+        cross_val_predict(
+            make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims], method="predict_proba"
+        ).tolist()
+        if folds
+        else []
+    )
     fitted = make().fit(x, y)
-    model = JudgeModel(features=FEATURES, classes=tuple(fitted.classes_), coef=fitted.coef_.tolist(),
-                       intercept=fitted.intercept_.tolist(), fitted_on=f"{len(claims)} {fitted_on}")
+    model = JudgeModel(
+        features=FEATURES,
+        classes=tuple(fitted.classes_),
+        coef=fitted.coef_.tolist(),
+        intercept=fitted.intercept_.tolist(),
+        fitted_on=f"{len(claims)} {fitted_on}",
+    )
     return model, out_of_fold
 
 
-def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig, folds: int = 5,
-                   label_interactions: bool = True) -> tuple[ConfidenceModel, list[Outcome]]:
+def fit_confidence(
+    claims: list[Claim], weighed: list[Weighing], config: JudgeConfig, folds: int = 5, label_interactions: bool = True
+) -> tuple[ConfidenceModel, list[Outcome]]:
     """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
     (so the abstention threshold is not fitted on probabilities the model was fitted to). Label
     interactions were chosen on the tuning parts (:func:`cross_part_check`; figures in the README)."""
@@ -139,19 +151,29 @@ def fit_confidence(claims: list[Claim], weighed: list[Weighing], config: JudgeCo
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
     decided = predictions(weighed, config)
-    x = [confidence_inputs(w.features, label, confidence, label_interactions)
-         for w, (label, confidence, _) in zip(weighed, decided)]
+    x = [
+        confidence_inputs(w.features, label, confidence, label_interactions)
+        for w, (label, confidence, _) in zip(weighed, decided)
+    ]
     y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
     if len(set(y)) < 2:
         raise ValueError(f"every rule label on these {len(y)} claims is {'right' if y[0] else 'wrong'}")
     make = lambda: LogisticRegression(C=1.0, max_iter=3000)  # noqa: E731
-    out_of_fold = cross_val_predict(make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims],
-                                    method="predict_proba")[:, 1]
+    out_of_fold = cross_val_predict(
+        make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims], method="predict_proba"
+    )[:, 1]
     fitted = make().fit(x, y)
-    model = ConfidenceModel(features=FEATURES, coef=fitted.coef_[0].tolist(), intercept=float(fitted.intercept_[0]),
-                            label_interactions=label_interactions, fitted_on=f"{len(claims)} tuning claims")
-    scored = [Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict, claim.group)
-              for p, right, w, (_, _, conflict), claim in zip(out_of_fold, y, weighed, decided, claims)]
+    model = ConfidenceModel(
+        features=FEATURES,
+        coef=fitted.coef_[0].tolist(),
+        intercept=float(fitted.intercept_[0]),
+        label_interactions=label_interactions,
+        fitted_on=f"{len(claims)} tuning claims",
+    )
+    scored = [
+        Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict, claim.group)
+        for p, right, w, (_, _, conflict), claim in zip(out_of_fold, y, weighed, decided, claims)
+    ]
     return model, scored
 
 
@@ -162,26 +184,36 @@ def cross_part_check(parts: dict[str, list[Claim]], base: JudgeConfig) -> list[s
     if not (parts.get("validation") and parts.get("calibration")):
         return []
     weighed = {part: weighings(parts[part], ReliabilityConfig(), base) for part in ("validation", "calibration")}
-    thresholds_by_part = {part: tune(parts[part], weighed[part], base) for part in weighed}  # once per part, not per model
+    thresholds_by_part = {
+        part: tune(parts[part], weighed[part], base) for part in weighed
+    }  # once per part, not per model
     lines = []
     for label_interactions in (False, True):
         for fitted, scored in (("validation", "calibration"), ("calibration", "validation")):
             fitted_weighed, scored_weighed, thresholds = weighed[fitted], weighed[scored], thresholds_by_part[fitted]
             interactions = "with" if label_interactions else "without"
             try:
-                model, _ = fit_confidence(parts[fitted], fitted_weighed, thresholds, label_interactions=label_interactions)
+                model, _ = fit_confidence(
+                    parts[fitted], fitted_weighed, thresholds, label_interactions=label_interactions
+                )
             except ValueError as exc:
                 lines.append(f"| {interactions} label interactions | {fitted} → {scored} | not fitted: {exc} | — |")
                 continue
-            scored_outcomes = outcomes(parts[scored], scored_weighed, thresholds.model_copy(update={"confidence_model": model}))
+            scored_outcomes = outcomes(
+                parts[scored], scored_weighed, thresholds.model_copy(update={"confidence_model": model})
+            )
             ranked = sorted(scored_outcomes, key=lambda o: o.confidence, reverse=True)
             top = " / ".join(f"{sum(not o.correct for o in ranked[:k]) / k:.3f}" for k in (50, 100, 150))
-            lines.append(f"| {interactions} label interactions | {fitted} → {scored} | "
-                         f"{area_under_risk_coverage(scored_outcomes):.3f} | {top} |")
+            lines.append(
+                f"| {interactions} label interactions | {fitted} → {scored} | "
+                f"{area_under_risk_coverage(scored_outcomes):.3f} | {top} |"
+            )
     return lines
 
 
-def outcomes_from_probabilities(claims: list[Claim], weighed: list[Weighing], probabilities, classes, config) -> list[Outcome]:
+def outcomes_from_probabilities(
+    claims: list[Claim], weighed: list[Weighing], probabilities, classes, config
+) -> list[Outcome]:
     out = []
     for claim, w, row in zip(claims, weighed, probabilities):
         label = classes[max(range(len(row)), key=row.__getitem__)]
@@ -191,8 +223,10 @@ def outcomes_from_probabilities(claims: list[Claim], weighed: list[Weighing], pr
 
 
 def outcomes(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) -> list[Outcome]:
-    return [Outcome(confidence, label == c.gold, conflict, c.group)
-            for c, (label, confidence, conflict) in zip(claims, predictions(weighed, config))]
+    return [
+        Outcome(confidence, label == c.gold, conflict, c.group)
+        for c, (label, confidence, conflict) in zip(claims, predictions(weighed, config))
+    ]
 
 
 def report(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) -> dict:

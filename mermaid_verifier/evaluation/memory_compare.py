@@ -7,7 +7,7 @@ Each configuration is an ordinary resumable run in ``DIR/compare-memory/<name>/`
 from __future__ import annotations
 
 import dataclasses
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from mermaid_verifier.config import Settings
 from mermaid_verifier.evaluation.fever_run import Order, RunOptions, RunOutcome, write_json
@@ -20,8 +20,13 @@ CONFIGURATIONS: tuple[tuple[str, bool, Order], ...] = (  # name, memory on, orde
 
 
 def configuration_summary(metrics: dict) -> dict:
-    return {"claims": metrics["claims"], "accuracy": metrics["accuracy"], "macro_f1": metrics["macro_f1"],
-            "tool_calls_per_claim": metrics["tool_calls"]["mean"], "memory_hit_rate": metrics["memory_hit_rate"]}
+    return {
+        "claims": metrics["claims"],
+        "accuracy": metrics["accuracy"],
+        "macro_f1": metrics["macro_f1"],
+        "tool_calls_per_claim": metrics["tool_calls"]["mean"],
+        "memory_hit_rate": metrics["memory_hit_rate"],
+    }
 
 
 def against_baseline(summaries: dict[str, dict], baseline: str = "no-memory") -> dict[str, dict]:
@@ -29,14 +34,20 @@ def against_baseline(summaries: dict[str, dict], baseline: str = "no-memory") ->
     base = summaries[baseline]
     out = {}
     for name, summary in summaries.items():
-        reduction = 1 - summary["tool_calls_per_claim"] / base["tool_calls_per_claim"] if base["tool_calls_per_claim"] else 0.0
-        out[name] = summary | {"tool_call_reduction": reduction, "accuracy_change": summary["accuracy"] - base["accuracy"],
-                               "macro_f1_change": summary["macro_f1"] - base["macro_f1"]}
+        reduction = (
+            1 - summary["tool_calls_per_claim"] / base["tool_calls_per_claim"] if base["tool_calls_per_claim"] else 0.0
+        )
+        out[name] = summary | {
+            "tool_call_reduction": reduction,
+            "accuracy_change": summary["accuracy"] - base["accuracy"],
+            "macro_f1_change": summary["macro_f1"] - base["macro_f1"],
+        }
     return out
 
 
-async def compare(options: RunOptions, settings: Settings,
-                  run_one: Callable[[RunOptions, Settings], Awaitable[RunOutcome]]) -> dict[str, dict]:
+async def compare(
+    options: RunOptions, settings: Settings, run_one: Callable[[RunOptions, Settings], Awaitable[RunOutcome]]
+) -> dict[str, dict]:
     root = options.out_dir / "compare-memory"
     summaries = {}
     for name, use_memory, order in CONFIGURATIONS:
@@ -51,6 +62,11 @@ async def compare(options: RunOptions, settings: Settings,
 
 
 def comparison_rows(comparison: dict[str, dict]) -> list[tuple[str, str]]:
-    return [(name, f"{c['tool_calls_per_claim']:.2f} calls/claim ({c['tool_call_reduction']:+.1%} saved) · "
-                   f"accuracy {c['accuracy']:.3f} ({c['accuracy_change']:+.3f}) · macro-F1 {c['macro_f1']:.3f}")
-            for name, c in comparison.items()]
+    return [
+        (
+            name,
+            f"{c['tool_calls_per_claim']:.2f} calls/claim ({c['tool_call_reduction']:+.1%} saved) · "
+            f"accuracy {c['accuracy']:.3f} ({c['accuracy_change']:+.3f}) · macro-F1 {c['macro_f1']:.3f}",
+        )
+        for name, c in comparison.items()
+    ]

@@ -33,6 +33,7 @@ _TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 # ---- number formatting --------------------------------------------------------------------------
 
+
 def _number(value) -> float | None:
     """``value`` as a finite float, else None (missing, NaN, not a number)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -58,6 +59,7 @@ def fmt_seconds(value) -> str:
 
 
 # ---- headline numbers ---------------------------------------------------------------------------
+
 
 def _nested(metrics: dict, key: str, inner: str):
     value = metrics.get(key)
@@ -106,9 +108,21 @@ def per_tool_calls(metrics: dict) -> list[tuple[str, str]]:
     return [(str(name), fmt_decimal(mean, 2)) for name, mean in sorted(per_tool.items())]
 
 
-_SHOWN_ELSEWHERE = {"claims", "accuracy", "macro_f1", "fever_score", "coverage", "selective_accuracy",
-                    "mean_tool_calls", "claims_per_second", "throughput_claims_per_second", "abstention_precision",
-                    "memory_hit_rate", "aurc", "ece"}
+_SHOWN_ELSEWHERE = {
+    "claims",
+    "accuracy",
+    "macro_f1",
+    "fever_score",
+    "coverage",
+    "selective_accuracy",
+    "mean_tool_calls",
+    "claims_per_second",
+    "throughput_claims_per_second",
+    "abstention_precision",
+    "memory_hit_rate",
+    "aurc",
+    "ece",
+}
 
 
 def run_details(metrics: dict) -> list[tuple[str, str]]:
@@ -117,8 +131,12 @@ def run_details(metrics: dict) -> list[tuple[str, str]]:
     for key, value in metrics.items():
         if key in _SHOWN_ELSEWHERE:
             continue
-        if isinstance(value, dict) and value and all(not isinstance(v, (dict, list)) for v in value.values()) \
-                and key not in ("latency", "tool_calls", "selective_score"):
+        if (
+            isinstance(value, dict)
+            and value
+            and all(not isinstance(v, (dict, list)) for v in value.values())
+            and key not in ("latency", "tool_calls", "selective_score")
+        ):
             details += [(f"{key}.{inner}", _scalar_text(v)) for inner, v in value.items()]
         elif value is None or isinstance(value, (str, int, float, bool)):
             details.append((key, _scalar_text(value)))
@@ -132,6 +150,7 @@ def _scalar_text(value) -> str:
 
 
 # ---- tables -------------------------------------------------------------------------------------
+
 
 def _labels_of(table: dict) -> list[str]:
     """The three FEVER labels in their usual order, then any others the table has."""
@@ -150,9 +169,15 @@ def per_class_rows(metrics: dict) -> list[dict]:
     for label in _labels_of(per_class):
         scores = per_class.get(label)
         if isinstance(scores, dict):
-            rows.append({"label": label, "precision": fmt_decimal(scores.get("precision")),
-                         "recall": fmt_decimal(scores.get("recall")), "f1": fmt_decimal(scores.get("f1")),
-                         "support": scores.get("support", "n/a")})
+            rows.append(
+                {
+                    "label": label,
+                    "precision": fmt_decimal(scores.get("precision")),
+                    "recall": fmt_decimal(scores.get("recall")),
+                    "f1": fmt_decimal(scores.get("f1")),
+                    "support": scores.get("support", "n/a"),
+                }
+            )
     return rows
 
 
@@ -161,20 +186,30 @@ def confusion_matrix(metrics: dict) -> dict | None:
     table = metrics.get("confusion")
     if not isinstance(table, dict) or not table:
         return None
-    labels = [label for label in _labels_of(table) if label in table or any(
-        isinstance(inner, dict) and label in inner for inner in table.values())]
+    labels = [
+        label
+        for label in _labels_of(table)
+        if label in table or any(isinstance(inner, dict) and label in inner for inner in table.values())
+    ]
     rows = []
     for gold in labels:
         found = table.get(gold)
         counts: dict = found if isinstance(found, dict) else {}
         total = sum(c for c in counts.values() if isinstance(c, (int, float))) or 1
-        cells = [{"count": counts.get(predicted, 0), "diagonal": gold == predicted,
-                  "shade": round(0.08 + 0.6 * (counts.get(predicted, 0) or 0) / total, 3)} for predicted in labels]
+        cells = [
+            {
+                "count": counts.get(predicted, 0),
+                "diagonal": gold == predicted,
+                "shade": round(0.08 + 0.6 * (counts.get(predicted, 0) or 0) / total, 3),
+            }
+            for predicted in labels
+        ]
         rows.append({"gold": gold, "cells": cells})
     return {"labels": labels, "rows": rows}
 
 
 # ---- SVG charts ---------------------------------------------------------------------------------
+
 
 def _x(value: float) -> float:
     return round(_LEFT + value * (_WIDTH - _LEFT - _RIGHT), 2)
@@ -186,8 +221,10 @@ def _y(value: float, top: float = 1.0) -> float:
 
 def _axes(x_label: str, y_label: str, y_top: float = 1.0) -> str:
     """Frame, grid, tick labels and axis titles for a unit-square chart (y scaled to ``y_top``)."""
-    parts = [f'<rect x="{_LEFT}" y="{_TOP}" width="{_WIDTH - _LEFT - _RIGHT}" '
-             f'height="{_HEIGHT - _TOP - _BOTTOM}" class="frame"/>']
+    parts = [
+        f'<rect x="{_LEFT}" y="{_TOP}" width="{_WIDTH - _LEFT - _RIGHT}" '
+        f'height="{_HEIGHT - _TOP - _BOTTOM}" class="frame"/>'
+    ]
     for tick in _TICKS:
         x, y = _x(tick), _y(tick * y_top, y_top)
         parts.append(f'<line x1="{x}" y1="{_TOP}" x2="{x}" y2="{_HEIGHT - _BOTTOM}" class="grid"/>')
@@ -195,16 +232,21 @@ def _axes(x_label: str, y_label: str, y_top: float = 1.0) -> str:
         parts.append(f'<text x="{x}" y="{_HEIGHT - _BOTTOM + 16}" text-anchor="middle">{tick:g}</text>')
         parts.append(f'<text x="{_LEFT - 6}" y="{y + 4}" text-anchor="end">{tick * y_top:.2g}</text>')
     middle_y = (_TOP + _HEIGHT - _BOTTOM) / 2
-    parts.append(f'<text x="{_x(0.5)}" y="{_HEIGHT - 8}" text-anchor="middle" class="axis-title">'
-                 f'{escape(x_label)}</text>')
-    parts.append(f'<text x="14" y="{middle_y}" text-anchor="middle" class="axis-title" '
-                 f'transform="rotate(-90 14 {middle_y})">{escape(y_label)}</text>')
+    parts.append(
+        f'<text x="{_x(0.5)}" y="{_HEIGHT - 8}" text-anchor="middle" class="axis-title">{escape(x_label)}</text>'
+    )
+    parts.append(
+        f'<text x="14" y="{middle_y}" text-anchor="middle" class="axis-title" '
+        f'transform="rotate(-90 14 {middle_y})">{escape(y_label)}</text>'
+    )
     return "".join(parts)
 
 
 def _svg(title: str, body: str) -> Markup:
-    return Markup(f'<svg class="chart" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
-                  f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>{body}</svg>')
+    return Markup(
+        f'<svg class="chart" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>{body}</svg>'
+    )
 
 
 def curve_points(metrics: dict) -> list[tuple[float, float]]:
@@ -232,7 +274,11 @@ def risk_coverage_svg(metrics: dict) -> Markup | None:
         return None
     top = min(1.0, max(0.1, math.ceil(max(r for _, r in points) * 10) / 10))
     path = " ".join(f"{_x(c)},{_y(r, top)}" for c, r in points)
-    dots = "" if len(points) > 1 else f'<circle cx="{_x(points[0][0])}" cy="{_y(points[0][1], top)}" r="3" class="curve-dot"/>'
+    dots = (
+        ""
+        if len(points) > 1
+        else f'<circle cx="{_x(points[0][0])}" cy="{_y(points[0][1], top)}" r="3" class="curve-dot"/>'
+    )
     body = _axes("coverage", "risk (error rate)", top) + f'<polyline points="{path}" class="curve"/>' + dots
     return _svg("Risk–coverage curve", body)
 
@@ -249,18 +295,29 @@ def reliability_bins(metrics: dict) -> list[dict]:
         low, high, accuracy = _number(item.get("bin_low")), _number(item.get("bin_high")), _number(item.get("accuracy"))
         if low is None or high is None or accuracy is None or not item.get("count"):
             continue
-        kept.append({"low": low, "high": high, "accuracy": accuracy, "count": item.get("count"),
-                     "confidence": _number(item.get("mean_confidence"))})
+        kept.append(
+            {
+                "low": low,
+                "high": high,
+                "accuracy": accuracy,
+                "count": item.get("count"),
+                "confidence": _number(item.get("mean_confidence")),
+            }
+        )
     return kept
 
 
 def _bar(item: dict) -> str:
     x, width = _x(item["low"]), _x(item["high"]) - _x(item["low"])
     y = _y(item["accuracy"])
-    tip = (f'{item["low"]:.2f}–{item["high"]:.2f}: accuracy {item["accuracy"]:.3f}, '
-           f'mean confidence {fmt_decimal(item["confidence"])}, {item["count"]} claims')
-    bar = (f'<rect x="{x + 1}" y="{y}" width="{max(width - 2, 1)}" height="{round(_y(0) - y, 2)}" class="bar">'
-           f'<title>{escape(tip)}</title></rect>')
+    tip = (
+        f"{item['low']:.2f}–{item['high']:.2f}: accuracy {item['accuracy']:.3f}, "
+        f"mean confidence {fmt_decimal(item['confidence'])}, {item['count']} claims"
+    )
+    bar = (
+        f'<rect x="{x + 1}" y="{y}" width="{max(width - 2, 1)}" height="{round(_y(0) - y, 2)}" class="bar">'
+        f"<title>{escape(tip)}</title></rect>"
+    )
     if item["confidence"] is not None:
         bar += f'<circle cx="{_x(item["confidence"])}" cy="{_y(item["confidence"])}" r="2.5" class="conf-dot"/>'
     return bar
@@ -277,6 +334,7 @@ def reliability_svg(metrics: dict) -> Markup | None:
 
 # ---- per-claim rows -----------------------------------------------------------------------------
 
+
 def wikipedia_url(page: str) -> str:
     """The English Wikipedia address of a FEVER page id (underscores for spaces, brackets unescaped)."""
     title = unescape_fever(page.replace(" ", "_"))
@@ -290,17 +348,26 @@ def evidence_link(item: dict) -> str | None:
 
 
 def evidence_view(item: dict) -> dict:
-    return {"title": item.get("title") or item.get("page") or item.get("id") or "untitled",
-            "text": item.get("text") or "", "stance": item.get("stance") or "unscored",
-            "score": fmt_decimal(item.get("score"), 2), "source": item.get("source") or "",
-            "href": evidence_link(item), "line": item.get("line")}
+    return {
+        "title": item.get("title") or item.get("page") or item.get("id") or "untitled",
+        "text": item.get("text") or "",
+        "stance": item.get("stance") or "unscored",
+        "score": fmt_decimal(item.get("score"), 2),
+        "source": item.get("source") or "",
+        "href": evidence_link(item),
+        "line": item.get("line"),
+    }
 
 
 def trace_view(step: dict) -> dict:
     arguments = step.get("action_input")
-    return {"step": step.get("step", ""), "thought": step.get("thought") or "", "action": step.get("action") or "",
-            "input": json.dumps(arguments, ensure_ascii=False) if arguments else "",
-            "observation": step.get("observation") or ""}
+    return {
+        "step": step.get("step", ""),
+        "thought": step.get("thought") or "",
+        "action": step.get("action") or "",
+        "input": json.dumps(arguments, ensure_ascii=False) if arguments else "",
+        "observation": step.get("observation") or "",
+    }
 
 
 def is_error(row: dict) -> bool:
@@ -310,39 +377,56 @@ def is_error(row: dict) -> bool:
 
 
 def claim_view(row: dict) -> dict:
-    return {"id": row.get("id", ""), "claim": row.get("claim", ""), "gold": row.get("gold") or "n/a",
-            "verdict": row.get("verdict") or "n/a", "abstained": bool(row.get("abstained")),
-            "confidence": fmt_decimal(row.get("confidence"), 2), "reason": row.get("reason") or "",
-            "error": is_error(row), "evidence": [evidence_view(e) for e in (row.get("evidence") or [])[:SHOWN_EVIDENCE]],
-            "trace": [trace_view(s) for s in row.get("trace") or []]}
+    return {
+        "id": row.get("id", ""),
+        "claim": row.get("claim", ""),
+        "gold": row.get("gold") or "n/a",
+        "verdict": row.get("verdict") or "n/a",
+        "abstained": bool(row.get("abstained")),
+        "confidence": fmt_decimal(row.get("confidence"), 2),
+        "reason": row.get("reason") or "",
+        "error": is_error(row),
+        "evidence": [evidence_view(e) for e in (row.get("evidence") or [])[:SHOWN_EVIDENCE]],
+        "trace": [trace_view(s) for s in row.get("trace") or []],
+    }
 
 
 # ---- rendering ----------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("mermaid_verifier.evaluation", "templates"), autoescape=True,
-                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("mermaid_verifier.evaluation", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
 
 
 def render_report(metrics: dict, rows: list[dict], title: str = DEFAULT_TITLE) -> str:
     """The whole report as one HTML string."""
     metrics = metrics or {}
     claims = [claim_view(row) for row in rows]
-    return _environment().get_template("report.html.j2").render(
-        title=title,
-        headline=headline_numbers(metrics, rows),
-        per_tool=per_tool_calls(metrics),
-        details=run_details(metrics),
-        per_class=per_class_rows(metrics),
-        confusion=confusion_matrix(metrics),
-        risk_coverage=risk_coverage_svg(metrics),
-        aurc=fmt_decimal(metrics.get("aurc")),
-        reliability=reliability_svg(metrics),
-        ece=fmt_decimal(metrics.get("ece")),
-        claims=claims,
-        shown_evidence=SHOWN_EVIDENCE,
-        errors=sum(claim["error"] for claim in claims),
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            title=title,
+            headline=headline_numbers(metrics, rows),
+            per_tool=per_tool_calls(metrics),
+            details=run_details(metrics),
+            per_class=per_class_rows(metrics),
+            confusion=confusion_matrix(metrics),
+            risk_coverage=risk_coverage_svg(metrics),
+            aurc=fmt_decimal(metrics.get("aurc")),
+            reliability=reliability_svg(metrics),
+            ece=fmt_decimal(metrics.get("ece")),
+            claims=claims,
+            shown_evidence=SHOWN_EVIDENCE,
+            errors=sum(claim["error"] for claim in claims),
+        )
     )
 
 

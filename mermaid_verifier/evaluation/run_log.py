@@ -33,13 +33,15 @@ class ResultsLog:
             return []
         data = self.path.read_bytes()
         rows = []
-        for number, line in enumerate(data[:_complete_prefix_length(data)].splitlines(), 1):
+        for number, line in enumerate(data[: _complete_prefix_length(data)].splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 rows.append(orjson.loads(line))
             except orjson.JSONDecodeError as exc:
-                raise UsageError(f"{self.path}:{number}: not a results line ({exc}); move the file away or use another --out") from None
+                raise UsageError(
+                    f"{self.path}:{number}: not a results line ({exc}); move the file away or use another --out"
+                ) from None
         return rows
 
     def open(self, *, resume: bool) -> list[dict]:
@@ -47,7 +49,9 @@ class ResultsLog:
         so a finished run is never overwritten by accident."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size and not resume:
-            raise UsageError(f"{self.path} already holds results: pass --resume to continue that run, or choose another --out")
+            raise UsageError(
+                f"{self.path} already holds results: pass --resume to continue that run, or choose another --out"
+            )
         kept = self.read() if resume else []
         if self.path.exists():
             with self.path.open("r+b") as handle:  # drop a torn last line left by a kill
@@ -68,7 +72,7 @@ class ResultsLog:
             self._handle.close()
             self._handle = None
 
-    def __enter__(self) -> "ResultsLog":
+    def __enter__(self) -> ResultsLog:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -25,7 +25,11 @@ def _correct(row: dict) -> bool:
 
 def predicted_sentences(row: dict, limit: int = FEVER_EVIDENCE_LIMIT) -> list[tuple[str, int]]:
     """The first ``limit`` evidence items that are corpus sentences, as (page, line), in ranked order."""
-    sentences = [(e["page"], e["line"]) for e in row.get("evidence", []) if e.get("page") is not None and e.get("line") is not None]
+    sentences = [
+        (e["page"], e["line"])
+        for e in row.get("evidence", [])
+        if e.get("page") is not None and e.get("line") is not None
+    ]
     return sentences[:limit]
 
 
@@ -70,8 +74,11 @@ def risk_coverage_metrics(rows: list[dict]) -> dict:
     outcomes = [Outcome(confidence=row["confidence"], correct=_correct(row)) for row in rows]
     curve = risk_coverage(outcomes)
     return {
-        "risk_coverage": {"threshold": [t for t, _, _ in curve], "coverage": [c for _, c, _ in curve],
-                          "risk": [r for _, _, r in curve]},
+        "risk_coverage": {
+            "threshold": [t for t, _, _ in curve],
+            "coverage": [c for _, c, _ in curve],
+            "risk": [r for _, _, r in curve],
+        },
         "aurc": area_under_risk_coverage(outcomes),
     }
 
@@ -81,12 +88,18 @@ def reliability_diagram(rows: list[dict], bins: int = CALIBRATION_BINS) -> list[
     diagram = []
     for index in range(bins):
         low, high = index / bins, (index + 1) / bins
-        members = [row for row in rows if low <= row["confidence"] < high or (index == bins - 1 and row["confidence"] == 1.0)]
-        diagram.append({
-            "bin_low": low, "bin_high": high, "count": len(members),
-            "mean_confidence": statistics.fmean(row["confidence"] for row in members) if members else None,
-            "accuracy": sum(_correct(row) for row in members) / len(members) if members else None,
-        })
+        members = [
+            row for row in rows if low <= row["confidence"] < high or (index == bins - 1 and row["confidence"] == 1.0)
+        ]
+        diagram.append(
+            {
+                "bin_low": low,
+                "bin_high": high,
+                "count": len(members),
+                "mean_confidence": statistics.fmean(row["confidence"] for row in members) if members else None,
+                "accuracy": sum(_correct(row) for row in members) / len(members) if members else None,
+            }
+        )
     return diagram
 
 
@@ -116,18 +129,24 @@ def cost_metrics(rows: list[dict]) -> dict:
     tool_turns = sum(s.get("llm_tool_turns", 0) for s in stats)
     unreadable = sum(s.get("llm_unreadable_turns", 0) for s in stats)
     return {
-        "tool_calls": {"mean": statistics.fmean(s["tool_calls"] for s in stats), "total": sum(s["tool_calls"] for s in stats),
-                       "per_tool": {tool: n / len(rows) for tool, n in sorted(per_tool.items())}},
+        "tool_calls": {
+            "mean": statistics.fmean(s["tool_calls"] for s in stats),
+            "total": sum(s["tool_calls"] for s in stats),
+            "per_tool": {tool: n / len(rows) for tool, n in sorted(per_tool.items())},
+        },
         "memory_hit_rate": sum(s.get("memory_hits", 0) > 0 for s in stats) / len(rows),
-        "llm": {"calls": sum(s.get("llm_calls", 0) for s in stats),
-                "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in stats),
-                "completion_tokens": sum(s.get("completion_tokens", 0) for s in stats),
-                "cost_usd": sum(costs) if costs else None,
-                "claims_on_llm_path": sum(s.get("backend") == "llm" for s in stats),
-                "claims_with_endpoint_failure": sum(bool(s.get("llm_failure")) for s in stats),
-                "tool_call_turns": tool_turns, "unreadable_call_turns": unreadable,
-                # of the executor replies that tried to call a tool, the share whose call could be read
-                "parsed_call_share": tool_turns / (tool_turns + unreadable) if tool_turns + unreadable else None},
+        "llm": {
+            "calls": sum(s.get("llm_calls", 0) for s in stats),
+            "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in stats),
+            "completion_tokens": sum(s.get("completion_tokens", 0) for s in stats),
+            "cost_usd": sum(costs) if costs else None,
+            "claims_on_llm_path": sum(s.get("backend") == "llm" for s in stats),
+            "claims_with_endpoint_failure": sum(bool(s.get("llm_failure")) for s in stats),
+            "tool_call_turns": tool_turns,
+            "unreadable_call_turns": unreadable,
+            # of the executor replies that tried to call a tool, the share whose call could be read
+            "parsed_call_share": tool_turns / (tool_turns + unreadable) if tool_turns + unreadable else None,
+        },
         "latency": {"p50": percentile(seconds, 50), "p95": percentile(seconds, 95), "mean": statistics.fmean(seconds)},
     }
 

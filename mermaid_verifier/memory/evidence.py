@@ -129,15 +129,27 @@ class MemoryRecord(BaseModel):
     history: list[CheckRecord] = Field(default_factory=list)
 
     def to_evidence(self) -> Evidence:
-        return Evidence(id=self.id, source=self.source, source_kind=self.source_kind, corpus=self.corpus,
-                        origin=self.origin, title=self.title, text=self.text, page=self.page, line=self.line, url=self.url,
-                        from_memory=True, retrieved_at=self.retrieved_at, published_at=self.published_at,
-                        veracity=self.veracity)
+        return Evidence(
+            id=self.id,
+            source=self.source,
+            source_kind=self.source_kind,
+            corpus=self.corpus,
+            origin=self.origin,
+            title=self.title,
+            text=self.text,
+            page=self.page,
+            line=self.line,
+            url=self.url,
+            from_memory=True,
+            retrieved_at=self.retrieved_at,
+            published_at=self.published_at,
+            veracity=self.veracity,
+        )
 
-    def checked(self, kind: str, observed: float, config: VeracityConfig, at: float, note: str = "") -> "MemoryRecord":
+    def checked(self, kind: str, observed: float, config: VeracityConfig, at: float, note: str = "") -> MemoryRecord:
         """This record after a check that observed v̂ = ``observed``: v ← α·v + (1−α)·v̂."""
         veracity = updated_veracity(self.veracity, observed, config)
-        history = (self.history + [CheckRecord(at=at, kind=kind, observed=observed, veracity=veracity, note=note)])
+        history = self.history + [CheckRecord(at=at, kind=kind, observed=observed, veracity=veracity, note=note)]
         return self.model_copy(update={"veracity": veracity, "history": history[-HISTORY_LENGTH:]})
 
 
@@ -199,7 +211,9 @@ class LookupRecord(BaseModel):
     def describe(self) -> str:
         """``local-corpus.search("tilda swinton is a vegan.")``"""
         main = next((v for k, v in self.arguments.items() if k in ("query", "title")), None)
-        shown = json.dumps(main, ensure_ascii=False) if main is not None else json.dumps(self.arguments, ensure_ascii=False)
+        shown = (
+            json.dumps(main, ensure_ascii=False) if main is not None else json.dumps(self.arguments, ensure_ascii=False)
+        )
         return f"{self.server}.{self.tool}({shown})"
 
 
@@ -211,8 +225,15 @@ def _overlap(claim_words: set[str], text: str) -> float:
 class EvidenceMemory:
     """Entity-keyed evidence with veracity, on any LangGraph ``BaseStore``."""
 
-    def __init__(self, store: BaseStore, *, veracity: VeracityConfig | None = None,
-                 reliability: ReliabilityConfig | None = None, clock=time.time, lookups: LookupPolicy | None = None):
+    def __init__(
+        self,
+        store: BaseStore,
+        *,
+        veracity: VeracityConfig | None = None,
+        reliability: ReliabilityConfig | None = None,
+        clock=time.time,
+        lookups: LookupPolicy | None = None,
+    ):
         self.store = store
         self.veracity_config = veracity or VeracityConfig()
         self.reliability_config = reliability or ReliabilityConfig()
@@ -250,8 +271,9 @@ class EvidenceMemory:
         sigma = math.sqrt(max(squares / count - mean * mean, 0.0))
         return min(max(mean - self.veracity_config.gamma * sigma, 0.0), 1.0)
 
-    async def recall(self, entities: list[str], claim: str = "", limit: int = 20,
-                     origins: set[str] | None = None) -> RecallResult:
+    async def recall(
+        self, entities: list[str], claim: str = "", limit: int = 20, origins: set[str] | None = None
+    ) -> RecallResult:
         """Stored evidence about these entities that is trusted enough (v ≥ τ), best match first.
 
         With ``origins`` (the sources the run uses: ``corpus:<fingerprint>``, live source names), only
@@ -267,10 +289,24 @@ class EvidenceMemory:
         chosen = trusted[:limit]
         now = self.clock()
         if chosen:
-            await self.store.abatch([PutOp(ITEMS, r.id, r.model_copy(update={
-                "access_count": r.access_count + 1, "last_access": now}).model_dump(mode="json")) for r in chosen])
-        return RecallResult(items=[r.to_evidence() for r in chosen], candidates=len(records), threshold=tau,
-                            rejected_low_veracity=len(records) - len(trusted))
+            await self.store.abatch(
+                [
+                    PutOp(
+                        ITEMS,
+                        r.id,
+                        r.model_copy(update={"access_count": r.access_count + 1, "last_access": now}).model_dump(
+                            mode="json"
+                        ),
+                    )
+                    for r in chosen
+                ]
+            )
+        return RecallResult(
+            items=[r.to_evidence() for r in chosen],
+            candidates=len(records),
+            threshold=tau,
+            rejected_low_veracity=len(records) - len(trusted),
+        )
 
     # ------------------------------------------------------------------ writing
 
@@ -279,7 +315,11 @@ class EvidenceMemory:
         count, total, squares, offset = 0, 0.0, 0.0, 0
         while page := await self.store.asearch(STATS, limit=1000, offset=offset):
             for item in page:
-                count, total, squares = count + item.value["count"], total + item.value["sum"], squares + item.value["sum_squares"]
+                count, total, squares = (
+                    count + item.value["count"],
+                    total + item.value["sum"],
+                    squares + item.value["sum_squares"],
+                )
             offset += len(page)
         return count, total, squares
 
@@ -308,22 +348,49 @@ class EvidenceMemory:
         reputation = self.reliability_config.source_priors[source_kind_of(item)]
         veracity = initial_veracity(reputation, stance_confidence, consistency, self.veracity_config)
         return MemoryRecord(
-            id=item.id, text=item.text, title=item.title, source=item.source, source_kind=source_kind_of(item),
-            corpus=item.corpus, origin=item.origin, page=item.page, line=item.line, url=item.url, entities=entities,
-            retrieved_at=item.retrieved_at or now, published_at=item.published_at, veracity=veracity,
+            id=item.id,
+            text=item.text,
+            title=item.title,
+            source=item.source,
+            source_kind=source_kind_of(item),
+            corpus=item.corpus,
+            origin=item.origin,
+            page=item.page,
+            line=item.line,
+            url=item.url,
+            entities=entities,
+            retrieved_at=item.retrieved_at or now,
+            published_at=item.published_at,
+            veracity=veracity,
             uncertainty=uncertainty(list(probs.values())) if probs else 1.0,
-            history=[CheckRecord(at=now, kind="write", observed=veracity, veracity=veracity,
-                                 note=f"reputation {reputation:.2f}, stance {stance_confidence:.2f}, consistency {consistency:.2f}")],
+            history=[
+                CheckRecord(
+                    at=now,
+                    kind="write",
+                    observed=veracity,
+                    veracity=veracity,
+                    note=f"reputation {reputation:.2f}, stance {stance_confidence:.2f}, consistency {consistency:.2f}",
+                )
+            ],
         )
 
-    async def remember(self, claim_entities: list[str], evidence: list[Evidence], gathered: list[Evidence] | None = None) -> int:
+    async def remember(
+        self, claim_entities: list[str], evidence: list[Evidence], gathered: list[Evidence] | None = None
+    ) -> int:
         """Store ``evidence`` under the claim entities it mentions and its own title.
 
         ``gathered`` is every item the claim was judged on (remembered ones included); an item's
         consistency is its stance consensus among them. Returns the number of items written."""
         gathered = gathered if gathered is not None else evidence
-        scored = [ScoredItem(source_kind_of(e), 0.0, (e.stance_probabilities or {}).get("supports", 0.0),
-                             (e.stance_probabilities or {}).get("refutes", 0.0)) for e in gathered]
+        scored = [
+            ScoredItem(
+                source_kind_of(e),
+                0.0,
+                (e.stance_probabilities or {}).get("supports", 0.0),
+                (e.stance_probabilities or {}).get("refutes", 0.0),
+            )
+            for e in gathered
+        ]
         position = {e.id: i for i, e in enumerate(gathered)}
         now = self.clock()
         existing = {r.id: r for r in await self.records([e.id for e in evidence])}
@@ -338,7 +405,8 @@ class EvidenceMemory:
             old = existing.get(item.id)
             if old is not None:  # retrieved again from its source: a passed check
                 record = old.checked("seen-again", 1.0, self.veracity_config, now).model_copy(
-                    update={"retrieved_at": now, "entities": sorted(set(old.entities) | keys)})
+                    update={"retrieved_at": now, "entities": sorted(set(old.entities) | keys)}
+                )
                 removed.append(old.veracity)
             else:
                 consistency = consensus(scored, position[item.id]) if item.id in position else 0.5
@@ -370,8 +438,9 @@ class EvidenceMemory:
             return None
         return record
 
-    async def remember_lookup(self, server: str, tool: str, arguments: dict, source: str | None,
-                              result: dict | None) -> LookupRecord | None:
+    async def remember_lookup(
+        self, server: str, tool: str, arguments: dict, source: str | None, result: dict | None
+    ) -> LookupRecord | None:
         """Remember that this call was made and what it returned (``result``: the tool's structured
         result). Nothing is written without a source id or when its TTL is 0."""
         ttl = self.lookup_policy.ttl_seconds(source) if source else 0.0
@@ -379,10 +448,17 @@ class EvidenceMemory:
             return None
         now = self.clock()
         key = lookup_key(server, tool, arguments, source)
-        record = LookupRecord(key=key, server=server, tool=tool, arguments=normalised_arguments(arguments),
-                              source=source, looked_up_at=now, expires_at=now + ttl,
-                              passage_ids=[str(p.get("id")) for p in result.get("passages", []) if isinstance(p, dict)],
-                              result=result)
+        record = LookupRecord(
+            key=key,
+            server=server,
+            tool=tool,
+            arguments=normalised_arguments(arguments),
+            source=source,
+            looked_up_at=now,
+            expires_at=now + ttl,
+            passage_ids=[str(p.get("id")) for p in result.get("passages", []) if isinstance(p, dict)],
+            result=result,
+        )
         await self.store.aput(LOOKUPS, key, record.model_dump(mode="json"))
         return record
 
@@ -433,7 +509,7 @@ class EvidenceMemory:
         """Add exported records (replacing any with the same id), re-linking entities and aliases;
         written in batches of ``chunk`` records."""
         for start in range(0, len(records), chunk):
-            part = records[start:start + chunk]
+            part = records[start : start + chunk]
             replaced = await self.records([r.id for r in part])
             ops: list[PutOp] = []
             alias_targets: dict[str, set[str]] = {}

@@ -19,9 +19,9 @@ import contextlib
 import logging
 import re
 import sqlite3
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.sqlite import SqliteStore
@@ -59,10 +59,16 @@ def open_local_store(directory: Path | str) -> LocalStore:
     directory.mkdir(parents=True, exist_ok=True)
     retired = [name for name in RETIRED_FILES if (directory / name).exists()]
     if retired:
-        logger.warning("%s holds evidence memory in an earlier format (%s), which is no longer read; "
-                       "the memory starts empty in %s", directory, ", ".join(retired), STORE_FILE)
-    connection = sqlite3.connect(directory / STORE_FILE, check_same_thread=False, isolation_level=None,
-                                 timeout=LOCK_WAIT_S)
+        logger.warning(
+            "%s holds evidence memory in an earlier format (%s), which is no longer read; "
+            "the memory starts empty in %s",
+            directory,
+            ", ".join(retired),
+            STORE_FILE,
+        )
+    connection = sqlite3.connect(
+        directory / STORE_FILE, check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
+    )
     store = LocalStore(connection)
     with _setup_lock(directory):  # processes opening a new store at once would each run the migrations
         connection.execute("PRAGMA journal_mode=WAL")
@@ -111,12 +117,16 @@ def open_postgres_store(url: str, *, max_connections: int = 4) -> OpenedStore:
         import psycopg
         from langgraph.store.postgres import PostgresStore
     except ImportError as exc:
-        raise MemoryStoreError(f"MERMAID_MEMORY_URL needs the postgres extra: pip install 'mermaid-verifier[postgres]' "
-                               f"({exc})") from exc
+        raise MemoryStoreError(
+            f"MERMAID_MEMORY_URL needs the postgres extra: pip install 'mermaid-verifier[postgres]' ({exc})"
+        ) from exc
     stack = contextlib.ExitStack()
     try:
-        store = stack.enter_context(PostgresStore.from_conn_string(
-            url, pool_config={"min_size": 1, "max_size": max_connections, "kwargs": {"connect_timeout": 10}}))
+        store = stack.enter_context(
+            PostgresStore.from_conn_string(
+                url, pool_config={"min_size": 1, "max_size": max_connections, "kwargs": {"connect_timeout": 10}}
+            )
+        )
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as lock:
             lock.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK_KEY,))
             store.setup()

@@ -35,7 +35,9 @@ class Recheck(BaseModel):
     note: str
 
 
-def most_urgent(records: list[MemoryRecord], top_k: int, memory: EvidenceMemory, now: float) -> list[tuple[float, MemoryRecord]]:
+def most_urgent(
+    records: list[MemoryRecord], top_k: int, memory: EvidenceMemory, now: float
+) -> list[tuple[float, MemoryRecord]]:
     ranked = [(revalidation_priority(now - r.retrieved_at, r.access_count, memory.veracity_config), r) for r in records]
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     return ranked[:top_k]
@@ -45,7 +47,9 @@ async def observe(record: MemoryRecord, toolbox: Toolbox, stance: StanceModel) -
     """v̂ for one record, or ``None`` with the reason it could not be checked."""
     if not toolbox.has_tool(record.source, "get_page"):
         return None, f"source {record.source!r} is not available in this run"
-    outcome = await toolbox.call(record.source, "get_page", {"title": record.page or record.title, "max_passages": PAGE_LIMIT})
+    outcome = await toolbox.call(
+        record.source, "get_page", {"title": record.page or record.title, "max_passages": PAGE_LIMIT}
+    )
     if not outcome.ok:
         return None, f"source error: {outcome.text}"
     passages = (outcome.data or {}).get("passages", [])
@@ -78,6 +82,15 @@ async def revalidate(memory: EvidenceMemory, toolbox: Toolbox, stance: StanceMod
                 updated = updated.model_copy(update={"retrieved_at": now})
             await memory.replace(updated)
             after = updated.veracity
-        report.append(Recheck(id=record.id, title=record.title, priority=round(priority, 3), before=record.veracity,
-                              observed=observed, after=after, note=note))
+        report.append(
+            Recheck(
+                id=record.id,
+                title=record.title,
+                priority=round(priority, 3),
+                before=record.veracity,
+                observed=observed,
+                after=after,
+                note=note,
+            )
+        )
     return report
