@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -68,15 +69,20 @@ class Settings:
     corpora: tuple[Path, ...] = field(default=(), metadata={"env": "CORPUS", "parse": _paths_from_env})
     sources: tuple[str, ...] = field(default=KNOWN_SOURCES, metadata={"env": "SOURCES", "parse": parse_sources})
     cache_dir: Path = field(default_factory=_default_cache_dir, metadata={"env": "CACHE_DIR", "parse": Path})
-    index_backend: str = field(default="auto", metadata={"env": "INDEX_BACKEND",
-                                                         "parse": lambda v: v.strip().lower() or "auto"})
+    index_backend: str = field(
+        default="auto", metadata={"env": "INDEX_BACKEND", "parse": lambda v: v.strip().lower() or "auto"}
+    )
     use_memory: bool = field(default=True, metadata={"env": "MEMORY", "parse": _truthy})
-    memory_location: Path | None = field(default=None, metadata={"env": "MEMORY_DIR", "parse": Path})  # default: cache_dir/evidence-memory
+    memory_location: Path | None = field(
+        default=None, metadata={"env": "MEMORY_DIR", "parse": Path}
+    )  # default: cache_dir/evidence-memory
     # a PostgreSQL database shared by workers (postgresql://user@host/db); None: the local store in memory_dir
     memory_url: str | None = field(default=None, repr=False, metadata={"env": "MEMORY_URL", "parse": _optional_str})
     # how long a remembered lookup (tool call and its answer) is served; 0 = lookups are not remembered
     lookup_ttl_days: float = field(default=30.0, metadata={"env": "LOOKUP_TTL_DAYS", "parse": float})  # local corpora
-    live_lookup_ttl_days: float = field(default=1.0, metadata={"env": "LIVE_LOOKUP_TTL_DAYS", "parse": float})  # live sources
+    live_lookup_ttl_days: float = field(
+        default=1.0, metadata={"env": "LIVE_LOOKUP_TTL_DAYS", "parse": float}
+    )  # live sources
     max_steps: int = field(default=5, metadata={"env": "MAX_STEPS", "parse": int})
     search_k: int = field(default=5, metadata={"env": "SEARCH_K", "parse": int})
     tool_timeout_s: float = field(default=20.0, metadata={"env": "TOOL_TIMEOUT", "parse": float})
@@ -87,16 +93,23 @@ class Settings:
     # --- LLM backend (agents/llm*.py). ``backend=None`` means: "llm" when an endpoint is configured, else "offline".
     backend: str | None = field(default=None, metadata={"env": "BACKEND", "parse": lambda v: v.strip().lower() or None})
     openai_base_url: str | None = field(default=None, metadata={"env_name": "OPENAI_BASE_URL", "parse": _optional_str})
-    openai_api_key: str | None = field(default=None, repr=False,
-                                       metadata={"env_name": "OPENAI_API_KEY", "parse": _optional_str})
+    openai_api_key: str | None = field(
+        default=None, repr=False, metadata={"env_name": "OPENAI_API_KEY", "parse": _optional_str}
+    )
     llm_model: str = field(default="gpt-4o-mini", metadata={"env": "LLM_MODEL", "parse": str.strip})
     decomposer_model: str | None = field(default=None, metadata={"env": "DECOMPOSER_MODEL", "parse": _optional_str})
     executor_model: str | None = field(default=None, metadata={"env": "EXECUTOR_MODEL", "parse": _optional_str})
     judge_model: str | None = field(default=None, metadata={"env": "JUDGE_MODEL", "parse": _optional_str})
-    price_in: float | None = field(default=None, metadata={"env": "PRICE_IN", "parse": _optional_float})  # USD / 1M input tokens
-    price_out: float | None = field(default=None, metadata={"env": "PRICE_OUT", "parse": _optional_float})  # USD / 1M output tokens
+    price_in: float | None = field(
+        default=None, metadata={"env": "PRICE_IN", "parse": _optional_float}
+    )  # USD / 1M input tokens
+    price_out: float | None = field(
+        default=None, metadata={"env": "PRICE_OUT", "parse": _optional_float}
+    )  # USD / 1M output tokens
     prompts_dir: Path | None = field(default=None, metadata={"env": "PROMPTS_DIR", "parse": Path})
-    structured_method: str = field(default="json_schema", metadata={"env": "STRUCTURED_METHOD", "parse": lambda v: v.strip().lower()})
+    structured_method: str = field(
+        default="json_schema", metadata={"env": "STRUCTURED_METHOD", "parse": lambda v: v.strip().lower()}
+    )
     llm_temperature: float | None = field(default=0.0, metadata={"env": "LLM_TEMPERATURE", "parse": _optional_float})
     # seconds per request: a small local model reading a 2k-token prompt on 2 busy cores needs ~60 s
     llm_timeout_s: float = field(default=120.0, metadata={"env": "LLM_TIMEOUT", "parse": float})
@@ -116,21 +129,28 @@ class Settings:
         if self.memory_url is not None and not self.memory_url.startswith(("postgresql://", "postgres://")):
             raise ConfigError("MERMAID_MEMORY_URL must be a PostgreSQL URL (postgresql://user@host:port/database)")
         if self.index_backend not in INDEX_BACKENDS:
-            raise ConfigError(f"MERMAID_INDEX_BACKEND must be one of {', '.join(INDEX_BACKENDS)}, "
-                              f"got {self.index_backend!r}")
+            raise ConfigError(
+                f"MERMAID_INDEX_BACKEND must be one of {', '.join(INDEX_BACKENDS)}, got {self.index_backend!r}"
+            )
         if self.index_backend == "tantivy" and importlib.util.find_spec("tantivy") is None:
-            raise ConfigError("MERMAID_INDEX_BACKEND=tantivy needs the 'tantivy' package: "
-                              "pip install 'mermaid-verifier[ondisk]' (or choose memory or auto)")
+            raise ConfigError(
+                "MERMAID_INDEX_BACKEND=tantivy needs the 'tantivy' package: "
+                "pip install 'mermaid-verifier[ondisk]' (or choose memory or auto)"
+            )
         if self.tool_timeout_s <= 0:
             raise ConfigError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
         if self.backend is not None and self.backend not in BACKENDS:
             raise ConfigError(f"MERMAID_BACKEND must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.backend in ("llm", "cascade") and not self.has_llm_endpoint:
-            raise ConfigError(f"MERMAID_BACKEND={self.backend} needs an LLM endpoint: set OPENAI_BASE_URL "
-                              "(e.g. a local server) and/or OPENAI_API_KEY")
+            raise ConfigError(
+                f"MERMAID_BACKEND={self.backend} needs an LLM endpoint: set OPENAI_BASE_URL "
+                "(e.g. a local server) and/or OPENAI_API_KEY"
+            )
         if self.structured_method not in STRUCTURED_METHODS:
-            raise ConfigError(f"MERMAID_STRUCTURED_METHOD must be one of {', '.join(STRUCTURED_METHODS)}, "
-                              f"got {self.structured_method!r}")
+            raise ConfigError(
+                f"MERMAID_STRUCTURED_METHOD must be one of {', '.join(STRUCTURED_METHODS)}, "
+                f"got {self.structured_method!r}"
+            )
         if any(p is not None and p < 0 for p in (self.price_in, self.price_out)):
             raise ConfigError("MERMAID_PRICE_IN / MERMAID_PRICE_OUT must not be negative")
         if self.llm_timeout_s <= 0:
@@ -143,21 +163,21 @@ class Settings:
             raise ConfigError(f"MERMAID_PROMPTS_DIR {self.prompts_dir} is not a directory")
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
         """Settings from ``MERMAID_*`` variables, then ``overrides`` (``None`` values are ignored)."""
-        environ = os.environ if environ is None else environ
+        source: Mapping[str, str] = os.environ if environ is None else environ
         values = {}
         for f in fields(cls):
             name = f.metadata.get("env_name") or ENV_PREFIX + f.metadata["env"]
-            if name in environ:
+            if name in source:
                 try:
-                    values[f.name] = f.metadata["parse"](environ[name])
+                    values[f.name] = f.metadata["parse"](source[name])
                 except ValueError as exc:
                     raise ConfigError(f"{name}: {exc}") from exc
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
-    def with_(self, **changes) -> "Settings":
+    def with_(self, **changes) -> Settings:
         return replace(self, **changes)
 
     @property

@@ -3,34 +3,19 @@ cycles between the modules of a package (import-linter contracts in ``pyproject.
 
 import-linter reads the package from disk, but the installed layout grafts the top-level ``agents/``,
 ``tools/``, ``prompts/`` and ``data/`` directories under ``mermaid_verifier``; the test assembles that
-layout in a temporary directory (as ``pip install`` does, from ``[tool.setuptools] package-dir``) and
-lints it there.
+layout in a temporary directory (``scripts/installed_layout.py``) and lints it there.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
 
-
-def installed_layout(target: Path) -> Path:
-    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
-    mapping = setuptools["package-dir"]
-    for package in setuptools["packages"]:
-        top = next(
-            name for name in sorted(mapping, key=len, reverse=True) if package == name or package.startswith(name + ".")
-        )
-        source = REPO / mapping[top] / package[len(top) :].lstrip(".").replace(".", "/")
-        destination = target / package.replace(".", "/")
-        destination.mkdir(parents=True, exist_ok=True)
-        for module in source.glob("*.py"):
-            shutil.copyfile(module, destination / module.name)
-    return target
+from installed_layout import installed_layout  # noqa: E402
 
 
 def lint_command() -> list[str]:

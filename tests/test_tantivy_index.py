@@ -69,12 +69,15 @@ def touch_later(path: Path) -> None:
 # ----------------------------------------------------------------------------- the in-memory index's answers
 
 
-@pytest.mark.parametrize("query, top", [
-    ("Who wrote the screenplay with Arthur C. Clarke?", f"{SPACE_ODYSSEY}:1"),
-    ("Mount Everest peak height metres", "wiki_mini:Mount_Everest:1"),
-    ("Kubrick films Clockwork Orange Strangelove", "wiki_mini:Stanley_Kubrick:2"),
-    ("Soul Food television series Showtime", None),  # whatever memory ranks first, tantivy does too
-])
+@pytest.mark.parametrize(
+    "query, top",
+    [
+        ("Who wrote the screenplay with Arthur C. Clarke?", f"{SPACE_ODYSSEY}:1"),
+        ("Mount Everest peak height metres", "wiki_mini:Mount_Everest:1"),
+        ("Kubrick films Clockwork Orange Strangelove", "wiki_mini:Stanley_Kubrick:2"),
+        ("Soul Food television series Showtime", None),  # whatever memory ranks first, tantivy does too
+    ],
+)
 def test_search_ranks_like_the_in_memory_index(both, query, top):
     tantivy, memory = both
     on_disk, in_memory = tantivy.search(query, k=3), memory.search(query, k=3)
@@ -91,7 +94,9 @@ def test_search_ranks_like_the_in_memory_index(both, query, top):
 def test_search_finds_a_sentence_through_its_page_title(both):
     tantivy, _ = both
     assert set(ids(tantivy.search("Stanley Kubrick directed 2001: A Space Odyssey", k=2))) == {
-        "wiki_mini:Stanley_Kubrick:1", f"{SPACE_ODYSSEY}:0"}
+        "wiki_mini:Stanley_Kubrick:1",
+        f"{SPACE_ODYSSEY}:0",
+    }
 
 
 def test_search_without_matching_words_is_empty(both):
@@ -113,18 +118,30 @@ def test_get_page_matches_the_in_memory_index_for_every_page(both):
     assert tantivy.get_page("Soul Food") == [] and tantivy.get_page("") == []
 
 
-@pytest.mark.parametrize("title, named, like", [
-    ("Soul Food", ["Soul Food (film)", "Soul Food (TV series)"], ["Soul Food (film)", "Soul Food (TV series)"]),
-    ("Shining", ["The Shining (film)"], ["The Shining (film)"]),
-    ("the shining", ["The Shining (film)"], ["The Shining (film)"]),
-    ("Kubrick", [], ["Stanley Kubrick"]),
-    ("Soul Food (album)", [], []),
-    ("zyxxy", [], []),
-    ("o", [], ["Mount Everest", "Soul Food (film)", "Nikolaj Coster-Waldau", "Soul Food (TV series)",
-               "2001: A Space Odyssey (film)"]),  # limit 5: the shortest of the titles containing "o"
-    ("2001: A Space (", [], []),  # regex syntax in a title is literal
-    ("2001: A Space", [], ["2001: A Space Odyssey (film)"]),
-])
+@pytest.mark.parametrize(
+    "title, named, like",
+    [
+        ("Soul Food", ["Soul Food (film)", "Soul Food (TV series)"], ["Soul Food (film)", "Soul Food (TV series)"]),
+        ("Shining", ["The Shining (film)"], ["The Shining (film)"]),
+        ("the shining", ["The Shining (film)"], ["The Shining (film)"]),
+        ("Kubrick", [], ["Stanley Kubrick"]),
+        ("Soul Food (album)", [], []),
+        ("zyxxy", [], []),
+        (
+            "o",
+            [],
+            [
+                "Mount Everest",
+                "Soul Food (film)",
+                "Nikolaj Coster-Waldau",
+                "Soul Food (TV series)",
+                "2001: A Space Odyssey (film)",
+            ],
+        ),  # limit 5: the shortest of the titles containing "o"
+        ("2001: A Space (", [], []),  # regex syntax in a title is literal
+        ("2001: A Space", [], ["2001: A Space Odyssey (film)"]),
+    ],
+)
 def test_pages_named_and_titles_like_match_the_in_memory_index(both, title, named, like):
     tantivy, memory = both
     assert tantivy.pages_named(title) == memory.pages_named(title) == named
@@ -134,8 +151,12 @@ def test_pages_named_and_titles_like_match_the_in_memory_index(both, title, name
 def test_titles_like_ranks_same_name_then_prefix_then_contains(tmp_path):
     corpus = tmp_path / "houses.jsonl"
     titles = ["A Doll's House", "Acid house", "House of Cards", "House (TV series)", "House (film)", "Greenhouse"]
-    corpus.write_bytes(b"".join(orjson.dumps({"page": t.replace(" ", "_"), "line": 0, "title": t,
-                                              "text": f"{t} is a page."}) + b"\n" for t in titles))
+    corpus.write_bytes(
+        b"".join(
+            orjson.dumps({"page": t.replace(" ", "_"), "line": 0, "title": t, "text": f"{t} is a page."}) + b"\n"
+            for t in titles
+        )
+    )
     tantivy = TantivyCorpusIndex.open([corpus], tmp_path / "cache")
     memory = CorpusIndex.open([corpus], tmp_path / "cache")
     expected = ["House (film)", "House (TV series)", "House of Cards", "Acid house", "Greenhouse", "A Doll's House"]
@@ -157,11 +178,34 @@ def test_all_three_layouts_round_trip(tmp_path):
 # ----------------------------------------------------------------------------- query syntax never raises
 
 
-@pytest.mark.parametrize("query", [
-    '"Arthur C. Clarke" screenplay', "title:Kubrick", "screenplay AND", "OR Clarke", "NOT NOT", "AND OR NOT",
-    "(Clarke", "Clarke)", "[a TO z]", "{1 TO 2}", "Clarke^2", "Clark~1", "+Clarke -Kubrick", "Clarke*", "\\",
-    '"', ":", "IN [a b]", "/regex.*/", "Kubrick's film", "2001: A Space Odyssey (film)", "a" * 500, "ü ß 東京 😀",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"Arthur C. Clarke" screenplay',
+        "title:Kubrick",
+        "screenplay AND",
+        "OR Clarke",
+        "NOT NOT",
+        "AND OR NOT",
+        "(Clarke",
+        "Clarke)",
+        "[a TO z]",
+        "{1 TO 2}",
+        "Clarke^2",
+        "Clark~1",
+        "+Clarke -Kubrick",
+        "Clarke*",
+        "\\",
+        '"',
+        ":",
+        "IN [a b]",
+        "/regex.*/",
+        "Kubrick's film",
+        "2001: A Space Odyssey (film)",
+        "a" * 500,
+        "ü ß 東京 😀",
+    ],
+)
 def test_query_syntax_characters_never_raise(both, query):
     tantivy, _ = both
     hits = tantivy.search(query, k=3)
@@ -197,7 +241,8 @@ def test_second_open_loads_from_disk(tmp_path, reads):
     assert second.index_dir == first.index_dir
     query = "Kubrick screenplay Clarke"
     assert [(p.id, round(s, 4)) for p, s in second.search(query, 3)] == [
-        (p.id, round(s, 4)) for p, s in first.search(query, 3)]
+        (p.id, round(s, 4)) for p, s in first.search(query, 3)
+    ]
 
 
 def test_a_changed_corpus_file_is_reindexed_never_served_stale(tmp_path, reads):
@@ -230,7 +275,9 @@ def test_adding_a_corpus_file_indexes_only_that_file(tmp_path, reads):
     assert both.index_dir != first.index_dir
     manifest = orjson.loads((both.index_dir / MANIFEST).read_bytes())
     assert {Path(f["path"]).name: f["passages"] for f in manifest["files"]} == {
-        "wiki_mini.jsonl": 14, "generic_mini.jsonl": 3}
+        "wiki_mini.jsonl": 14,
+        "generic_mini.jsonl": 3,
+    }
     assert len(both) == manifest["passages"] == 17
     # the first file's segment is the same file on disk (linked), not a rebuilt one
     linked = {p.name: p.stat().st_ino for p in both.index_dir.iterdir() if p.name in first_segments}
@@ -269,11 +316,15 @@ def test_a_build_interrupted_before_the_manifest_is_rebuilt(tmp_path, reads, mon
     (left,) = cache.glob("tantivy-*.tmp*")
     abandoned = left.rename(left.with_name(left.name.replace(f".tmp{os.getpid()}-", ".tmp999999999-")))
     monkeypatch.undo()
-    monkeypatch.setattr(tantivy_index, "read_corpus", lambda path: (reads.append(Path(path).name), read_corpus(path))[1])
+    monkeypatch.setattr(
+        tantivy_index, "read_corpus", lambda path: (reads.append(Path(path).name), read_corpus(path))[1]
+    )
     index = TantivyCorpusIndex.open([WIKI], cache)
     assert reads == ["wiki_mini.jsonl", "wiki_mini.jsonl"]  # built again
     assert not abandoned.exists()  # the dead build's files are cleared away
-    assert len(index) == 14 and ids(index.search("Mount Everest peak height metres", 1)) == ["wiki_mini:Mount_Everest:1"]
+    assert len(index) == 14 and ids(index.search("Mount Everest peak height metres", 1)) == [
+        "wiki_mini:Mount_Everest:1"
+    ]
 
 
 def test_an_index_dir_without_its_manifest_is_rebuilt(tmp_path, reads):
@@ -407,9 +458,18 @@ async def test_stdio_server_with_the_tantivy_backend_answers(tmp_path):
 
     cache = tmp_path / "cache"
     params = StdioServerParameters(
-        command=sys.executable, cwd=tmp_path,
-        args=["-m", "mermaid_verifier.tools.local_corpus_server", "--corpus", str(WIKI), "--cache-dir", str(cache),
-              "--index-backend", "tantivy"],
+        command=sys.executable,
+        cwd=tmp_path,
+        args=[
+            "-m",
+            "mermaid_verifier.tools.local_corpus_server",
+            "--corpus",
+            str(WIKI),
+            "--cache-dir",
+            str(cache),
+            "--index-backend",
+            "tantivy",
+        ],
     )
     with (tmp_path / "stderr.log").open("w") as errlog:
         with anyio.fail_after(60):
@@ -426,8 +486,15 @@ def _run_server(args: list[str], env_extra: dict[str, str], cwd: Path):
 
     env = {k: v for k, v in os.environ.items() if k not in ("MERMAID_CORPUS", "MERMAID_INDEX_BACKEND")}
     env.update(env_extra)
-    return subprocess.run([sys.executable, "-m", "mermaid_verifier.tools.local_corpus_server", *args],
-                          capture_output=True, text=True, timeout=60, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "mermaid_verifier.tools.local_corpus_server", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_server_command_line_refuses_a_bad_or_unavailable_backend(tmp_path):
@@ -442,5 +509,7 @@ def test_server_command_line_refuses_a_bad_or_unavailable_backend(tmp_path):
     pythonpath = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])
     done = _run_server([*common, "--index-backend", "tantivy"], {"PYTHONPATH": pythonpath}, tmp_path)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == ("mermaid-verifier-corpus-server: error: --index-backend tantivy needs the "
-                                   "'tantivy' package: pip install 'mermaid-verifier[ondisk]'")
+    assert done.stderr.strip() == (
+        "mermaid-verifier-corpus-server: error: --index-backend tantivy needs the "
+        "'tantivy' package: pip install 'mermaid-verifier[ondisk]'"
+    )

@@ -16,9 +16,9 @@ import hashlib
 import logging
 import re
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import bm25s
 import numpy as np
@@ -163,13 +163,14 @@ class CorpusIndex:
         self._titles_by_name: dict[str, set[str]] = {}  # "house" -> {"House (TV series)", ...}
         for key, positions in self._by_title.items():
             self._titles_by_name.setdefault(normalise_entity(without_disambiguator(key)), set()).add(
-                self.passages[positions[0]].title)
+                self.passages[positions[0]].title
+            )
 
     def __len__(self) -> int:
         return len(self.passages)
 
     @classmethod
-    def build(cls, passages: list[Passage]) -> "CorpusIndex":
+    def build(cls, passages: list[Passage]) -> CorpusIndex:
         if not passages:
             raise CorpusError("the corpus holds no passages")
         retriever = bm25s.BM25()
@@ -177,7 +178,7 @@ class CorpusIndex:
         return cls(passages, retriever)
 
     @classmethod
-    def open(cls, paths: list[Path], cache_dir: Path) -> "CorpusIndex":
+    def open(cls, paths: list[Path], cache_dir: Path) -> CorpusIndex:
         """Load the cached index for these files, building and saving it when absent or stale."""
         paths = [Path(p) for p in paths]
         for path in paths:
@@ -212,7 +213,7 @@ class CorpusIndex:
             tmp_dir.rmdir()
 
     @classmethod
-    def _load(cls, index_dir: Path) -> "CorpusIndex":
+    def _load(cls, index_dir: Path) -> CorpusIndex:
         retriever = bm25s.BM25.load(index_dir, show_progress=False, mmap=False)
         records = orjson.loads((index_dir / "passages.json").read_bytes())
         return cls([Passage(**r) for r in records], retriever)
@@ -224,11 +225,7 @@ class CorpusIndex:
             return []
         k = min(k, len(self.passages))
         ids, scores = self._retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
-        return [
-            (self.passages[int(i)], float(s))
-            for i, s in zip(np.asarray(ids[0]), np.asarray(scores[0]))
-            if s > 0
-        ]
+        return [(self.passages[int(i)], float(s)) for i, s in zip(np.asarray(ids[0]), np.asarray(scores[0])) if s > 0]
 
     def get_page(self, title: str) -> list[Passage]:
         """All passages of the page whose title (or FEVER page id) matches, in line order."""
@@ -263,4 +260,3 @@ class CorpusIndex:
             return []
         name = normalise_entity(key)
         return sorted(self._titles_by_name.get(name, ()), key=lambda t: (len(t), t)) if name else []
-

@@ -91,8 +91,10 @@ class PageResult(BaseModel):
     total_passages: int = Field(description="How many passages the page has in all.")
     truncated: bool = Field(description="True when only the first max_passages are returned.")
     suggestions: list[str] = Field(default_factory=list, description="Similar titles when the title is unknown.")
-    same_name: list[str] = Field(default_factory=list, description="When the title is unknown: the pages of that name "
-                                 "with a disambiguator in brackets.")
+    same_name: list[str] = Field(
+        default_factory=list,
+        description="When the title is unknown: the pages of that name with a disambiguator in brackets.",
+    )
     message: str | None = Field(default=None, description="What to do next, when there is something to say.")
 
 
@@ -135,18 +137,30 @@ def page_result(index: CorpusIndex | TantivyCorpusIndex, title: str, max_passage
             message = f"No page titled {title!r}. Similar titles: {listed}. Call get_page with one of them."
         else:
             message = f"No page titled {title!r} and no similar titles. Use search to find the right page."
-        return PageResult(title=title, passages=[], total_passages=0, truncated=False,
-                          suggestions=suggestions, same_name=same_name, message=message)
+        return PageResult(
+            title=title,
+            passages=[],
+            total_passages=0,
+            truncated=False,
+            suggestions=suggestions,
+            same_name=same_name,
+            message=message,
+        )
     shown = passages[:max_passages]
     truncated = len(passages) > len(shown)
-    message = None
+    more: str | None = None
     if truncated:
-        message = (
+        more = (
             f"Showing the first {len(shown)} of {len(passages)} passages; "
             f"call again with a larger max_passages (up to {MAX_PAGE_PASSAGES}) to see more."
         )
-    return PageResult(title=title, passages=[PagePassage.of(p) for p in shown],
-                      total_passages=len(passages), truncated=truncated, message=message)
+    return PageResult(
+        title=title,
+        passages=[PagePassage.of(p) for p in shown],
+        total_passages=len(passages),
+        truncated=truncated,
+        message=more,
+    )
 
 
 def one_line(exc: BaseException) -> str:
@@ -212,8 +226,12 @@ class IndexLoader:
                 open_index, self.corpus_paths, self.cache_dir, self.index_backend, abandon_on_cancel=True
             )
             self.index = index
-            logger.info("corpus index ready (%s): %d passages (%.1fs)", type(index).__name__, len(index),
-                        time.monotonic() - (self.started_at or 0))
+            logger.info(
+                "corpus index ready (%s): %d passages (%.1fs)",
+                type(index).__name__,
+                len(index),
+                time.monotonic() - (self.started_at or 0),
+            )
         except UsageError as exc:  # a corpus that cannot be read, a backend that is not installed
             self.error = one_line(exc)
             logger.error("%s", self.error)
@@ -293,9 +311,7 @@ def create_server(
                 max_length=MAX_QUERY_CHARS,
             ),
         ],
-        k: Annotated[
-            int, Field(ge=1, le=MAX_K, description=f"How many passages to return (1-{MAX_K}).")
-        ] = 5,
+        k: Annotated[int, Field(ge=1, le=MAX_K, description=f"How many passages to return (1-{MAX_K}).")] = 5,
     ) -> SearchResult:
         """Search the local corpus for passages relevant to a claim or question (BM25 keyword ranking).
 
@@ -305,9 +321,7 @@ def create_server(
         """
         query = " ".join(query.split())
         if not query:
-            raise ToolError(
-                "the query is empty: pass a few keywords, e.g. the names and facts the claim mentions"
-            )
+            raise ToolError("the query is empty: pass a few keywords, e.g. the names and facts the claim mentions")
         index = await ready_index("search")
         return await run_blocking("search", search_result, index, query, k)
 
@@ -316,15 +330,15 @@ def create_server(
         title: Annotated[
             str,
             Field(
-                description="Page title exactly as a search result shows it (FEVER page ids are "
-                "accepted too).",
+                description="Page title exactly as a search result shows it (FEVER page ids are accepted too).",
                 max_length=MAX_QUERY_CHARS,
             ),
         ],
         max_passages: Annotated[
             int,
-            Field(ge=1, le=MAX_PAGE_PASSAGES,
-                  description=f"Return at most this many passages (1-{MAX_PAGE_PASSAGES})."),
+            Field(
+                ge=1, le=MAX_PAGE_PASSAGES, description=f"Return at most this many passages (1-{MAX_PAGE_PASSAGES})."
+            ),
         ] = 20,
     ) -> PageResult:
         """Read one page of the local corpus: all its passages in line order.
@@ -357,24 +371,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description="MCP stdio server 'local-corpus': BM25 search over local JSONL corpora.",
     )
     parser.add_argument(
-        "--corpus", action="append", type=Path, default=[], metavar="PATH",
-        help="JSONL corpus file (repeatable). Default: $MERMAID_CORPUS, "
-        f"several paths separated by {os.pathsep!r}.",
+        "--corpus",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help=f"JSONL corpus file (repeatable). Default: $MERMAID_CORPUS, several paths separated by {os.pathsep!r}.",
     )
     parser.add_argument(
-        "--cache-dir", type=Path, default=None,
+        "--cache-dir",
+        type=Path,
+        default=None,
         help="Where the BM25 index is cached. Default: $MERMAID_CACHE_DIR or "
         "<user cache dir>/mermaid-verifier/corpus-index.",
     )
     parser.add_argument(
-        "--index-backend", default=None, type=str.lower, choices=list(INDEX_BACKENDS),
+        "--index-backend",
+        default=None,
+        type=str.lower,
+        choices=list(INDEX_BACKENDS),
         help="memory (bm25s), tantivy (on disk; the ondisk extra) or auto (tantivy for large corpora). "
         "Default: $MERMAID_INDEX_BACKEND or auto.",
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="Seconds allowed per tool call.")
     parser.add_argument(
-        "--log-level", default="WARNING", type=str.upper,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"], help="stderr log level.",
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+        help="stderr log level.",
     )
     return parser.parse_args(argv)
 
@@ -382,7 +407,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     logging.basicConfig(
-        level=args.log_level, stream=sys.stderr,
+        level=args.log_level,
+        stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("bm25s").setLevel(args.log_level)  # bm25s sets its own logger to DEBUG

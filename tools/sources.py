@@ -10,8 +10,8 @@ what is reachable.
 from __future__ import annotations
 
 import socket
-from concurrent.futures import ThreadPoolExecutor
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,8 +47,14 @@ def reachable_hosts(hosts: list[str], probe=None) -> dict[str, bool]:
         return dict(zip(hosts, pool.map(probe, hosts)))
 
 
-def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cache_dir: Path, cache_dir: Path,
-                 probe=reachable, index_backend: str | None = None) -> SourcePlan:
+def plan_sources(
+    sources: tuple[str, ...],
+    local_corpora: list[Path],
+    index_cache_dir: Path,
+    cache_dir: Path,
+    probe=reachable,
+    index_backend: str | None = None,
+) -> SourcePlan:
     """Server specs for the chosen sources; live ones only when their host answers."""
     servers, skipped = [], {}
     up = reachable_hosts([LIVE_SOURCES[n][1] for n in sources if n in LIVE_SOURCES], probe)
@@ -60,20 +66,22 @@ def plan_sources(sources: tuple[str, ...], local_corpora: list[Path], index_cach
         if not up[host]:
             skipped[name] = f"{host} is unreachable"
             continue
-        servers.append(stdio_server(name, sys.executable, ["-m", module, "--cache-dir", str(cache_dir / "sources")],
-                                    source=name))
+        servers.append(
+            stdio_server(name, sys.executable, ["-m", module, "--cache-dir", str(cache_dir / "sources")], source=name)
+        )
     return SourcePlan(servers, skipped)
 
 
 def toolbox_for(settings) -> tuple[Toolbox, dict[str, str]]:
     """The toolbox for a run's chosen sources (not yet started), and the sources left out and why."""
-    from mermaid_verifier.tools.corpora import resolve_corpora
     from mermaid_verifier.errors import ConfigError
+    from mermaid_verifier.tools.corpora import resolve_corpora
     from mermaid_verifier.tools.toolbox import Toolbox
 
     corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
-    plan = plan_sources(settings.sources, corpora, settings.index_cache_dir, settings.cache_dir,
-                        index_backend=settings.index_backend)
+    plan = plan_sources(
+        settings.sources, corpora, settings.index_cache_dir, settings.cache_dir, index_backend=settings.index_backend
+    )
     if not plan.servers:
         raise ConfigError("no evidence source is reachable: " + "; ".join(f"{k}: {v}" for k, v in plan.skipped.items()))
     return Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped

@@ -237,8 +237,9 @@ class TantivyCorpusIndex:
                 except (OSError, ValueError) as exc:
                     logger.warning("tantivy index at %s unreadable (%s); rebuilding", index_dir, exc)
             else:
-                logger.warning("tantivy index at %s is incomplete (no manifest: an interrupted build); rebuilding",
-                               index_dir)
+                logger.warning(
+                    "tantivy index at %s is incomplete (no manifest: an interrupted build); rebuilding", index_dir
+                )
             shutil.rmtree(index_dir, ignore_errors=True)
         started = time.perf_counter()
         base = cls._base_for(cache_dir, current)
@@ -395,8 +396,14 @@ class TantivyCorpusIndex:
         found: dict[str, int] = {}
         offset = 0
         while True:
-            hits = self._searcher.search(heads, limit=_TITLE_BATCH, count=False, order_by_field="title_len",
-                                         offset=offset, order=self._tantivy.Order.Asc).hits
+            hits = self._searcher.search(
+                heads,
+                limit=_TITLE_BATCH,
+                count=False,
+                order_by_field="title_len",
+                offset=offset,
+                order=self._tantivy.Order.Asc,
+            ).hits
             for _, address in hits:
                 title = self._title(address)
                 if len(found) >= limit and len(title) > max(map(len, found)):
@@ -447,8 +454,11 @@ def choose_index_backend(paths: Iterable[Path], backend: str = "auto") -> str:
     if total <= AUTO_ONDISK_MIN_BYTES:
         return "memory"
     if not tantivy_available():
-        logger.warning("the corpus is %.1f GB: the on-disk index would suit it better than memory "
-                       "(pip install 'mermaid-verifier[ondisk]')", total / 1e9)
+        logger.warning(
+            "the corpus is %.1f GB: the on-disk index would suit it better than memory "
+            "(pip install 'mermaid-verifier[ondisk]')",
+            total / 1e9,
+        )
         return "memory"
     return "tantivy"
 

@@ -16,10 +16,11 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import AsyncContextManager, Callable
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, types
@@ -29,7 +30,7 @@ from pydantic import BaseModel
 
 from mermaid_verifier.errors import ToolServerError
 
-SessionConnector = Callable[[], AsyncContextManager[ClientSession]]
+SessionConnector = Callable[[], AbstractAsyncContextManager[ClientSession]]
 
 
 class ToolOutcome(BaseModel):
@@ -67,8 +68,9 @@ def corpus_source(corpora: list[Path]) -> str | None:
         return None
 
 
-def stdio_server(name: str, command: str, args: list[str], env: dict[str, str] | None = None,
-                 source: str | None = None) -> ServerSpec:
+def stdio_server(
+    name: str, command: str, args: list[str], env: dict[str, str] | None = None, source: str | None = None
+) -> ServerSpec:
     """A server started as a subprocess speaking MCP over stdio; its stderr is kept for errors."""
 
     @contextlib.asynccontextmanager
@@ -139,7 +141,7 @@ class Toolbox:
         self._startup_error: BaseException | None = None
         self._start_lock = asyncio.Lock()
 
-    async def __aenter__(self) -> "Toolbox":
+    async def __aenter__(self) -> Toolbox:
         await self.start()
         return self
 
@@ -192,7 +194,9 @@ class Toolbox:
             known = ", ".join(f"{s}.{t}" for s in self.tools for t in self.tools[s]) or "none"
             return ToolOutcome(server=server, tool=tool, ok=False, text=f"no tool {server}.{tool}; available: {known}")
         try:
-            result = await session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=self.call_timeout_s))
+            result = await session.call_tool(
+                tool, arguments, read_timeout_seconds=timedelta(seconds=self.call_timeout_s)
+            )
         except McpError as exc:
             # The SDK reports a read timeout (and protocol-level refusals) as McpError.
             return ToolOutcome(server=server, tool=tool, ok=False, text=f"{tool} failed: {exc.error.message}")

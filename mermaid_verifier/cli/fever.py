@@ -195,14 +195,14 @@ def fever_command(
             claims_path=claims,
             out_dir=out,
             limit=limit,
-            sample=sample,  # type: ignore[arg-type]
+            sample=sample,  # type: ignore[arg-type]  # checked above
             seed=seed,
             concurrency=concurrency,
             resume=resume,
             split_file=split,
             parts=tuple(part or ()),
-            order=order,
-        )  # type: ignore[arg-type]  # sample and order are checked above
+            order=order,  # type: ignore[arg-type]  # checked above
+        )
         base = settings_from_options(
             corpus=corpus,
             use_memory=not no_memory,
