@@ -8,7 +8,7 @@ import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.tools.arxiv_server import create_server, search_result
-from mermaid_verifier.tools.source_common import ResponseCache
+from mermaid_verifier.tools.source_cache import ResponseCache
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
     FAST_RETRY,

@@ -14,7 +14,8 @@ from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.tools import pubmed_server
 from mermaid_verifier.tools.pubmed_server import create_server, settings_from_env
-from mermaid_verifier.tools.source_common import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, ResponseCache
+from mermaid_verifier.tools.source_cache import ResponseCache
+from mermaid_verifier.tools.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
     CASSETTES,

@@ -1,4 +1,4 @@
-"""What the online source servers share (tools/source_common.py), the test kit the three server test
+"""What the online source servers share (tools/source_errors.py, source_http.py, source_cache.py, source_server.py, source_passages.py), the test kit the three server test
 modules import from here, and the proof that no test touches the network.
 
 No test in these modules reaches the network: ``block_network`` (autouse here and in every module
@@ -34,21 +34,12 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.shared.memory import create_connected_server_and_client_session
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from mermaid_verifier.tools import source_common
-from mermaid_verifier.tools.source_common import (
-    HTTPStatusError,
-    MalformedResponse,
-    RateLimiter,
-    ResponseCache,
-    RetriesExhausted,
-    RetryPolicy,
-    SourceSession,
-    describe_error,
-    ncbi_min_interval,
-    parse_retry_after,
-    run_source_call,
-    with_retries,
-)
+from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, RetriesExhausted
+from mermaid_verifier.tools import source_http
+from mermaid_verifier.tools.source_cache import ResponseCache
+from mermaid_verifier.tools.source_errors import describe_error, parse_retry_after
+from mermaid_verifier.tools.source_http import RateLimiter, RetryPolicy, SourceSession, ncbi_min_interval, with_retries
+from mermaid_verifier.tools.source_server import run_source_call
 
 REPO = Path(__file__).resolve().parents[1]
 CASSETTES = Path(__file__).parent / "cassettes"
@@ -324,7 +315,7 @@ def test_cache_stores_text_and_refuses_to_unpickle(tmp_path, caplog):
     planted = diskcache.Cache(str(tmp_path))  # the default Disk pickles non-str values
     planted.set(ResponseCache.key("arxiv", "abstract", {"id": "1706.03762"}), {"pickled": True})
     planted.close()
-    with caplog.at_level(logging.WARNING, logger="mermaid_verifier.tools.source_common"):
+    with caplog.at_level(logging.WARNING, logger="mermaid_verifier.tools.source_cache"):
         assert ResponseCache(tmp_path).get("arxiv", "abstract", {"id": "1706.03762"}) is None
     assert "refusing to read" in caplog.text
 
@@ -430,7 +421,7 @@ def test_source_session_puts_a_timeout_and_our_user_agent_on_every_request(monke
     session = SourceSession("arXiv", timeout_s=3.5)
     session.get("https://export.arxiv.org/api/query", headers={"user-agent": "arxiv.py/4"})
     session.get("https://export.arxiv.org/api/query", timeout=1.0)
-    assert sent == [(source_common.USER_AGENT, 3.5), (source_common.USER_AGENT, 1.0)]
+    assert sent == [(source_http.USER_AGENT, 3.5), (source_http.USER_AGENT, 1.0)]
 
 
 # ----------------------------------------------------------------------------- packaging, stdout
@@ -453,7 +444,19 @@ def test_console_scripts_and_dependencies_are_declared():
     assert any(d.startswith("vcrpy") for d in project["optional-dependencies"]["dev"])
 
 
-@pytest.mark.parametrize("name", ["source_common", "wikipedia_server", "arxiv_server", "pubmed_server"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "source_errors",
+        "source_http",
+        "source_cache",
+        "source_server",
+        "source_passages",
+        "wikipedia_server",
+        "arxiv_server",
+        "pubmed_server",
+    ],
+)
 def test_server_modules_never_print(name):
     source = (REPO / "tools" / f"{name}.py").read_text()
     assert "print(" not in source and "sys.stdout" not in source

@@ -8,7 +8,7 @@ Two tools, both returning structured results:
 How the ``arxiv`` package is used
     ``arxiv.Client(page_size=k, delay_seconds=0, num_retries=0)`` builds the query URL and parses
     the Atom feed; its ``requests.Session`` is replaced by our
-    :class:`~mermaid_verifier.tools.source_common.SourceSession`, so every request has a timeout,
+    :class:`~mermaid_verifier.tools.source_http.SourceSession`, so every request has a timeout,
     waits for the rate limiter (arXiv asks for at most one request every 3 seconds), is retried by
     our policy (the library's own retries are off) and must be an Atom feed -- the library would
     quietly read an HTML error page as "no results". ``page_size`` is ``k``, not the library's 100.
@@ -31,26 +31,24 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.tools.source_common import (
+from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     USER_AGENT,
-    EvidencePassage,
     RateLimiter,
-    ResponseCache,
     RetryPolicy,
     SourceSession,
+    parse_xml,
+)
+from mermaid_verifier.tools.source_passages import EvidencePassage, collapse, rank_score, unix_time
+from mermaid_verifier.tools.source_server import (
     argument_parser,
     cache_from_args,
-    cached_call,
     check_common_args,
-    collapse,
     configure_logging,
-    parse_xml,
-    rank_score,
     run_stdio,
     source_server,
-    unix_time,
 )
 
 logger = logging.getLogger("mermaid_verifier.tools.arxiv_server")  # also under -m

@@ -15,7 +15,7 @@ How ``Bio.Entrez`` is used
     honoured) instead of Biopython's three tries 15 s apart. Entrez opens URLs with ``urlopen`` and
     no timeout; ``Bio.Entrez.urlopen`` is replaced (that module attribute only, idempotently) by a
     wrapper that adds the calling server's timeout, read from a thread-local. Our
-    :class:`~mermaid_verifier.tools.source_common.RateLimiter` keeps to NCBI's 3 requests/s
+    :class:`~mermaid_verifier.tools.source_http.RateLimiter` keeps to NCBI's 3 requests/s
     (10/s with ``NCBI_API_KEY``); Entrez's own throttle stays on as well.
 
 Why the XML is parsed with ElementTree, not ``Entrez.read``
@@ -49,26 +49,25 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.tools.source_common import (
+from mermaid_verifier.errors import SourceAPIError
+from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
-    EvidencePassage,
     RateLimiter,
-    ResponseCache,
     RetryPolicy,
-    SourceAPIError,
-    argument_parser,
-    cache_from_args,
-    cached_call,
-    check_common_args,
-    collapse,
-    configure_logging,
     ncbi_min_interval,
     parse_xml,
-    rank_score,
+    with_retries,
+)
+from mermaid_verifier.tools.source_passages import EvidencePassage, collapse, rank_score
+from mermaid_verifier.tools.source_server import (
+    argument_parser,
+    cache_from_args,
+    check_common_args,
+    configure_logging,
     run_stdio,
     source_server,
-    with_retries,
 )
 
 logger = logging.getLogger("mermaid_verifier.tools.pubmed_server")  # also under -m

@@ -16,7 +16,7 @@ How the ``wikipedia`` package (1.4.0) is made safe to use here
     Rather than re-implement its page logic (redirects, disambiguation detection and option
     parsing, missing pages), this module replaces the one name it reaches the network through:
     ``wikipedia.wikipedia.requests`` becomes a shim whose ``get`` sends the request through the
-    calling server's :class:`~mermaid_verifier.tools.source_common.SourceSession` -- https URL,
+    calling server's :class:`~mermaid_verifier.tools.source_http.SourceSession` -- https URL,
     timeout, rate limit, retries, status check, JSON check. The patch touches only that module
     attribute (the real ``requests`` module is untouched), is idempotent, and picks the session
     from a thread-local set around each call, so several servers in one process keep their own
@@ -47,23 +47,23 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.tools.source_common import (
+from mermaid_verifier.errors import SourceAPIError
+from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     USER_AGENT,
-    EvidencePassage,
     RateLimiter,
-    ResponseCache,
     RetryPolicy,
-    SourceAPIError,
     SourceSession,
+    parse_json_object,
+)
+from mermaid_verifier.tools.source_passages import EvidencePassage, collapse
+from mermaid_verifier.tools.source_server import (
     argument_parser,
     cache_from_args,
-    cached_call,
     check_common_args,
-    collapse,
     configure_logging,
-    parse_json_object,
     run_stdio,
     source_server,
 )
