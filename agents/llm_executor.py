@@ -358,12 +358,10 @@ class _Search:
             calls = self._calls(response, thought)
             if calls and not response.tool_calls and not response.invalid_tool_calls:
                 thought = ""  # the text *was* the call
-            if calls:
-                result.stats.llm_tool_turns += 1
-            elif self._looks_like_a_call(thought):
-                result.stats.llm_unreadable_turns += 1
             if not calls:
-                if not self.repaired and self._looks_like_a_call(thought):
+                unreadable = self._looks_like_a_call(thought)
+                result.stats.llm_unreadable_turns += int(unreadable)
+                if unreadable and not self.repaired:
                     self.repaired = True
                     messages += [AIMessage(content=thought), HumanMessage(self._repair_text())]
                     continue
@@ -371,6 +369,7 @@ class _Search:
                     "finish", {}, f"the model ended the search: {_excerpt(thought) or '(empty reply)'}", thought=thought
                 )
                 return
+            result.stats.llm_tool_turns += 1
             self._shorten_earlier_observations(messages)
             for number, call in enumerate(calls):
                 call["id"] = call.get("id") or f"call_{self.step}_{number}"

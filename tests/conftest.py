@@ -187,3 +187,39 @@ def llm_resources(tmp_path, decomposer):
         return resources
 
     yield make
+
+
+def save_calibration(directory: Path, abstain_below: float, **fields) -> Path:
+    """A calibration file in ``directory`` as `calibrate` writes it (budget 0.1, 900 claims unless told)."""
+    from mermaid_verifier.calibration import Calibration, save
+
+    values = {
+        "max_risk": 0.1,
+        "delta": 0.1,
+        "coverage": 0.5,
+        "risk": 0.08,
+        "risk_upper_bound": 0.1,
+        "claims": 900,
+        "fitted_on": "claims.jsonl",
+        "fitted_at": "2026-11-23",
+    } | fields
+    path = directory / "calibration.json"
+    save(Calibration(abstain_below=abstain_below, **values), path)
+    return path
+
+
+@pytest.fixture
+def always_uncertain(tmp_path):
+    """A calibration that abstains on everything, so every claim needs review."""
+    save_calibration(
+        tmp_path,
+        1.01,
+        max_risk=0.0001,
+        coverage=0,
+        risk=0,
+        risk_upper_bound=0,
+        claims=1,
+        fitted_on="test",
+        fitted_at="now",
+    )
+    return tmp_path

@@ -229,9 +229,8 @@ def test_calibrate_refuses_a_budget_it_cannot_meet_and_saves_nothing(tmp_path):
 
 def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_path):
     from mermaid_verifier.agents.judge import JudgeConfig
-    from mermaid_verifier.calibration import Calibration, save
 
-    from .conftest import WIKI_MINI
+    from .conftest import WIKI_MINI, save_calibration
 
     def verify_json() -> dict:
         out = CliRunner().invoke(
@@ -254,20 +253,7 @@ def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_
     assert bundled["abstain_below"] == JudgeConfig.bundled().abstain_below
     assert bundled["threshold_source"] == "the bundled judge configuration"
 
-    save(
-        Calibration(
-            abstain_below=0.77,
-            max_risk=0.1,
-            delta=0.1,
-            coverage=0.5,
-            risk=0.08,
-            risk_upper_bound=0.1,
-            claims=900,
-            fitted_on="fever paper_dev calibration part",
-            fitted_at="2026-11-23",
-        ),
-        tmp_path / "calibration.json",
-    )
+    save_calibration(tmp_path, 0.77, fitted_on="fever paper_dev calibration part")
     calibrated = verify_json()
     assert calibrated["abstain_below"] == 0.77
     assert calibrated["threshold_source"].startswith(f"calibrate: {tmp_path / 'calibration.json'} (max risk 0.1 on 900")
@@ -275,24 +261,12 @@ def test_verify_json_reports_the_threshold_in_force_and_where_it_comes_from(tmp_
 
 def test_calibrate_reset_removes_the_saved_threshold_and_says_what_it_was(tmp_path):
     from mermaid_verifier.agents.judge import JudgeConfig
-    from mermaid_verifier.calibration import Calibration, save
     from mermaid_verifier.config import Settings
     from mermaid_verifier.graph import judge_config_for
 
-    save(
-        Calibration(
-            abstain_below=0.77,
-            max_risk=0.1,
-            delta=0.1,
-            coverage=0.5,
-            risk=0.08,
-            risk_upper_bound=0.1,
-            claims=900,
-            fitted_on="claims.jsonl",
-            fitted_at="2026-11-23",
-        ),
-        tmp_path / "calibration.json",
-    )
+    from .conftest import save_calibration
+
+    save_calibration(tmp_path, 0.77, fitted_on="claims.jsonl")
     settings = Settings.from_env({}, cache_dir=tmp_path)
     assert judge_config_for(settings).abstain_below == 0.77
     out = CliRunner().invoke(app, ["calibrate", "--reset", "--cache-dir", str(tmp_path)])

@@ -2,36 +2,14 @@
 
 import json
 
-import pytest
 from typer.testing import CliRunner
 
-from mermaid_verifier.calibration import Calibration, save
 from mermaid_verifier.cli import app
 from mermaid_verifier.cli import review as cli_review
 
 from .conftest import WIKI_MINI
 
 CLAIM = "Stanley Kubrick directed 2001: A Space Odyssey."
-
-
-@pytest.fixture
-def always_uncertain(tmp_path, monkeypatch):
-    """A calibration that abstains on everything, so every claim needs review."""
-    save(
-        Calibration(
-            abstain_below=1.01,
-            max_risk=0.0001,
-            delta=0.1,
-            coverage=0,
-            risk=0,
-            risk_upper_bound=0,
-            claims=1,
-            fitted_on="test",
-            fitted_at="now",
-        ),
-        tmp_path / "calibration.json",
-    )
-    return tmp_path
 
 
 def run(args, cache, input=None):

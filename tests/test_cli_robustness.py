@@ -14,7 +14,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from mermaid_verifier.calibration import Calibration, save
 from mermaid_verifier.cli import app
 from mermaid_verifier.cli import review as cli_review
 from mermaid_verifier.cli.options import OUTPUT_CLOSED, guarded
@@ -253,26 +252,6 @@ def test_a_confirmation_without_a_terminal_asks_for_yes(tmp_path):
     assert_one_error_line(result.output, "not confirmed: delete the evidence memory", "use --yes")
     assert "Abort" not in result.output
     assert "removed 0 items" in invoke("memory", "clear", "--yes", "--cache-dir", tmp_path).output
-
-
-@pytest.fixture
-def always_uncertain(tmp_path):
-    """A calibration that abstains on everything, so every claim needs review."""
-    save(
-        Calibration(
-            abstain_below=1.01,
-            max_risk=0.0001,
-            delta=0.1,
-            coverage=0,
-            risk=0,
-            risk_upper_bound=0,
-            claims=1,
-            fitted_on="test",
-            fitted_at="now",
-        ),
-        tmp_path / "calibration.json",
-    )
-    return tmp_path
 
 
 def test_review_shows_claims_as_typed_and_an_ended_input_keeps_the_queue(always_uncertain, monkeypatch):
