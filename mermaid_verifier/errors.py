@@ -40,6 +40,10 @@ class MemoryStoreError(MermaidError):
     """The evidence memory's database cannot be reached or set up (e.g. a PostgreSQL URL that does not answer)."""
 
 
+class BatchWorkerError(MermaidError):
+    """A batch's workers cannot be reached or kept alive (a Ray cluster that does not answer, a worker that keeps dying)."""
+
+
 class CalibrationError(MermaidError):
     """A risk budget no abstention threshold can meet on the given claims: nothing is saved."""
 

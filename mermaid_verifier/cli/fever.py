@@ -140,7 +140,9 @@ def fever_command(
         typer.Option("--sample", help="'stratified': a seeded sample keeping each label's share.", show_default=False),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed for --sample and the shuffled/clustered orders.")] = 0,
-    concurrency: Annotated[int, typer.Option(help="Claims verified at once, over one set of tool sessions.")] = 2,
+    concurrency: Annotated[
+        int, typer.Option(help="Claims verified at once, over one set of tool sessions (per worker with --ray).")
+    ] = 2,
     out: Annotated[Path, typer.Option("--out", help="Run directory: results.jsonl, metrics.json, report.html.")] = Path(
         "runs/fever"
     ),
@@ -177,6 +179,22 @@ def fever_command(
             help="Run without memory, then with memory in shuffled and clustered order; report the tool-call reduction.",
         ),
     ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="ADDRESS",
+            help="Run on Ray: 'local' (a cluster on this machine for the run), 'auto', or the head's host:port.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", help="Ray workers, each with its own graph (default: one per CPU).", show_default=False
+        ),
+    ] = None,
+    ray_batch: Annotated[int, typer.Option("--ray-batch", help="Claims sent to a Ray worker at a time.")] = 8,
     debug: DebugOpt = False,
 ) -> None:
     """Verify a labelled claim file in batch: resumable results, FEVER metrics and an HTML report."""
@@ -184,6 +202,7 @@ def fever_command(
     def body() -> None:
         from mermaid_verifier.errors import UsageError
         from mermaid_verifier.evaluation.fever_run import ORDERS, RunOptions
+        from mermaid_verifier.evaluation.ray_batch import RayOptions
 
         if sample not in (None, "stratified"):
             raise UsageError(f"--sample must be 'stratified', got {sample!r}")
@@ -191,6 +210,8 @@ def fever_command(
             raise UsageError("--sample stratified needs --limit N (the sample size)")
         if order not in ORDERS:
             raise UsageError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+        if ray is None and (workers is not None or ray_batch != 8):
+            raise UsageError("--workers and --ray-batch go with --ray ADDRESS")
         options = RunOptions(
             claims_path=claims,
             out_dir=out,
@@ -202,6 +223,7 @@ def fever_command(
             split_file=split,
             parts=tuple(part or ()),
             order=order,  # type: ignore[arg-type]  # checked above
+            ray=RayOptions(address=ray, workers=workers, batch_size=ray_batch) if ray is not None else None,
         )
         base = settings_from_options(
             corpus=corpus,

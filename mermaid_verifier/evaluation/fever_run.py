@@ -31,6 +31,7 @@ from mermaid_verifier.evaluation.datasets import (
     require_readable_file,
     stratified_sample,
 )
+from mermaid_verifier.evaluation.ray_batch import RayOptions
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
 
@@ -51,6 +52,7 @@ class RunOptions:
     order: Order = "file"
     split_file: Path | None = None
     parts: tuple[str, ...] = ()
+    ray: RayOptions | None = None  # None: verify in this process
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -213,7 +215,11 @@ async def run(
                 on_progress(row)
 
         started = time.perf_counter()
-        if todo:
+        if todo and options.ray is not None:
+            from mermaid_verifier.evaluation.ray_batch import verify_on_ray
+
+            await verify_on_ray(settings, todo, options.concurrency, options.ray, record, failures.failed)
+        elif todo:
             open_graph = verifier_factory or (lambda: open_verifier(settings))
             async with open_graph() as verifier:
                 await verify_labelled(verifier, todo, options.concurrency, record, failures.failed)
