@@ -1,17 +1,20 @@
-"""Local-corpus index at scale: cold build, cached load, query latency and peak RSS per corpus size.
+"""Local-corpus index at scale: build time, index size on disk, peak RSS, cold open and query latency.
 
-    python bench/corpus_scale.py [--sizes 20000 200000 1000000] [--queries 500] [--json]
+    python bench/corpus_scale.py [--sizes 20000 200000 1000000] [--backend memory tantivy] [--queries 500] [--json]
 
-For each size a seeded synthetic wiki-sentence corpus (``{"page", "line", "title", "text"}`` JSONL:
-Wikipedia-like sentences over a fixed vocabulary with a Zipf-ish word distribution, pages of ~8
-sentences under made-up titles) is written to a scratch directory, then opened exactly as the
-local-corpus server opens it, ``CorpusIndex.open(paths, cache_dir)``:
+For each size a seeded synthetic wiki-sentence corpus (``{"page", "line", "title", "text"}`` JSONL)
+is written to a scratch directory: Wikipedia-like sentences of 6–35 words over a 60,000-word
+vocabulary drawn with a Zipf distribution (exponent 1.07; the commonest words are real function
+words), pages of 1–20 sentences under 1–3-word titles, some with a "(film)"-style disambiguator.
+Each ``--backend`` then opens it exactly as the local-corpus server does (``CorpusIndex.open`` for
+the in-memory bm25s index, ``TantivyCorpusIndex.open`` for the on-disk one):
 
-* cold: a fresh process, empty cache: read + BM25 build + save to the on-disk cache (build and save
-  timed on their own too), then ``--queries`` searches (k=5, like ``search_k``) for p50/p95;
-* cached: a second fresh process loading the saved index (what every later server start does).
+* cold: a fresh process, empty cache: read + build (+ save, for the in-memory index's cache);
+* open + queries: a second fresh process opening the built index (what every later server start
+  does; its time is the cold-open time), then ``--queries`` claim-like searches (k=5) for p50/p95.
 
-Each phase runs in its own process so its peak RSS (``getrusage``) is its own.
+Each phase runs in its own process so its peak RSS (``getrusage``) is its own. The corpus and the
+indexes are removed after each size.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -122,10 +126,11 @@ def peak_rss_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
-def child(phase: str, corpus: Path, cache: Path, queries: int, seed: int) -> dict:
+def open_memory_index(corpus: Path, cache: Path) -> tuple[object, dict]:
+    """The in-memory (bm25s) index as the server opens it, with build and save timed on the way."""
     from mermaid_verifier.tools.corpus_index import CorpusIndex
 
-    class TimedIndex(CorpusIndex):  # the server's own open(); build and save timed on the way
+    class TimedIndex(CorpusIndex):
         timings: dict[str, float] = {}
 
         @classmethod
@@ -140,16 +145,29 @@ def child(phase: str, corpus: Path, cache: Path, queries: int, seed: int) -> dic
             super()._save(index_dir)
             self.timings["save_s"] = time.perf_counter() - started
 
+    index = TimedIndex.open([corpus], cache)
+    return index, {"passages": len(index.passages), "vocabulary": len(index._vocab), **TimedIndex.timings}
+
+
+def open_tantivy_index(corpus: Path, cache: Path) -> tuple[object, dict]:
+    """The on-disk (tantivy) index as the server opens it; a build is the whole cold open."""
+    from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex
+
+    built = not any(cache.glob("tantivy-*/manifest.json"))
+    started = time.perf_counter()
+    index = TantivyCorpusIndex.open([corpus], cache)
+    timings = {"build_s": time.perf_counter() - started, "save_s": 0.0} if built else {}
+    return index, {"passages": len(index), "vocabulary": None, **timings}
+
+
+OPENERS = {"memory": open_memory_index, "tantivy": open_tantivy_index}
+
+
+def child(phase: str, backend: str, corpus: Path, cache: Path, queries: int, seed: int) -> dict:
     baseline_mb = peak_rss_mb()
     started = time.perf_counter()
-    index = TimedIndex.open([corpus], cache)
-    result = {
-        "phase": phase,
-        "open_s": time.perf_counter() - started,
-        "passages": len(index.passages),
-        "vocabulary": len(index._vocab),
-        **TimedIndex.timings,
-    }
+    index, details = OPENERS[backend](corpus, cache)
+    result = {"phase": phase, "open_s": time.perf_counter() - started, **details}
     if phase == "cold" and "build_s" not in result:
         raise SystemExit("the cache was not empty: the cold phase loaded instead of building")
     if phase == "cached" and "build_s" in result:
@@ -171,8 +189,8 @@ def child(phase: str, corpus: Path, cache: Path, queries: int, seed: int) -> dic
     return result
 
 
-def run_child(phase: str, corpus: Path, cache: Path, queries: int, seed: int) -> dict:
-    command = [sys.executable, __file__, "--_child", phase, str(corpus), str(cache), str(queries), str(seed)]
+def run_child(phase: str, backend: str, corpus: Path, cache: Path, queries: int, seed: int) -> dict:
+    command = [sys.executable, __file__, "--_child", phase, backend, str(corpus), str(cache), str(queries), str(seed)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"{phase} phase failed ({done.returncode}):\n{done.stderr.strip()}")
@@ -193,50 +211,62 @@ def machine() -> dict:
     }
 
 
-def measure(size: int, queries: int, seed: int, scratch: Path, log) -> dict:
+def measure_size(size: int, backends: list[str], queries: int, seed: int, scratch: Path, log) -> list[dict]:
+    """One synthetic corpus of ``size`` passages, indexed and queried by each backend in turn; removed afterwards."""
     directory = Path(tempfile.mkdtemp(prefix=f"corpus-{size}-", dir=scratch))
-    corpus, cache = directory / "synthetic_wiki.jsonl", directory / "corpus-index"
+    corpus = directory / "synthetic_wiki.jsonl"
     started = time.perf_counter()
     write_corpus(corpus, size, seed)
     generate_s = time.perf_counter() - started
-    log(
-        f"{size:>9,} passages: corpus written ({corpus.stat().st_size / 2**20:.0f} MiB, {generate_s:.1f}s); cold build …"
-    )
-    cold = run_child("cold", corpus, cache, queries, seed)
-    log(f"{size:>9,} passages: cold open {cold['open_s']:.1f}s; loading the cached index …")
-    cached = run_child("cached", corpus, cache, 0, seed)
-    cache_bytes = sum(f.stat().st_size for f in cache.rglob("*") if f.is_file())
-    return {
-        "passages": size,
-        "corpus_mib": corpus.stat().st_size / 2**20,
-        "generate_s": generate_s,
-        "vocabulary": cold["vocabulary"],
-        "cold_open_s": cold["open_s"],
-        "build_s": cold["build_s"],
-        "save_s": cold.get("save_s"),
-        "read_s": cold["open_s"] - cold["build_s"] - cold.get("save_s", 0.0),
-        "cold_peak_rss_mb": cold["peak_rss_mb"],
-        "cached_load_s": cached["open_s"],
-        "cached_peak_rss_mb": cached["peak_rss_mb"],
-        "import_rss_mb": cold["import_rss_mb"],
-        "cache_mib": cache_bytes / 2**20,
-        "queries": queries,
-        "query_p50_ms": cold.get("query_p50_ms"),
-        "query_p95_ms": cold.get("query_p95_ms"),
-        "query_max_ms": cold.get("query_max_ms"),
-        "queries_with_hits": cold.get("queries_with_hits"),
-    }
+    corpus_mib = corpus.stat().st_size / 2**20
+    log(f"{size:>11,} passages: corpus written ({corpus_mib:.0f} MiB, {generate_s:.1f}s)")
+    rows = []
+    for backend in backends:
+        cache = directory / f"index-{backend}"
+        log(f"{size:>11,} passages, {backend}: cold build …")
+        cold = run_child("cold", backend, corpus, cache, 0, seed)
+        log(f"{size:>11,} passages, {backend}: cold open {cold['open_s']:.1f}s; opening the built index, querying …")
+        cached = run_child("cached", backend, corpus, cache, queries, seed)
+        cache_bytes = sum(f.stat().st_size for f in cache.rglob("*") if f.is_file())
+        rows.append(
+            {
+                "backend": backend,
+                "passages": size,
+                "corpus_mib": corpus_mib,
+                "generate_s": generate_s,
+                "vocabulary": cold["vocabulary"],
+                "cold_open_s": cold["open_s"],
+                "build_s": cold["build_s"],
+                "save_s": cold.get("save_s"),
+                "read_s": cold["open_s"] - cold["build_s"] - cold.get("save_s", 0.0),
+                "cold_peak_rss_mb": cold["peak_rss_mb"],
+                "cached_load_s": cached["open_s"],
+                "cached_peak_rss_mb": cached["peak_rss_mb"],
+                "import_rss_mb": cold["import_rss_mb"],
+                "cache_mib": cache_bytes / 2**20,
+                "queries": queries,
+                "query_p50_ms": cached["query_p50_ms"],
+                "query_p95_ms": cached["query_p95_ms"],
+                "query_max_ms": cached["query_max_ms"],
+                "queries_with_hits": cached["queries_with_hits"],
+            }
+        )
+        log(json.dumps(rows[-1]))
+        shutil.rmtree(cache)
+    shutil.rmtree(directory)
+    return rows
 
 
 def table(rows: list[dict]) -> str:
     header = (
-        "| passages | cold open s (read / build / save) | cached load s | query p50 ms | query p95 ms "
-        "| peak RSS cold MB | peak RSS cached MB | index cache MiB |"
+        "| backend | passages | corpus MiB | cold open s (read / build / save) | open built index s | query p50 ms "
+        "| query p95 ms | peak RSS build MB | peak RSS open + queries MB | index on disk MiB |"
     )
     lines = [header, "|---" * (header.count("|") - 1) + "|"]
     for r in rows:
         lines.append(
-            f"| {r['passages']:,} | {r['cold_open_s']:.1f} ({r['read_s']:.1f} / {r['build_s']:.1f} / "
+            f"| {r['backend']} | {r['passages']:,} | {r['corpus_mib']:.0f} | {r['cold_open_s']:.1f} "
+            f"({r['read_s']:.1f} / {r['build_s']:.1f} / "
             f"{(r['save_s'] or 0):.1f}) | {r['cached_load_s']:.2f} | {r['query_p50_ms']:.2f} | "
             f"{r['query_p95_ms']:.2f} | {r['cold_peak_rss_mb']:.0f} | {r['cached_peak_rss_mb']:.0f} | "
             f"{r['cache_mib']:.0f} |"
@@ -246,11 +276,12 @@ def table(rows: list[dict]) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--_child":
-        phase, corpus, cache, queries, seed = sys.argv[2:7]
-        print(json.dumps(child(phase, Path(corpus), Path(cache), int(queries), int(seed))))
+        phase, backend, corpus, cache, queries, seed = sys.argv[2:8]
+        print(json.dumps(child(phase, backend, Path(corpus), Path(cache), int(queries), int(seed))))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 200_000, 1_000_000])
+    parser.add_argument("--backend", choices=sorted(OPENERS), nargs="+", default=["memory"])
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
@@ -270,7 +301,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="mermaid-corpus-scale-", dir=args.scratch) as scratch:
         for size in args.sizes:
-            rows.append(measure(size, args.queries, args.seed, Path(scratch), log))
+            rows.extend(measure_size(size, args.backend, args.queries, args.seed, Path(scratch), log))
     if args.json:
         print(json.dumps({"machine": info, "queries": args.queries, "seed": args.seed, "results": rows}, indent=2))
         return
