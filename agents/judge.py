@@ -1,11 +1,12 @@
 """The offline judge: where a verdict is decided.
 
-1. **Trust** (``scoring.assess_trust``, run just before): every evidence item gets a reliability C from its source's
-   credibility, its age and the stance consensus of the other items (``mermaid_verifier.scoring``);
-   the terms are kept on the item (``evidence[i].trust``) so a reader sees why it was trusted.
-2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C · topicality — the last
-   from ``mermaid_verifier.topicality``: a page about someone else settles nothing about the claim's
-   subject, so items whose title names nothing the claim names count for less. The claim's support is
+1. **Trust and topicality** (:func:`assess`, once for the claim's evidence, before any judge reads it):
+   every item gets a reliability C from its source's credibility, its age and the stance consensus
+   of the other items (``mermaid_verifier.scoring``), and a topicality from
+   ``mermaid_verifier.topicality``: a page about someone else settles nothing about the claim's
+   subject, so items whose title names nothing the claim names count for less. Both are kept on the
+   item (``evidence[i].trust``), so a reader sees why it was trusted and nothing recomputes them.
+2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C · topicality. The claim's support is
    its strongest supporting item, its refutation the strongest refuting item (times
    ``refute_weight``, tuned because the stance model over-calls refutation). When neither reaches
    ``nei_threshold`` the claim is NOT ENOUGH INFO — with a confidence scaled by how much of the
@@ -34,6 +35,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
+from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.scoring import side_probability as _side
 from mermaid_verifier.topicality import (
     Topicality,
@@ -200,20 +202,44 @@ def topic_coverage(evidence: list[Evidence], entities: list[str], claim: str = "
     return len(covered & topics) / len(topics) if topics else 1.0
 
 
+def assess(
+    evidence: list[Evidence],
+    reliability: ReliabilityConfig,
+    config: JudgeConfig,
+    claim: str,
+    entities: list[str] | None,
+    now: float,
+) -> list[Evidence]:
+    """Each item of the claim's evidence with its trust: the reliability terms (among these items)
+    and its topicality, computed once and carried on the item for every judge and reader after."""
+    trusted = assess_trust(evidence, reliability, now)
+    weights = config.topicality.weights(trusted, claim, entities or [])
+    return [
+        item.model_copy(update={"trust": item.trust.model_copy(update={"topicality": weight})})
+        for item, weight in zip(trusted, weights)
+        if item.trust is not None
+    ]
+
+
+def topicality_of(evidence: list[Evidence], config: JudgeConfig, claim: str, entities: list[str] | None) -> list[float]:
+    """The topicality :func:`assess` put on the items; for items not assessed that way (a caller that
+    weighs reliability variants, or none), the same weights computed here."""
+    carried = [item.trust.topicality if item.trust is not None else None for item in evidence]
+    if all(weight is not None for weight in carried):
+        return [float(weight) for weight in carried if weight is not None]
+    return config.topicality.weights(evidence, claim, entities or [])
+
+
 def annotate(
     evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None
 ) -> list[Evidence]:
-    """Set each item's stance (argmax), score (its trusted, topical weight for its side) and — when it
-    has a trust record — its topicality, best first."""
+    """Set each item's stance (argmax) and score (its trusted, topical weight for its side), best first."""
     annotated = []
-    for item, topical in zip(evidence, config.topicality.weights(evidence, claim, entities or [])):
+    for item, topical in zip(evidence, topicality_of(evidence, config, claim, entities)):
         probs = item.stance_probabilities or {}
         stance = Stance(max(probs, key=lambda side: probs[side])) if probs else Stance.NEUTRAL
         score = max(_side(item, Stance.SUPPORTS), _side(item, Stance.REFUTES)) * _weight(item, config) * topical
-        update = {"stance": stance, "score": round(score, 4)}
-        if item.trust is not None:
-            update["trust"] = item.trust.model_copy(update={"topicality": topical})
-        annotated.append(item.model_copy(update=update))
+        annotated.append(item.model_copy(update={"stance": stance, "score": round(score, 4)}))
     return sorted(annotated, key=lambda e: e.score or 0.0, reverse=True)
 
 
@@ -238,7 +264,7 @@ def weigh(
     evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
 ) -> Weighing:
     """An item counts for a side with P(side) · reliability · topicality."""
-    topical = config.topicality.weights(evidence, claim, entities or [])
+    topical = topicality_of(evidence, config, claim, entities)
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
@@ -361,7 +387,7 @@ class OfflineJudge:
         self.config = config
 
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
-        """The verdict from trust-assessed evidence (``scoring.assess_trust`` runs first)."""
+        """The verdict from assessed evidence (:func:`assess` runs first)."""
         return decide(evidence, self.config, entities, claim)
 
 

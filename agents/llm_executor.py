@@ -50,7 +50,7 @@ from mermaid_verifier.agents.executor import (
     evidence_from_outcome,
     leaning,
 )
-from mermaid_verifier.agents.judge import JudgeConfig, decide
+from mermaid_verifier.agents.judge import JudgeConfig, assess, decide
 from mermaid_verifier.agents.model_calls import (
     Pricing,
     add_usage,
@@ -65,7 +65,7 @@ from mermaid_verifier.agents.tool_text import (
 )
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
 
@@ -531,12 +531,10 @@ class CascadeExecutor:
         if previous is not None and previous.stats.backend == "llm":  # a reviewer asked the LLM path for more
             return await self.llm.run(claim, decomposition, remembered, previous=previous)
         result = await self.offline.run(claim, decomposition, remembered, previous=previous)
-        verdict = decide(
-            assess_trust(result.evidence, self.reliability, self.clock()),
-            self.judge_config,
-            decomposition.entities,
-            claim,
+        assessed = assess(
+            result.evidence, self.reliability, self.judge_config, claim, decomposition.entities, self.clock()
         )
+        verdict = decide(assessed, self.judge_config, decomposition.entities, claim)
         if not verdict.abstained:
             result.stats.backend = "offline"
             return result

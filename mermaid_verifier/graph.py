@@ -35,6 +35,7 @@ from mermaid_verifier.agents.judge import (
     abstain_after_llm_failure,
     abstention_without_decomposition,
     annotate,
+    assess,
 )
 from mermaid_verifier.agents.model_calls import Pricing, add_usage, usage_scope
 from mermaid_verifier.agents.roles import Decomposer, Executor, Judge
@@ -44,7 +45,7 @@ from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.memory.store import OpenedStore, open_store
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
 from mermaid_verifier.tools.sources import toolbox_for
@@ -290,11 +291,18 @@ async def execute(state: VerifierState, agents: Agents) -> dict:
 
 
 async def judge(state: VerifierState, agents: Agents) -> dict:
-    """Trust-assess the evidence once, then the verdict (agents/judge.py decides, whichever judge asks)."""
+    """Assess the evidence once (trust, topicality), then the verdict (agents/judge.py decides, whichever judge asks)."""
     resources = agents.resources
-    trusted = assess_trust(state["evidence"], resources.reliability_config, resources.clock())
     stats = state["stats"]
     entities = state["decomposition"].entities
+    trusted = assess(
+        state["evidence"],
+        resources.reliability_config,
+        resources.judge_config,
+        state["claim"],
+        entities,
+        resources.clock(),
+    )
     with usage_scope() as usage:
         if stats.llm_failure is None:
             try:

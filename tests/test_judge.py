@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from mermaid_verifier.agents.judge import FEATURES, JudgeConfig, JudgeModel, annotate, decide, topic_coverage
+from mermaid_verifier.agents.judge import (
+    FEATURES,
+    JudgeConfig,
+    JudgeModel,
+    annotate,
+    assess,
+    decide,
+    topic_coverage,
+)
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stance
 from mermaid_verifier.scoring import SECONDS_PER_DAY, ReliabilityConfig, assess_trust
 
@@ -95,7 +103,19 @@ def test_an_item_that_only_mentions_the_entity_counts_half():
     verdict = decide([mention], RAW, ["Damon Albarn"], claim)
     assert verdict.label == Label.SUPPORTS and verdict.confidence == pytest.approx(0.40)  # 0.80 · 0.5
     ranked = annotate(trusted(mention), CONFIG, claim, ["Damon Albarn"])
-    assert ranked[0].trust.topicality == 0.5
+    assert ranked[0].score == pytest.approx(0.80 * 0.79 * 0.5, abs=1e-4)
+
+
+def test_trust_and_topicality_are_assessed_once_and_carried_on_each_item():
+    claim = "Damon Albarn released a solo album."
+    mention = item(1, 0.80, 0.0, title="Blur (band)", text="Damon Albarn later released a solo album.")
+    [assessed] = assess([mention], ReliabilityConfig(), CONFIG, claim, ["Damon Albarn"], NOW)
+    assert assessed.trust.topicality == 0.5 and assessed.trust.reliability == pytest.approx(0.79)
+    assert decide([assessed], CONFIG, ["Damon Albarn"], claim).confidence == pytest.approx(0.80 * 0.79 * 0.5, abs=1e-4)
+    # what the judge and the ranking read is what the item carries, not a second computation
+    carried = assessed.model_copy(update={"trust": assessed.trust.model_copy(update={"topicality": 1.0})})
+    assert decide([carried], CONFIG, ["Damon Albarn"], claim).confidence == pytest.approx(0.80 * 0.79, abs=1e-4)
+    assert annotate([carried], CONFIG, claim, ["Damon Albarn"])[0].score == pytest.approx(0.80 * 0.79, abs=1e-4)
 
 
 def test_no_evidence_abstains_with_not_enough_info():

@@ -3,7 +3,7 @@
 Used to check the verdict model on its own — the contrast test set (``tests/data/contrast_pairs.jsonl``),
 claims against their gold evidence, and the same claims with the decisive span cut out
 (``bench/given_evidence.py``). The steps are the graph's: the decomposer's entities, the stance model,
-trust (``scoring.assess_trust``), and the judge's ``decide``.
+trust and topicality (the judge's ``assess``), and the judge's ``decide``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, field
 
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
-from mermaid_verifier.agents.judge import JudgeConfig, decide
+from mermaid_verifier.agents.judge import JudgeConfig, assess, decide
 from mermaid_verifier.models import Evidence, SourceKind, Verdict
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.stance import StanceModel
 
 
@@ -27,7 +27,9 @@ class GivenEvidenceJudge:
     reliability: ReliabilityConfig = field(default_factory=ReliabilityConfig)
     decomposer: SpacyDecomposer = field(default_factory=SpacyDecomposer)
 
-    def evidence(self, claim: str, passages: list[tuple[str, str]]) -> list[Evidence]:
+    def evidence(
+        self, claim: str, passages: list[tuple[str, str]], entities: list[str] | None = None
+    ) -> list[Evidence]:
         probabilities = self.stance.probabilities(claim, passages)
         now = time.time()
         items = [
@@ -42,8 +44,10 @@ class GivenEvidenceJudge:
             )
             for i, ((title, text), p) in enumerate(zip(passages, probabilities))
         ]
-        return assess_trust(items, self.reliability, now)
+        if entities is None:
+            entities = self.decomposer.decompose(claim).entities
+        return assess(items, self.reliability, self.judge_config, claim, entities, now)
 
     def verdict(self, claim: str, passages: list[tuple[str, str]]) -> Verdict:
         entities = self.decomposer.decompose(claim).entities
-        return decide(self.evidence(claim, passages), self.judge_config, entities, claim)
+        return decide(self.evidence(claim, passages, entities), self.judge_config, entities, claim)
