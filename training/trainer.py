@@ -29,6 +29,7 @@ from pathlib import Path
 import torch
 from transformers import get_linear_schedule_with_warmup
 
+from mermaid_verifier.errors import TrainingStopped
 from mermaid_verifier.stance import evidence_segment  # the input format the runtime model is fed
 
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
@@ -55,10 +56,6 @@ class Position:
     steps_done: int = 0
     train_seconds: float = 0.0
     losses: dict[str, list[float]] = field(default_factory=dict)  # stage name -> mean loss per 100 steps
-
-
-class StopRequested(Exception):
-    """The run stopped before its end (wall-time limit or a signal); a checkpoint was written."""
 
 
 def batch_order(rows: list[dict], batch_size: int, seed: int, stage: int, epoch: int) -> list[list[int]]:
@@ -196,7 +193,7 @@ class Trainer:
         self._signal = signum
 
     def train(self, resume: bool = False) -> Position:
-        """Run (or continue) every stage; raises StopRequested after checkpointing if stopped early."""
+        """Run (or continue) every stage; raises TrainingStopped after checkpointing if stopped early."""
         state = self.load_checkpoint() if resume and self.checkpoint_path.exists() else None
         previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
         started = last_checkpoint = time.monotonic()
@@ -237,7 +234,7 @@ class Trainer:
                             last_checkpoint = now
                         if stop:
                             why = f"signal {self._signal}" if self._signal is not None else "wall-time limit"
-                            raise StopRequested(f"stopped at {why}; continue with --resume")
+                            raise TrainingStopped(f"stopped at {why}; continue with --resume")
                     self.position.epoch, self.position.batch = epoch + 1, 0
                 self.position.stage, self.position.epoch, self.position.batch = stage_index + 1, 0, 0
                 self.save_checkpoint(None, None)
