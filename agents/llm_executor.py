@@ -66,8 +66,7 @@ from mermaid_verifier.agents.tool_text import (
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
 from mermaid_verifier.scoring import ReliabilityConfig
-from mermaid_verifier.stance import StanceModel
-from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
+from mermaid_verifier.tools.toolbox import ToolOutcome
 
 PROMPT_PLACEHOLDERS = {
     "system": {"max_steps"},
@@ -176,39 +175,25 @@ class LLMExecutor:
     def __init__(
         self,
         model: BaseChatModel,
-        toolbox: Toolbox,
-        stance: StanceModel,
+        offline: OfflineExecutor,
         *,
-        max_steps: int = 5,
-        search_k: int = 5,
-        stop_threshold: float = 0.9,
-        memory_trust: float = 0.6,
-        reliability: ReliabilityConfig | None = None,
-        clock: Callable[[], float] = time.time,
         prompts_dir: Path | None = None,
         pricing: Pricing | None = None,
         max_calls_per_step: int = 4,
         observation_chars: int = 6000,
     ):
+        """``offline`` is the configured offline executor: its toolbox, step budget, stance scoring and
+        memory check (warm start, topicality, trust) are this executor's too, so both backends search
+        the same tools and weigh evidence alike."""
         self.model = model
-        self.toolbox = toolbox
-        self.max_steps = max_steps
+        self.offline = offline
+        self.toolbox = offline.toolbox
+        self.max_steps = offline.max_steps
+        self.clock = offline.clock
         self.pricing = pricing
         self.max_calls_per_step = max_calls_per_step
         self.observation_chars = observation_chars
-        self.clock = clock
         self.prompt = load_prompt("executor", PROMPT_PLACEHOLDERS, prompts_dir)
-        # scoring and the memory check are the offline executor's, so both backends weigh evidence alike
-        self.offline = OfflineExecutor(
-            toolbox,
-            stance,
-            max_steps=max_steps,
-            search_k=search_k,
-            stop_threshold=stop_threshold,
-            memory_trust=memory_trust,
-            reliability=reliability,
-            clock=clock,
-        )
 
     async def _call(self, route: tuple[str, str] | None, name: str, arguments, known: str) -> ToolOutcome:
         if route is None:

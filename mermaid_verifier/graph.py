@@ -207,17 +207,7 @@ def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
 
         models = resources.chat_models or chat_model_factory(settings)
         llm_executor = LLMExecutor(
-            models("executor"),
-            resources.toolbox,
-            resources.stance,
-            max_steps=settings.max_steps,
-            search_k=settings.search_k,
-            stop_threshold=config.stop_threshold,
-            memory_trust=config.memory_trust,
-            reliability=resources.reliability_config,
-            clock=resources.clock,
-            prompts_dir=settings.prompts_dir,
-            pricing=pricing,
+            models("executor"), offline_executor, prompts_dir=settings.prompts_dir, pricing=pricing
         )
         judges["llm"] = LLMJudge(
             models("judge"), config, method=settings.structured_method, prompts_dir=settings.prompts_dir

@@ -13,6 +13,7 @@ from langchain_openai import ChatOpenAI
 from mcp import types
 
 from mermaid_verifier.agents.chat_models import chat_model_factory
+from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, decide
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.agents.llm_executor import LLMExecutor, tool_resolver, tool_specs
@@ -438,7 +439,7 @@ async def test_the_executor_answers_bad_calls_with_errors_and_caps_parallel_call
             answer("Done."),
         ]
     )
-    executor = LLMExecutor(model, toolbox, ScriptedStance({}), max_steps=5, max_calls_per_step=2)
+    executor = LLMExecutor(model, OfflineExecutor(toolbox, ScriptedStance({}), max_steps=5), max_calls_per_step=2)
     result = await executor.run("Kubrick claim.", Decomposition(), remembered=[])
     actions = [(s.step, s.action, s.observation[:40]) for s in result.trace]
     assert actions[0][:2] == (1, "local-corpus.search") and "not a JSON object" in result.trace[0].observation
@@ -474,7 +475,7 @@ async def test_remembered_evidence_goes_into_the_first_message_or_settles_the_cl
         entities=["Stanley Kubrick"],
     )
     model = ScriptedChatModel(script=[answer("Memory covers it.")])
-    undecided = LLMExecutor(model, toolbox, ScriptedStance({}))
+    undecided = LLMExecutor(model, OfflineExecutor(toolbox, ScriptedStance({})))
     result = await undecided.run(CLAIM, decomposition, remembered=[remembered])
     first = model.received[0][1].content
     assert "- [m:1] 2001: A Space Odyssey (film) (from memory): 2001 : A Space Odyssey is a 1968 film" in first
@@ -482,7 +483,9 @@ async def test_remembered_evidence_goes_into_the_first_message_or_settles_the_cl
     assert result.trace[0].action == "memory.recall" and result.stats.memory_hits == 1
 
     silent = ScriptedChatModel()
-    decisive = LLMExecutor(silent, toolbox, ScriptedStance({"directed by Stanley Kubrick": "supports"}))
+    decisive = LLMExecutor(
+        silent, OfflineExecutor(toolbox, ScriptedStance({"directed by Stanley Kubrick": "supports"}))
+    )
     settled = await decisive.run(CLAIM, decomposition, remembered=[remembered])
     assert silent.received == [] and "no search needed" in settled.trace[0].observation
 
@@ -533,7 +536,7 @@ async def test_the_conversation_the_executor_builds_is_valid_chat_completions_js
         max_retries=0,
         http_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(server)),
     )
-    result = await LLMExecutor(model, toolbox, ScriptedStance({})).run(
+    result = await LLMExecutor(model, OfflineExecutor(toolbox, ScriptedStance({}))).run(
         "Mount Everest is in Nepal.", Decomposition(), []
     )
     assert [t["function"]["name"] for t in bodies[0]["tools"]] == ["local-corpus__search", "local-corpus__get_page"]

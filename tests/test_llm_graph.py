@@ -334,3 +334,22 @@ def test_the_llm_backend_with_a_local_endpoint_needs_no_key(tmp_path):
         stance=ScriptedStance({}),
     )
     assert offline.backend == "offline" and offline.chat_models is None
+
+
+@pytest.mark.parametrize("backend", ["llm", "cascade"])
+def test_the_llm_executor_searches_and_weighs_with_the_configured_offline_executor(llm_resources, backend):
+    from mermaid_verifier.agents.llm_executor import CascadeExecutor, LLMExecutor
+    from mermaid_verifier.graph import wire_agents
+
+    models = {role: ScriptedChatModel() for role in ("decomposer", "executor", "judge")}
+    resources = llm_resources(ScriptedStance({}), models, backend=backend)
+    agents = wire_agents(resources)
+    llm = agents.executor.llm if isinstance(agents.executor, CascadeExecutor) else agents.executor
+    assert isinstance(llm, LLMExecutor)
+    offline = llm.offline
+    # one offline executor, configured once: warm start, leaning threshold and topicality included
+    assert offline.topicality == resources.judge_config.topicality
+    assert offline.lean_threshold == resources.judge_config.nei_threshold
+    assert offline.warm_steps == resources.judge_config.warm_steps and llm.toolbox is resources.toolbox
+    if backend == "cascade":
+        assert agents.executor.offline is offline
