@@ -47,9 +47,10 @@ def seed(cache_dir, items, now=1_000_000.0):
 
 
 def invoke(*args):
+    """What the command printed on stdout (its notes on stderr are not part of the data)."""
     result = runner.invoke(app, ["memory", *map(str, args)])
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def test_stats_show_export_import_clear(tmp_path):
@@ -107,3 +108,13 @@ def test_revalidate_top_k_takes_the_oldest_first(tmp_path):
     seed(tmp_path, [STILL_THERE], now=2_000_000_000.0)  # far newer
     output = invoke("revalidate", "--top-k", 1, "--corpus", WIKI_MINI, "--json", "--cache-dir", tmp_path)
     assert [json.loads(line)["id"] for line in output.splitlines()] == [GONE.id]
+
+
+def test_revalidate_folds_the_statistics_of_writers_long_quiet(tmp_path):
+    seed(tmp_path, [GONE], now=1_000_000.0)
+    seed(tmp_path, [STILL_THERE], now=1_000_100.0)  # two runs, two writers, both long finished
+    args = ["memory", "revalidate", "--top-k", "1", "--corpus", str(WIKI_MINI), "--cache-dir", str(tmp_path), "--json"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0 and "folded the statistics of 2 quiet writer(s) into one record" in first.stderr
+    again = runner.invoke(app, args)  # the folded record is not folded again; the last run's writer is not quiet
+    assert again.exit_code == 0 and "folded" not in again.stderr

@@ -102,3 +102,33 @@ async def test_recall_counts_accesses_and_ranks_by_overlap_with_the_claim(memory
     assert [e.id for e in result.items] == ["c:21", "c:20"]
     assert store.get(ITEMS, "c:21").value["access_count"] == 1
     assert store.get(ITEMS, "c:21").value["last_access"] == NOW
+
+
+async def test_statistics_of_quiet_writers_are_folded_into_one_record_and_the_sums_stay_exact(store):
+    clock = {"now": NOW}
+    writers = [EvidenceMemory(store, clock=lambda: clock["now"]) for _ in range(3)]
+    for n, writer in enumerate(writers):
+        await writer.remember(
+            ["Ada Lovelace"], [evidence(n, f"Page {n}", f"Ada Lovelace fact {n}.", supports=0.6 + n / 10)]
+        )
+
+    async def stats_records():
+        return {item.key for item in await store.asearch(("mermaid", "stats"), limit=100)}
+
+    async def exact_sums():
+        values = [r.veracity for r in await writers[0].all_records()]
+        return len(values), sum(values), sum(v * v for v in values)
+
+    assert len(await stats_records()) == 3
+    clock["now"] = NOW + 600  # ten minutes on: every writer may still be running
+    upkeep = EvidenceMemory(store, clock=lambda: clock["now"])
+    assert await upkeep.compact_stats() == 0
+    clock["now"] = NOW + 2 * 3600
+    await writers[2].remember(["Ada Lovelace"], [evidence(9, "Page 9", "Ada Lovelace fact 9.")])  # still busy
+    assert await upkeep.compact_stats() == 2  # the two quiet writers' records, not the busy one's
+    assert len(await stats_records()) == 2
+    count, total, squares = await upkeep._veracity_sums()
+    assert (count, total, squares) == pytest.approx(await exact_sums())
+    # a folded writer that writes again starts a record of its own: nothing lost, nothing counted twice
+    await writers[0].remember(["Ada Lovelace"], [evidence(10, "Page 10", "Ada Lovelace fact 10.")])
+    assert await upkeep._veracity_sums() == pytest.approx(await exact_sums())

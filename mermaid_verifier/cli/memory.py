@@ -160,7 +160,7 @@ def revalidate_command(
     debug: DebugOpt = False,
 ) -> None:
     """Re-check the K most urgent items against their sources and update their veracity; remove
-    the remembered lookups whose time to live has passed."""
+    the remembered lookups whose time to live has passed and fold quiet writers' statistics into one."""
 
     async def body():
         from mermaid_verifier.memory.upkeep import revalidate
@@ -180,11 +180,14 @@ def revalidate_command(
             async with toolbox:
                 report = await revalidate(memory, toolbox, StanceModel(settings.stance_model_dir), top_k)
             pruned = await memory.prune_lookups()
+            folded = await memory.compact_stats()
         if as_json:  # stdout keeps one re-check per line
             for row in report:
                 print(row.model_dump_json())
             if pruned:
                 stderr.print(f"removed {pruned} expired lookup(s)")
+            if folded:
+                stderr.print(f"folded the statistics of {folded} quiet writer(s) into one record")
             return
         table = Table(
             "id",
@@ -193,7 +196,8 @@ def revalidate_command(
             "v̂",
             "after",
             "note",
-            title=f"re-checked {len(report)} items; removed {pruned} expired lookup(s)",
+            title=f"re-checked {len(report)} items; removed {pruned} expired lookup(s); "
+            f"folded {folded} quiet writer(s)' statistics",
         )
         for row in report:
             fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731

@@ -58,6 +58,8 @@ from mermaid_verifier.topicality import entities_mentioned
 SCHEMA_VERSION = 1
 ITEMS = ("mermaid", "items")
 STATS = ("mermaid", "stats")  # one veracity-sum record per writer (see EvidenceMemory._add_to_stats)
+COMPACTED_STATS = "veracity-compacted"  # where compact_stats folds the records of writers gone quiet
+QUIET_WRITER_SECONDS = 3600.0  # a writer's record untouched this long is folded into the compacted one
 LOOKUPS = ("mermaid", "lookups")
 DAY = 86_400.0
 HISTORY_LENGTH = 10
@@ -333,8 +335,40 @@ class EvidenceMemory:
                 "count": value["count"] - len(removed) + len(added),
                 "sum": value["sum"] - sum(removed) + sum(added),
                 "sum_squares": value["sum_squares"] - sum(v * v for v in removed) + sum(v * v for v in added),
+                "updated_at": self.clock(),
             }
             await self.store.aput(STATS, self._stats_key, value)
+
+    async def compact_stats(self, quiet_seconds: float = QUIET_WRITER_SECONDS) -> int:
+        """Fold the statistics records of writers quiet for ``quiet_seconds`` into one, so the records
+        do not grow by one per run for ever; the number folded.
+
+        Safe beside live writers: a writer whose record was folded and that writes again starts a
+        fresh record of its own (its change is added on top, nothing counted twice); only a record
+        written to in the instant between this read and its removal could lose that one change,
+        and a record quiet for an hour is not being written to. Run it from one upkeep job at a time."""
+        now = self.clock()
+        quiet, offset = [], 0
+        while page := await self.store.asearch(STATS, limit=1000, offset=offset):
+            quiet += [
+                item
+                for item in page
+                if item.key not in (COMPACTED_STATS, self._stats_key)
+                and now - item.value.get("updated_at", 0.0) >= quiet_seconds
+            ]
+            offset += len(page)
+        if not quiet:
+            return 0
+        folded = await self.store.aget(STATS, COMPACTED_STATS)
+        total = dict(folded.value) if folded else {"count": 0, "sum": 0.0, "sum_squares": 0.0}
+        for item in quiet:
+            for field_name in ("count", "sum", "sum_squares"):
+                total[field_name] += item.value[field_name]
+        total["updated_at"] = now
+        await self.store.abatch(
+            [PutOp(STATS, COMPACTED_STATS, total), *(PutOp(STATS, item.key, None) for item in quiet)]
+        )
+        return len(quiet)
 
     async def _link(self, record: MemoryRecord, keys: set[str], aliases: set[str]) -> None:
         ops = [PutOp(entity_namespace(key), record.id, {"entity": key}) for key in sorted(keys)]
