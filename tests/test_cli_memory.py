@@ -65,7 +65,10 @@ def test_stats_show_export_import_clear(tmp_path):
 
     exported = tmp_path / "memory.jsonl"
     assert "exported 2 items" in invoke("export", exported, "--cache-dir", tmp_path / "a")
-    assert "imported 2 items" in invoke("import", exported, "--cache-dir", tmp_path / "b")
+    first = invoke("import", exported, "--cache-dir", tmp_path / "b")
+    assert "imported 2 items" in first and "replaced" not in first
+    again = invoke("import", exported, "--cache-dir", tmp_path / "b")  # the same ids again: said, not silent
+    assert "imported 2 items" in again and "(2 replaced the item with the same id already held)" in again
     assert json.loads(invoke("stats", "--cache-dir", tmp_path / "b"))["items"] == 2
     moved = json.loads(invoke("show", "Atlantis", "--json", "--cache-dir", tmp_path / "b"))
     assert moved["text"] == GONE.text

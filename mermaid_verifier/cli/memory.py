@@ -118,12 +118,14 @@ def export_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = 
 
 @memory_app.command("import")
 def import_command(path: Path, cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
-    """Add items from a JSONL export (items with the same id are replaced)."""
+    """Add items from a JSONL export (items with the same id are replaced, and the count of those is reported)."""
 
     async def body():
         records = read_records(path)
         async with opened_memory(cache_dir) as (memory, _):
-            print(f"imported {await memory.import_records(records)} items from {path}")
+            imported, replaced = await memory.import_records(records)
+            note = f" ({replaced} replaced the item with the same id already held)" if replaced else ""
+            print(f"imported {imported} items from {path}{note}")
 
     guarded(debug, lambda: asyncio.run(body()))
 

@@ -539,9 +539,10 @@ class EvidenceMemory:
             "lookups": sum(not r.expired(now) for r in await self.all_lookups()),
         }
 
-    async def import_records(self, records: list[MemoryRecord], chunk: int = 1000) -> int:
+    async def import_records(self, records: list[MemoryRecord], chunk: int = 1000) -> tuple[int, int]:
         """Add exported records (replacing any with the same id), re-linking entities and aliases;
-        written in batches of ``chunk`` records."""
+        written in batches of ``chunk`` records. Returns (records imported, of which replaced one already held)."""
+        replaced_count = 0
         for start in range(0, len(records), chunk):
             part = records[start : start + chunk]
             replaced = await self.records([r.id for r in part])
@@ -557,7 +558,8 @@ class EvidenceMemory:
                 ops += alias_ops(alias, targets)
             await self.store.abatch(ops)
             await self._add_to_stats([r.veracity for r in replaced], [r.veracity for r in part])
-        return len(records)
+            replaced_count += len(replaced)
+        return len(records), replaced_count
 
     async def clear(self) -> int:
         """Delete everything this memory stored; returns the number of items removed."""
