@@ -140,9 +140,9 @@ def open_memory_index(corpus: Path, cache: Path) -> tuple[object, dict]:
             cls.timings["build_s"] = time.perf_counter() - started
             return index
 
-        def _save(self, index_dir):
+        def _save(self, index_dir, paths):
             started = time.perf_counter()
-            super()._save(index_dir)
+            super()._save(index_dir, paths)
             self.timings["save_s"] = time.perf_counter() - started
 
     index = TimedIndex.open([corpus], cache)

@@ -254,7 +254,13 @@ def test_cache_is_invalidated_when_the_corpus_file_changes(tmp_path, monkeypatch
     changed = CorpusIndex.open([corpus], cache)
     assert builds == [3, 4]
     assert changed.search("axolotl limbs", 1)[0][0].id == "kb:kb-5"
-    assert len(list(cache.glob("bm25-*"))) == 2
+    # the earlier version's index is removed, not left on disk for ever; another corpus's stays
+    other = tmp_path / "other.jsonl"
+    shutil.copy(GENERIC, other)
+    CorpusIndex.open([other], cache)
+    assert len(list(cache.glob("bm25-*"))) == 2 and builds == [3, 4, 3]
+    CorpusIndex.open([corpus], cache)
+    assert builds == [3, 4, 3]  # the current version is still served from its cache
 
 
 def test_unreadable_cache_is_rebuilt(tmp_path):

@@ -257,7 +257,8 @@ def test_a_changed_corpus_file_is_reindexed_never_served_stale(tmp_path, reads):
     touch_later(corpus)
     after = TantivyCorpusIndex.open([corpus], cache)
     assert reads == ["kb.jsonl", "kb.jsonl"]
-    assert after.index_dir != before.index_dir and len(index_dirs(cache)) == 2
+    # a new directory, and the earlier version's is removed rather than left on disk for ever
+    assert after.index_dir != before.index_dir and index_dirs(cache) == [after.index_dir]
     (hit,) = after.search("octopus eight arms", 1)
     assert hit[0].id == "kb:kb-4" and hit[0].text == "An octopus has eight arms."
     assert after.search("three hearts blue blood", 5) == []  # the old text is gone

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import shutil
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -147,6 +148,38 @@ def _indexable_text(passage: Passage) -> str:
     return f"{passage.title} . {passage.text}"
 
 
+SOURCES_FILE = "sources.json"  # the corpus files an index directory was built from
+
+
+def indexed_paths(paths: Iterable[Path]) -> list[str]:
+    """The corpus files as an index records them: resolved, sorted, de-duplicated."""
+    return sorted({str(Path(p).resolve()) for p in paths})
+
+
+def remove_stale_versions(cache_dir: Path, pattern: str, keep: Path, paths: list[str], paths_of) -> list[Path]:
+    """Delete the index directories matching ``pattern`` built from exactly these files in an earlier
+    version (a file since edited or replaced gets a new fingerprint, so its old index would otherwise
+    stay on disk for ever); ``paths_of(dir)`` reads a directory's file list (None: unknown, kept).
+    An index of a different set of files is another corpus's and stays. The removed directories."""
+    removed = []
+    for candidate in Path(cache_dir).glob(pattern):
+        if candidate == keep or not candidate.is_dir() or ".tmp" in candidate.name:
+            continue
+        if paths_of(candidate) == paths:
+            logger.info("removing %s, the index of an earlier version of the same corpus files", candidate)
+            shutil.rmtree(candidate, ignore_errors=True)
+            removed.append(candidate)
+    return removed
+
+
+def _bm25_sources(index_dir: Path) -> list[str] | None:
+    try:
+        recorded = orjson.loads((index_dir / SOURCES_FILE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return recorded.get("paths") if isinstance(recorded, dict) else None
+
+
 class CorpusIndex:
     """BM25 over the passages of one or more JSONL corpora, with title lookup."""
 
@@ -194,23 +227,24 @@ class CorpusIndex:
         passages = [p for path in paths for p in read_corpus(path)]
         index = cls.build(passages)
         try:
-            index._save(index_dir)
+            index._save(index_dir, indexed_paths(paths))
         except OSError as exc:  # a read-only or odd cache dir costs the next start a rebuild, no more
             logger.warning("cannot cache the index at %s (%s); using it uncached", index_dir, exc)
+        else:
+            remove_stale_versions(Path(cache_dir), "bm25-*", index_dir, indexed_paths(paths), _bm25_sources)
         logger.info("indexed %d passages in %.1fs", len(passages), time.perf_counter() - started)
         return index
 
-    def _save(self, index_dir: Path) -> None:
+    def _save(self, index_dir: Path, paths: list[str]) -> None:
         tmp_dir = index_dir.with_name(index_dir.name + f".tmp{time.time_ns()}")
         tmp_dir.mkdir(parents=True)
         self._retriever.save(tmp_dir, show_progress=False)
+        (tmp_dir / SOURCES_FILE).write_bytes(orjson.dumps({"paths": paths}))
         (tmp_dir / "passages.json").write_bytes(orjson.dumps([p.to_json() for p in self.passages]))
         try:
             tmp_dir.rename(index_dir)  # atomic: a crash never leaves a half-written index behind
         except OSError:  # another process won the race; its index is as good as ours
-            for child in tmp_dir.iterdir():
-                child.unlink()
-            tmp_dir.rmdir()
+            shutil.rmtree(tmp_dir, ignore_errors=True)
 
     @classmethod
     def _load(cls, index_dir: Path) -> CorpusIndex:

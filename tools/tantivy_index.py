@@ -39,6 +39,7 @@ from mermaid_verifier.tools.corpus_index import (
     corpus_fingerprint,
     normalise_title,
     read_corpus,
+    remove_stale_versions,
 )
 
 logger = logging.getLogger(__name__)
@@ -153,6 +154,12 @@ def _read_manifest(index_dir: Path) -> dict | None:
     return manifest
 
 
+def _manifest_paths(index_dir: Path) -> list[str] | None:
+    """The corpus files a complete index was built from (None for an incomplete or unknown one)."""
+    manifest = _read_manifest(index_dir)
+    return None if manifest is None else sorted(f.get("path", "") for f in manifest.get("files", []))
+
+
 def _write_manifest(index_dir: Path, files: list[dict]) -> None:
     manifest = {
         "format": [INDEX_FORMAT_VERSION, TANTIVY_FORMAT_VERSION],
@@ -245,6 +252,7 @@ class TantivyCorpusIndex:
         base = cls._base_for(cache_dir, current)
         manifest = cls._build(index_dir, current, base)
         logger.info("indexed %d passages with tantivy in %.1fs", manifest["passages"], time.perf_counter() - started)
+        remove_stale_versions(cache_dir, "tantivy-*", index_dir, sorted(c["path"] for c in current), _manifest_paths)
         return cls(index_dir, manifest)
 
     @staticmethod
