@@ -208,16 +208,14 @@ def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evi
     ]
 
 
-def _remembered_observation(record, outcome: ToolOutcome, new_items: list[Evidence]) -> str:
+def remembered_observation(record, outcome: ToolOutcome, new_items: list[Evidence]) -> str:
     """The observation of a step answered by a remembered lookup (``LookupRecord``)."""
     when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(record.looked_up_at))
-    answer = (
-        f"found nothing ({_observation(outcome, [])})" if record.found_nothing else _observation(outcome, new_items)
-    )
+    answer = f"found nothing ({observation(outcome, [])})" if record.found_nothing else observation(outcome, new_items)
     return f"answered from memory: {record.describe()} was looked up on {when} UTC ({record.source}); {answer}"
 
 
-def _observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
+def observation(outcome: ToolOutcome, new_items: list[Evidence]) -> str:
     if not outcome.ok:
         return f"error: {outcome.text}"
     message = (outcome.data or {}).get("message")
@@ -322,8 +320,9 @@ class OfflineExecutor:
     def _source(self, server: str) -> str | None:
         return (getattr(self.toolbox, "sources", None) or {}).get(server)
 
-    async def _call(self, action: PlannedAction) -> tuple[ToolOutcome, Any]:
-        """The action's outcome and, when it was answered from memory, the remembered lookup."""
+    async def call_or_recall(self, action: PlannedAction) -> tuple[ToolOutcome, Any]:
+        """The action's outcome and, when it was answered from memory, the remembered lookup
+        (the LLM executor's tool calls go through here too)."""
         if self.lookups is not None:
             record = await self.lookups.recall_lookup(
                 action.server, action.tool, action.arguments, self._source(action.server)
@@ -418,7 +417,7 @@ class OfflineExecutor:
             if not queue:
                 break
             action = queue.pop(0)
-            outcome, remembered_lookup = await self._call(action)
+            outcome, remembered_lookup = await self.call_or_recall(action)
             name = f"{action.server}.{action.tool}"
             taken.add(_step_key(name, action.arguments))
             if remembered_lookup is None:
@@ -436,10 +435,10 @@ class OfflineExecutor:
             seen_ids.update(new_ids)
             new_items = await self._score(claim, new_items)
             result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
-            observation = (
-                _observation(outcome, new_items)
+            seen = (
+                observation(outcome, new_items)
                 if remembered_lookup is None
-                else _remembered_observation(remembered_lookup, outcome, new_items)
+                else remembered_observation(remembered_lookup, outcome, new_items)
             )
             result.trace.append(
                 TraceStep(
@@ -447,7 +446,7 @@ class OfflineExecutor:
                     thought=action.thought,
                     action=name,
                     action_input=action.arguments,
-                    observation=observation,
+                    observation=seen,
                     new_evidence=len(new_items),
                 )
             )

@@ -32,6 +32,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -46,9 +47,11 @@ from mermaid_verifier.agents.executor import (
     MAX_EVIDENCE,
     ExecutionResult,
     OfflineExecutor,
-    _observation,
+    PlannedAction,
     evidence_from_outcome,
     leaning,
+    observation,
+    remembered_observation,
 )
 from mermaid_verifier.agents.judge import JudgeConfig, assess, decide
 from mermaid_verifier.agents.model_calls import (
@@ -195,9 +198,11 @@ class LLMExecutor:
         self.observation_chars = observation_chars
         self.prompt = load_prompt("executor", PROMPT_PLACEHOLDERS, prompts_dir)
 
-    async def _call(self, route: tuple[str, str] | None, name: str, arguments, known: str) -> ToolOutcome:
+    async def _call(self, route: tuple[str, str] | None, name: str, arguments, known: str) -> tuple[ToolOutcome, Any]:
+        """The call's outcome and, when the evidence memory answered it (the same lookup made
+        earlier, within its time to live), the remembered lookup: as on the offline path."""
         if route is None:
-            return ToolOutcome(server="?", tool=name, ok=False, text=f"unknown tool {name!r}; available: {known}")
+            return ToolOutcome(server="?", tool=name, ok=False, text=f"unknown tool {name!r}; available: {known}"), None
         server, tool = route
         if not isinstance(arguments, dict) or "__invalid__" in arguments:
             return ToolOutcome(
@@ -205,8 +210,10 @@ class LLMExecutor:
                 tool=tool,
                 ok=False,
                 text="the arguments were not a JSON object; call again with valid JSON arguments",
-            )
-        return await self.toolbox.call(server, tool, arguments)
+            ), None
+        return await self.offline.call_or_recall(
+            PlannedAction(thought="", tool=tool, arguments=arguments, server=server)
+        )
 
     def _first_message(self, claim: str, decomposition: Decomposition, result: ExecutionResult) -> str:
         triplets = (
@@ -445,15 +452,28 @@ class _Search:
                 else {"invalid_arguments": str(call["args"].get("__invalid__"))}
             )
             if call["id"] in by_id:
-                outcome = by_id[call["id"]]
-                if self.routes.get(call["name"]) is not None and "invalid_arguments" not in arguments:
-                    result.stats.tool_calls += 1
-                    result.stats.tool_calls_by_tool[action] = result.stats.tool_calls_by_tool.get(action, 0) + 1
-                new_items = [e for e in evidence_from_outcome(outcome, executor.clock()) if e.id not in self.seen_ids]
+                outcome, remembered = by_id[call["id"]]
+                if remembered is not None:
+                    result.stats.memory_hits += 1
+                    found = [
+                        e.model_copy(update={"from_memory": True})
+                        for e in evidence_from_outcome(outcome, remembered.looked_up_at)
+                    ]
+                else:
+                    if self.routes.get(call["name"]) is not None and "invalid_arguments" not in arguments:
+                        result.stats.tool_calls += 1
+                        result.stats.tool_calls_by_tool[action] = result.stats.tool_calls_by_tool.get(action, 0) + 1
+                    found = evidence_from_outcome(outcome, executor.clock())
+                new_items = [e for e in found if e.id not in self.seen_ids]
                 self.seen_ids.update(e.id for e in new_items)
                 new_items = await executor.offline._score(self.claim, new_items)
                 result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
-                self._trace(action, arguments, _observation(outcome, new_items), thought=thought, new=len(new_items))
+                seen = (
+                    observation(outcome, new_items)
+                    if remembered is None
+                    else remembered_observation(remembered, outcome, new_items)
+                )
+                self._trace(action, arguments, seen, thought=thought, new=len(new_items))
                 message = ToolMessage(
                     content=_model_observation(outcome, executor.observation_chars), tool_call_id=call["id"]
                 )

@@ -551,3 +551,26 @@ async def test_the_conversation_the_executor_builds_is_valid_chat_completions_js
     )
     assert [e.id for e in result.evidence] == ["wiki_mini:Mount_Everest:0"]
     assert (result.stats.llm_calls, result.stats.prompt_tokens, result.stats.completion_tokens) == (2, 80, 16)
+
+
+async def test_a_lookup_the_memory_remembers_is_answered_from_it_on_the_llm_path_too(toolbox):
+    from langgraph.store.memory import InMemoryStore
+
+    from mermaid_verifier.memory.evidence import EvidenceMemory
+    from mermaid_verifier.models import Decomposition
+
+    memory = EvidenceMemory(InMemoryStore())
+    offline = OfflineExecutor(toolbox, ScriptedStance({}), lookups=memory)
+    search = tool_call("local-corpus__search", {"query": "Stanley Kubrick 2001", "k": 2})
+    first = await LLMExecutor(ScriptedChatModel(script=[calls(search), answer("Done.")]), offline).run(
+        CLAIM, Decomposition(), []
+    )
+    assert first.stats.tool_calls == 1 and first.stats.memory_hits == 0 and first.evidence
+    again = await LLMExecutor(ScriptedChatModel(script=[calls(search), answer("Done.")]), offline).run(
+        CLAIM, Decomposition(), []
+    )
+    # the same lookup a second time: no tool call, the remembered answer, its passages marked as remembered
+    assert again.stats.tool_calls == 0 and again.stats.memory_hits == 1
+    assert again.trace[0].observation.startswith("answered from memory")
+    assert [e.id for e in again.evidence] == [e.id for e in first.evidence]
+    assert all(e.from_memory for e in again.evidence)
