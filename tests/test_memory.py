@@ -132,3 +132,16 @@ async def test_statistics_of_quiet_writers_are_folded_into_one_record_and_the_su
     # a folded writer that writes again starts a record of its own: nothing lost, nothing counted twice
     await writers[0].remember(["Ada Lovelace"], [evidence(10, "Page 10", "Ada Lovelace fact 10.")])
     assert await upkeep._veracity_sums() == pytest.approx(await exact_sums())
+
+
+async def test_folding_recounts_from_the_items_so_drift_in_the_statistics_is_corrected(store):
+    clock = {"now": NOW}
+    writer = EvidenceMemory(store, clock=lambda: clock["now"])
+    await writer.remember(["Ada Lovelace"], [evidence(n, f"Page {n}", f"Ada Lovelace fact {n}.") for n in range(3)])
+    # what two writers updating one item at once leave behind: its old veracity subtracted twice
+    await store.aput(("mermaid", "stats"), "veracity-lost-update", {"count": -1, "sum": -0.7, "sum_squares": -0.49})
+    values = [r.veracity for r in await writer.all_records()]
+    assert (await writer._veracity_sums())[0] == len(values) - 1  # drifted
+    clock["now"] = NOW + 2 * 3600
+    assert await EvidenceMemory(store, clock=lambda: clock["now"]).compact_stats() == 2
+    assert await writer._veracity_sums() == pytest.approx((len(values), sum(values), sum(v * v for v in values)))

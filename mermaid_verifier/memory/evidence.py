@@ -340,33 +340,34 @@ class EvidenceMemory:
             await self.store.aput(STATS, self._stats_key, value)
 
     async def compact_stats(self, quiet_seconds: float = QUIET_WRITER_SECONDS) -> int:
-        """Fold the statistics records of writers quiet for ``quiet_seconds`` into one, so the records
-        do not grow by one per run for ever; the number folded.
+        """Fold the statistics records of writers quiet for ``quiet_seconds`` into one, recounted from
+        the items themselves; the number of records folded.
 
-        Safe beside live writers: a writer whose record was folded and that writes again starts a
-        fresh record of its own (its change is added on top, nothing counted twice); only a record
-        written to in the instant between this read and its removal could lose that one change,
-        and a record quiet for an hour is not being written to. Run it from one upkeep job at a time."""
+        The records do not grow by one per run for ever, and any drift (two writers updating the same
+        item at once each subtract its old veracity) is corrected: the folded record is set so that
+        it plus the records of writers still active add up to the exact sums over the items now.
+        A writer whose record was folded and that writes again starts a fresh one (its change is added
+        on top, nothing counted twice). Run it from one upkeep job at a time."""
         now = self.clock()
-        quiet, offset = [], 0
+        veracities = [record.veracity for record in await self.all_records()]
+        quiet, active, offset = [], [], 0
         while page := await self.store.asearch(STATS, limit=1000, offset=offset):
-            quiet += [
-                item
-                for item in page
-                if item.key not in (COMPACTED_STATS, self._stats_key)
-                and now - item.value.get("updated_at", 0.0) >= quiet_seconds
-            ]
+            for item in page:
+                if item.key == COMPACTED_STATS:
+                    continue
+                is_quiet = item.key != self._stats_key and now - item.value.get("updated_at", 0.0) >= quiet_seconds
+                (quiet if is_quiet else active).append(item)
             offset += len(page)
         if not quiet:
             return 0
-        folded = await self.store.aget(STATS, COMPACTED_STATS)
-        total = dict(folded.value) if folded else {"count": 0, "sum": 0.0, "sum_squares": 0.0}
-        for item in quiet:
-            for field_name in ("count", "sum", "sum_squares"):
-                total[field_name] += item.value[field_name]
-        total["updated_at"] = now
+        folded = {
+            "count": len(veracities) - sum(item.value["count"] for item in active),
+            "sum": sum(veracities) - sum(item.value["sum"] for item in active),
+            "sum_squares": sum(v * v for v in veracities) - sum(item.value["sum_squares"] for item in active),
+            "updated_at": now,
+        }
         await self.store.abatch(
-            [PutOp(STATS, COMPACTED_STATS, total), *(PutOp(STATS, item.key, None) for item in quiet)]
+            [PutOp(STATS, COMPACTED_STATS, folded), *(PutOp(STATS, item.key, None) for item in quiet)]
         )
         return len(quiet)
 
