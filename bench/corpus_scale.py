@@ -13,8 +13,8 @@ the in-memory bm25s index, ``TantivyCorpusIndex.open`` for the on-disk one):
 * open + queries: a second fresh process opening the built index (what every later server start
   does; its time is the cold-open time), then ``--queries`` claim-like searches (k=5) for p50/p95.
 
-Each phase runs in its own process so its peak RSS (``getrusage``) is its own. The corpus and the
-indexes are removed after each size.
+Each phase runs in its own process so its peak RSS (``getrusage``) is its own. The indexes are
+removed after each size, and so is the corpus unless ``--keep-corpora DIR`` keeps it for later runs.
 """
 
 from __future__ import annotations
@@ -211,15 +211,29 @@ def machine() -> dict:
     }
 
 
-def measure_size(size: int, backends: list[str], queries: int, seed: int, scratch: Path, log) -> list[dict]:
-    """One synthetic corpus of ``size`` passages, indexed and queried by each backend in turn; removed afterwards."""
-    directory = Path(tempfile.mkdtemp(prefix=f"corpus-{size}-", dir=scratch))
-    corpus = directory / "synthetic_wiki.jsonl"
+def synthetic_corpus(size: int, seed: int, directory: Path, log) -> tuple[Path, float | None]:
+    """The corpus of ``size`` passages for ``seed`` in ``directory``, written unless already there
+    (a kept corpus is reused: writing 25M sentences takes a while); seconds spent writing it, or None."""
+    corpus = directory / f"synthetic_wiki-{size}-seed{seed}.jsonl"
+    if corpus.is_file():
+        log(f"{size:>11,} passages: reusing {corpus}")
+        return corpus, None
+    partial = corpus.with_suffix(".partial")
     started = time.perf_counter()
-    write_corpus(corpus, size, seed)
-    generate_s = time.perf_counter() - started
+    write_corpus(partial, size, seed)
+    partial.replace(corpus)  # complete files only: a run killed while writing leaves no corpus to reuse
+    return corpus, time.perf_counter() - started
+
+
+def measure_size(
+    size: int, backends: list[str], queries: int, seed: int, scratch: Path, log, keep_dir: Path | None = None
+) -> list[dict]:
+    """One synthetic corpus of ``size`` passages, indexed and queried by each backend in turn; the
+    corpus is removed afterwards unless it lives in ``keep_dir``, the indexes always."""
+    directory = Path(tempfile.mkdtemp(prefix=f"corpus-{size}-", dir=scratch))
+    corpus, generate_s = synthetic_corpus(size, seed, keep_dir or directory, log)
     corpus_mib = corpus.stat().st_size / 2**20
-    log(f"{size:>11,} passages: corpus written ({corpus_mib:.0f} MiB, {generate_s:.1f}s)")
+    log(f"{size:>11,} passages: corpus ready ({corpus_mib:.0f} MiB)")
     rows = []
     for backend in backends:
         cache = directory / f"index-{backend}"
@@ -290,6 +304,12 @@ def main() -> None:
         default=Path(tempfile.gettempdir()),
         help="where the synthetic corpora and their index caches are written (removed afterwards)",
     )
+    parser.add_argument(
+        "--keep-corpora",
+        type=Path,
+        default=None,
+        help="keep the generated corpora here and reuse them on later runs (same size and seed)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args()
     if args.queries < 1:
@@ -298,10 +318,14 @@ def main() -> None:
         (lambda message: print(message, file=sys.stderr, flush=True)) if args.json else (lambda m: print(m, flush=True))
     )
     info = machine()
+    if args.keep_corpora:
+        args.keep_corpora.mkdir(parents=True, exist_ok=True)
     rows = []
     with tempfile.TemporaryDirectory(prefix="mermaid-corpus-scale-", dir=args.scratch) as scratch:
         for size in args.sizes:
-            rows.extend(measure_size(size, args.backend, args.queries, args.seed, Path(scratch), log))
+            rows.extend(
+                measure_size(size, args.backend, args.queries, args.seed, Path(scratch), log, args.keep_corpora)
+            )
     if args.json:
         print(json.dumps({"machine": info, "queries": args.queries, "seed": args.seed, "results": rows}, indent=2))
         return
