@@ -180,13 +180,21 @@ def in_process_verdicts(tmp_path_factory) -> dict[str, str]:
     return verdicts(tmp_path / "run" / "results.jsonl")
 
 
-@pytest.mark.ray
-def test_a_worker_killed_mid_run_is_replaced_and_the_run_matches_the_in_process_one(tmp_path, in_process_verdicts):
+def start_ray_run(tmp_path: Path, workers: int) -> tuple[list[str], Path, subprocess.Popen]:
+    """A ``fever --ray local`` run in its own process, returned once it has decided 4 claims."""
     claims = write_claims(tmp_path / "claims.jsonl", CLAIMS)
     out = tmp_path / "run"
-    args = fever_args(claims, out, "--ray", "local", "--workers", "2", "--ray-batch", "2", "--concurrency", "1")
+    args = fever_args(
+        claims, out, "--ray", "local", "--workers", str(workers), "--ray-batch", "2", "--concurrency", "1"
+    )
     process = subprocess.Popen(args, env=ray_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wait_for_rows(process, out / "results.jsonl", 4)
+    return args, out, process
+
+
+@pytest.mark.ray
+def test_a_worker_killed_mid_run_is_replaced_and_the_run_matches_the_in_process_one(tmp_path, in_process_verdicts):
+    _, out, process = start_ray_run(tmp_path, workers=2)
     victims = worker_pids()
     assert len(victims) == 2, f"expected two Ray workers, found {victims}"
     os.kill(victims[0], signal.SIGKILL)
@@ -198,11 +206,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_matches_the_in_process_
 
 @pytest.mark.ray
 def test_a_driver_killed_mid_run_resumes_on_ray_without_loss_or_duplicates(tmp_path, in_process_verdicts):
-    claims = write_claims(tmp_path / "claims.jsonl", CLAIMS)
-    out = tmp_path / "run"
-    args = fever_args(claims, out, "--ray", "local", "--workers", "1", "--ray-batch", "2", "--concurrency", "1")
-    process = subprocess.Popen(args, env=ray_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wait_for_rows(process, out / "results.jsonl", 4)
+    args, out, process = start_ray_run(tmp_path, workers=1)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
     decided_before = len(verdicts(out / "results.jsonl"))
