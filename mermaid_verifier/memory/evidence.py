@@ -38,7 +38,7 @@ import time
 import uuid
 from typing import Literal
 
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchItem
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.models import Evidence, Stance
@@ -350,7 +350,9 @@ class EvidenceMemory:
         on top, nothing counted twice). Run it from one upkeep job at a time."""
         now = self.clock()
         veracities = [record.veracity for record in await self.all_records()]
-        quiet, active, offset = [], [], 0
+        quiet: list[SearchItem] = []
+        active: list[SearchItem] = []
+        offset = 0
         while page := await self.store.asearch(STATS, limit=1000, offset=offset):
             for item in page:
                 if item.key == COMPACTED_STATS:
