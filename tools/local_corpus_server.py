@@ -38,6 +38,7 @@ from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
+from mermaid_verifier.tools.server_logging import add_log_level_option, configure_logging
 from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex, open_index
 
 logger = logging.getLogger("mermaid_verifier.tools.local_corpus_server")  # also under -m
@@ -394,23 +395,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "Default: $MERMAID_INDEX_BACKEND or auto.",
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="Seconds allowed per tool call.")
-    parser.add_argument(
-        "--log-level",
-        default="WARNING",
-        type=str.upper,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
-        help="stderr log level.",
-    )
+    add_log_level_option(parser)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(args.log_level)
     logging.getLogger("bm25s").setLevel(args.log_level)  # bm25s sets its own logger to DEBUG
     corpus_paths: list[Path] = list(args.corpus)
     if not corpus_paths:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import anyio
 import anyio.to_thread
 from mcp.server.fastmcp.exceptions import ToolError
 
+from mermaid_verifier.tools.server_logging import add_log_level_option
 from mermaid_verifier.tools.source_cache import ResponseCache
 from mermaid_verifier.tools.source_errors import UNEXPECTED_RESPONSE, describe_error
 from mermaid_verifier.tools.source_http import DEFAULT_CACHE_EXPIRE_S, DEFAULT_CALL_TIMEOUT_S, DEFAULT_TIMEOUT_S, T
@@ -100,13 +100,7 @@ def argument_parser(prog: str, description: str) -> argparse.ArgumentParser:
         default=DEFAULT_CALL_TIMEOUT_S,
         help=f"Seconds allowed per tool call, retries included (default {DEFAULT_CALL_TIMEOUT_S:g}).",
     )
-    parser.add_argument(
-        "--log-level",
-        default="WARNING",
-        type=str.upper,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
-        help="stderr log level.",
-    )
+    add_log_level_option(parser)
     return parser
 
 
@@ -114,10 +108,6 @@ def check_common_args(parser: argparse.ArgumentParser, args: argparse.Namespace)
     for name in ("timeout", "call_timeout", "cache_days"):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be positive")
-
-
-def configure_logging(level: str) -> None:
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 def cache_from_args(args: argparse.Namespace) -> ResponseCache | None:

@@ -48,6 +48,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import SourceAPIError
+from mermaid_verifier.tools.server_logging import configure_logging
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
@@ -63,7 +64,6 @@ from mermaid_verifier.tools.source_server import (
     argument_parser,
     cache_from_args,
     check_common_args,
-    configure_logging,
     run_stdio,
     source_server,
 )
