@@ -156,20 +156,17 @@ def indexed_paths(paths: Iterable[Path]) -> list[str]:
     return sorted({str(Path(p).resolve()) for p in paths})
 
 
-def remove_stale_versions(cache_dir: Path, pattern: str, keep: Path, paths: list[str], paths_of) -> list[Path]:
+def remove_stale_versions(cache_dir: Path, pattern: str, keep: Path, paths: list[str], paths_of) -> None:
     """Delete the index directories matching ``pattern`` built from exactly these files in an earlier
     version (a file since edited or replaced gets a new fingerprint, so its old index would otherwise
     stay on disk for ever); ``paths_of(dir)`` reads a directory's file list (None: unknown, kept).
-    An index of a different set of files is another corpus's and stays. The removed directories."""
-    removed = []
+    An index of a different set of files is another corpus's and stays."""
     for candidate in Path(cache_dir).glob(pattern):
         if candidate == keep or not candidate.is_dir() or ".tmp" in candidate.name:
             continue
         if paths_of(candidate) == paths:
             logger.info("removing %s, the index of an earlier version of the same corpus files", candidate)
             shutil.rmtree(candidate, ignore_errors=True)
-            removed.append(candidate)
-    return removed
 
 
 def _bm25_sources(index_dir: Path) -> list[str] | None:

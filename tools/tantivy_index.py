@@ -37,6 +37,7 @@ from mermaid_verifier.tools.corpus_index import (
     CorpusIndex,
     Passage,
     corpus_fingerprint,
+    indexed_paths,
     normalise_title,
     read_corpus,
     remove_stale_versions,
@@ -252,7 +253,7 @@ class TantivyCorpusIndex:
         base = cls._base_for(cache_dir, current)
         manifest = cls._build(index_dir, current, base)
         logger.info("indexed %d passages with tantivy in %.1fs", manifest["passages"], time.perf_counter() - started)
-        remove_stale_versions(cache_dir, "tantivy-*", index_dir, sorted(c["path"] for c in current), _manifest_paths)
+        remove_stale_versions(cache_dir, "tantivy-*", index_dir, indexed_paths(paths), _manifest_paths)
         return cls(index_dir, manifest)
 
     @staticmethod

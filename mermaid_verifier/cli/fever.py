@@ -194,7 +194,10 @@ def fever_command(
             "--workers", help="Ray workers, each with its own graph (default: one per CPU).", show_default=False
         ),
     ] = None,
-    ray_batch: Annotated[int, typer.Option("--ray-batch", help="Claims sent to a Ray worker at a time.")] = 8,
+    ray_batch: Annotated[
+        int | None,
+        typer.Option("--ray-batch", help="Claims sent to a Ray worker at a time (default 8).", show_default=False),
+    ] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Verify a labelled claim file in batch: resumable results, FEVER metrics and an HTML report."""
@@ -202,7 +205,7 @@ def fever_command(
     def body() -> None:
         from mermaid_verifier.errors import UsageError
         from mermaid_verifier.evaluation.fever_run import ORDERS, RunOptions
-        from mermaid_verifier.evaluation.ray_batch import RayOptions
+        from mermaid_verifier.evaluation.ray_batch import DEFAULT_BATCH_SIZE, RayOptions
 
         if sample not in (None, "stratified"):
             raise UsageError(f"--sample must be 'stratified', got {sample!r}")
@@ -210,7 +213,7 @@ def fever_command(
             raise UsageError("--sample stratified needs --limit N (the sample size)")
         if order not in ORDERS:
             raise UsageError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
-        if ray is None and (workers is not None or ray_batch != 8):
+        if ray is None and (workers is not None or ray_batch is not None):
             raise UsageError("--workers and --ray-batch go with --ray ADDRESS")
         options = RunOptions(
             claims_path=claims,
@@ -223,7 +226,11 @@ def fever_command(
             split_file=split,
             parts=tuple(part or ()),
             order=order,  # type: ignore[arg-type]  # checked above
-            ray=RayOptions(address=ray, workers=workers, batch_size=ray_batch) if ray is not None else None,
+            ray=None
+            if ray is None
+            else RayOptions(
+                address=ray, workers=workers, batch_size=DEFAULT_BATCH_SIZE if ray_batch is None else ray_batch
+            ),
         )
         base = settings_from_options(
             corpus=corpus,

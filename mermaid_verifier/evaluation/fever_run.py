@@ -31,7 +31,7 @@ from mermaid_verifier.evaluation.datasets import (
     require_readable_file,
     stratified_sample,
 )
-from mermaid_verifier.evaluation.ray_batch import RayOptions
+from mermaid_verifier.evaluation.ray_batch import RayOptions, verify_on_ray
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
 
@@ -216,8 +216,6 @@ async def run(
 
         started = time.perf_counter()
         if todo and options.ray is not None:
-            from mermaid_verifier.evaluation.ray_batch import verify_on_ray
-
             await verify_on_ray(settings, todo, options.concurrency, options.ray, record, failures.failed)
         elif todo:
             open_graph = verifier_factory or (lambda: open_verifier(settings))

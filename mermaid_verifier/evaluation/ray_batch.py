@@ -32,6 +32,7 @@ from mermaid_verifier.evaluation.datasets import LabelledClaim
 logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray local: start a cluster on this machine for the run
+DEFAULT_BATCH_SIZE = 8  # claims sent to a worker at a time (--ray-batch)
 IN_FLIGHT_PER_WORKER = 2  # one batch running, one waiting, so a worker never idles between batches
 WORKER_RESTARTS = 3
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024  # results are small JSON rows; Ray's default takes 30 % of RAM
@@ -45,7 +46,7 @@ class RayOptions:
 
     address: str = LOCAL
     workers: int | None = None  # None: one per CPU the cluster has
-    batch_size: int = 8
+    batch_size: int = DEFAULT_BATCH_SIZE
 
     def __post_init__(self) -> None:
         if not self.address.strip():
@@ -72,12 +73,9 @@ class VerifierWorker:
         self._stack: contextlib.AsyncExitStack | None = None
         self._verifier = None
 
-    async def start(self) -> float:
-        """Build the graph now (so a broken setup shows before any claim is sent); seconds it took."""
-        loop = asyncio.get_running_loop()
-        began = loop.time()
+    async def start(self) -> None:
+        """Build the graph now, so a broken setup shows before any claim is sent."""
         await self._graph()
-        return loop.time() - began
 
     async def _graph(self):
         if self._verifier is None:
@@ -201,7 +199,7 @@ async def verify_on_ray(
         try:
             await asyncio.gather(*(worker.start.remote() for worker in workers))
             await stream_batches(workers, batches_of(claims, options.batch_size), on_result, on_failure)
-        except (ray.exceptions.RayError, ray.exceptions.RayActorError) as exc:
+        except ray.exceptions.RayError as exc:  # RayActorError and RayTaskError among them
             raise actor_failure(ray, exc) from None
     finally:
         await close_workers(ray, workers)
