@@ -97,6 +97,48 @@ async def test_a_claim_that_failed_on_a_worker_goes_to_the_failure_handler():
     assert sorted(row["id"] for row in rows) == ["c0", "c1", "c2", "c4", "c5"]
 
 
+class PacedGraph:
+    """Stands in for a compiled graph: ``a-slow`` finishes only once a claim of another batch has
+    started beside it; records how many claims ran at once."""
+
+    def __init__(self):
+        self.running = 0
+        self.most_running = 0
+        self.other_batch_started = asyncio.Event()
+
+    async def ainvoke(self, state: dict) -> dict:
+        self.running += 1
+        self.most_running = max(self.most_running, self.running)
+        try:
+            if state["claim"].startswith("b"):
+                self.other_batch_started.set()
+            if state["claim"] == "a-slow":
+                await asyncio.wait_for(self.other_batch_started.wait(), timeout=5)
+            await asyncio.sleep(0.01)
+            return {"claim": state["claim"], "verdict": None}
+        finally:
+            self.running -= 1
+
+
+async def test_a_workers_batches_share_its_claim_slots(monkeypatch):
+    """Two batches held by one worker never run more than ``concurrency`` claims together, and the
+    second batch starts in the slot the first frees at its tail rather than waiting for it."""
+    monkeypatch.setattr("mermaid_verifier.evaluation.batch.result_row", lambda claim, output: {"id": claim.id})
+    worker = ray_batch.VerifierWorker(settings=None, concurrency=2)
+    graph = PacedGraph()
+    worker._verifier = graph
+
+    def batch(*names: str) -> list[LabelledClaim]:
+        return [LabelledClaim(id=name, claim=name, label=Label.SUPPORTS) for name in names]
+
+    first, second = await asyncio.gather(
+        worker.verify(batch("a-quick", "a-slow")), worker.verify(batch("b-1", "b-2", "b-3"))
+    )
+    assert sorted(value["id"] for _, value in first) == ["a-quick", "a-slow"]
+    assert sorted(value["id"] for _, value in second) == ["b-1", "b-2", "b-3"]
+    assert graph.most_running == 2
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

@@ -30,12 +30,15 @@ async def verify_labelled(
     concurrency: int,
     on_result: Callable[[dict], None] | None = None,
     on_failure: Callable[[LabelledClaim, MermaidError], None] | None = None,
+    slots: asyncio.Semaphore | None = None,
 ) -> list[dict]:
     """Each claim's result row, in completion order; ``on_result`` sees each as it lands.
 
+    At most ``concurrency`` claims run at once; ``slots`` instead shares that limit with other calls
+    running beside this one (a Ray worker's overlapping batches).
     A claim whose verification raises a :class:`MermaidError` (e.g. the LLM service failed) goes to
     ``on_failure`` when given, and the run goes on; without it the error propagates."""
-    semaphore = asyncio.Semaphore(concurrency)
+    semaphore = slots if slots is not None else asyncio.Semaphore(concurrency)
     rows: list[dict] = []
 
     async def one(claim: LabelledClaim) -> None:

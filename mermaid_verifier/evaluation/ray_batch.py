@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray local: start a cluster on this machine for the run
 DEFAULT_BATCH_SIZE = 8  # claims sent to a worker at a time (--ray-batch)
-IN_FLIGHT_PER_WORKER = 2  # one batch running, one waiting, so a worker never idles between batches
+IN_FLIGHT_PER_WORKER = 2  # batches a worker holds at once; they share its claim slots, so none idles at a batch's tail
 WORKER_RESTARTS = 3
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024  # results are small JSON rows; Ray's default takes 30 % of RAM
 FORWARDED_ENV_PREFIXES = ("MERMAID_", "OPENAI_")  # settings a remote worker's own code reads from its environment
@@ -66,24 +66,36 @@ class VerifierWorker:
     """A Ray actor's body: one graph, built on first use and kept for every batch.
 
     Ray restarts a killed worker by constructing it again, so the graph is built lazily (``verify``
-    works on a fresh instance without ``start`` being called first)."""
+    works on a fresh instance without ``start`` being called first). Batches held at once run side by
+    side but share ``concurrency`` claim slots: when one batch is down to its last claim, the next
+    batch's claims take the free slot, as in the in-process batch's single pool."""
 
     def __init__(self, settings: Settings, concurrency: int):
         self.settings, self.concurrency = settings, concurrency
         self._stack: contextlib.AsyncExitStack | None = None
         self._verifier = None
+        self._slots: asyncio.Semaphore | None = None  # made in the actor's own event loop
+        self._building: asyncio.Lock | None = None
 
     async def start(self) -> None:
         """Build the graph now, so a broken setup shows before any claim is sent."""
         await self._graph()
 
-    async def _graph(self):
-        if self._verifier is None:
-            from mermaid_verifier.graph import open_verifier
+    def _claim_slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.concurrency)
+        return self._slots
 
-            stack = contextlib.AsyncExitStack()
-            self._verifier = await stack.enter_async_context(open_verifier(self.settings))
-            self._stack = stack
+    async def _graph(self):
+        if self._building is None:
+            self._building = asyncio.Lock()
+        async with self._building:  # two first batches arriving together build one graph
+            if self._verifier is None:
+                from mermaid_verifier.graph import open_verifier
+
+                stack = contextlib.AsyncExitStack()
+                self._verifier = await stack.enter_async_context(open_verifier(self.settings))
+                self._stack = stack
         return self._verifier
 
     async def verify(self, claims: list[LabelledClaim]) -> list[Outcome]:
@@ -97,6 +109,7 @@ class VerifierWorker:
             self.concurrency,
             on_result=lambda row: outcomes.append(("row", row)),
             on_failure=lambda claim, error: outcomes.append(("failed", (claim, error))),
+            slots=self._claim_slots(),
         )
         return outcomes
 
@@ -194,7 +207,7 @@ async def verify_on_ray(
         check_memory_is_shared(ray, settings)
         actor = ray.remote(num_cpus=1, max_restarts=WORKER_RESTARTS, max_task_retries=WORKER_RESTARTS)(
             VerifierWorker
-        ).options(max_concurrency=1)
+        ).options(max_concurrency=IN_FLIGHT_PER_WORKER)
         workers = [actor.remote(settings, concurrency) for _ in range(worker_count(ray, options.workers))]
         try:
             await asyncio.gather(*(worker.start.remote() for worker in workers))
