@@ -1,6 +1,6 @@
 """Batch on Ray against the in-process batch: the same claims, end to end as a user's command runs them.
 
-    python bench/ray_batch.py [--claims 500] [--workers 1 2] [--concurrency 2] [--out runs/ray-bench]
+    python bench/ray_batch.py [--claims 500] [--workers 1 2] [--concurrency 2] [--repeat 3] [--out runs/ray-bench]
 
 Verifies the first ``--claims`` claims of the FEVER paper_dev *test* part (offline backend, the
 local wiki corpus only, memory off) three ways through ``fever_run.run`` — what ``mermaid-verifier
@@ -8,7 +8,9 @@ fever`` calls: in this process, then with ``--ray local --workers N`` for each N
 own run directory under ``--out`` (fresh each time). Wall time is the whole run, start-up included
 (Ray's cluster start, each worker building its graph); the corpus index is cached under
 ``--cache-dir`` beforehand so no way pays for building it. Overhead is the 1-worker Ray wall time
-against the in-process one, at the same per-process concurrency.
+against the in-process one, at the same per-process concurrency. The ways take turns ``--repeat``
+times (in process, Ray 1, Ray 2, in process, ...), so a slow spell of the machine falls on all of them;
+the table gives each way's median wall time and every run's time beside it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import datetime
 import os
 import platform
 import shutil
+import statistics
 import time
 from pathlib import Path
 
@@ -73,6 +76,7 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=500)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--concurrency", type=int, default=2, help="claims at once per process (per Ray worker)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each way, taking turns")
     parser.add_argument("--out", type=Path, default=Path("runs/ray-bench"))
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
@@ -88,20 +92,28 @@ def main() -> None:
         flush=True,
     )
     asyncio.run(warm_index(settings))
-    results = {}
-    for workers in [None, *args.workers]:
-        name = "in process" if workers is None else f"Ray, {workers} worker{'s' * (workers > 1)}"
-        results[name] = asyncio.run(timed_run(options_for(args, args.out / name.replace(" ", "-"), workers), settings))
-        print(f"{name}: {results[name]['claims_per_s']:.2f} claims/s, {results[name]['wall_s']:.1f} s", flush=True)
+    runs: dict[str, list[dict]] = {}
+    for turn in range(1, args.repeat + 1):
+        for workers in [None, *args.workers]:
+            name = "in process" if workers is None else f"Ray, {workers} worker{'s' * (workers > 1)}"
+            out_dir = args.out / name.replace(" ", "-").replace(",", "")
+            result = asyncio.run(timed_run(options_for(args, out_dir, workers), settings))
+            runs.setdefault(name, []).append(result)
+            print(f"run {turn}, {name}: {result['claims_per_s']:.2f} claims/s, {result['wall_s']:.1f} s", flush=True)
 
-    baseline = results["in process"]
-    print("\n| way | claims | wall s | claims/s | wall vs in process | accuracy | verdicts as in process |")
+    baseline_verdicts = runs["in process"][0]["verdicts"]
+    baseline_wall = statistics.median(r["wall_s"] for r in runs["in process"])
+    print(
+        "\n| way | claims | median wall s (each run) | claims/s | wall vs in process | accuracy | verdicts as in process |"
+    )
     print("|---|---|---|---|---|---|---|")
-    for name, r in results.items():
-        same = sum(r["verdicts"][i] == v for i, v in baseline["verdicts"].items())
+    for name, results in runs.items():
+        wall = statistics.median(r["wall_s"] for r in results)
+        each = ", ".join(f"{r['wall_s']:.1f}" for r in results)
+        same = min(sum(r["verdicts"][i] == v for i, v in baseline_verdicts.items()) for r in results)
         print(
-            f"| {name} | {r['claims']} | {r['wall_s']:.1f} | {r['claims_per_s']:.2f} | "
-            f"{r['wall_s'] / baseline['wall_s'] - 1:+.1%} | {r['accuracy']:.3f} | {same}/{len(baseline['verdicts'])} |"
+            f"| {name} | {results[0]['claims']} | {wall:.1f} ({each}) | {results[0]['claims'] / wall:.2f} | "
+            f"{wall / baseline_wall - 1:+.1%} | {results[0]['accuracy']:.3f} | {same}/{len(baseline_verdicts)} |"
         )
 
 
