@@ -5,11 +5,16 @@
 
 The first ``--claims`` claims of the *test* part of the page-disjoint FEVER paper_dev split, verified
 over the wiki corpus (local-corpus source only, memory off, one claim at a time: a local server has one
-slot) by each backend in turn. Each backend's run is a ``fever`` run directory under ``--out``
-(``results.jsonl`` written claim by claim): a rerun continues where a killed one stopped, so the
-hours an LLM run takes on a CPU are never lost. Prints and writes (``--out/summary.json``) accuracy,
-macro-F1, tool calls, LLM tokens and seconds per claim, the share of executor replies whose tool call
-could be read, and how many claims took the LLM path or met an endpoint failure.
+slot) by each backend in turn.
+
+A CPU-served LLM takes minutes per claim, so the 100 claims take longer than one machine may live.
+Each decided claim is appended (fsynced) to two files: its full result row to
+``--out/<backend>/results.jsonl``, and its figures only — id, gold and predicted label, abstention,
+confidence, run statistics; no claim or evidence text — to ``--ledger/<backend>.jsonl``. The ledger is
+small enough to keep in the repository: a rerun anywhere skips the claims it holds, and the figures
+are computed from it. Prints and writes (``--out/summary.json``) accuracy, macro-F1, tool calls, LLM
+tokens and seconds per claim, the share of executor replies whose tool call could be read, and how
+many claims took the LLM path or met an endpoint failure.
 """
 
 from __future__ import annotations
@@ -22,12 +27,41 @@ import platform
 import sys
 from pathlib import Path
 
-from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, SPLIT
+from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, REPO, test_part_sample
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.evaluation.fever_run import RunOptions, run
+from mermaid_verifier.evaluation.batch import verify_labelled
+from mermaid_verifier.evaluation.run_log import ResultsLog
+from mermaid_verifier.evaluation.run_metrics import run_metrics
+from mermaid_verifier.graph import open_verifier
 
 BACKENDS = ("offline", "llm", "cascade")
+DEFAULT_LEDGER = REPO / "bench" / "results" / "llm_backends"
+# What a ledger row keeps of a result row: enough for the figures, nothing of the claim's or evidence's text.
+LEDGER_FIELDS = ("id", "gold", "verdict", "abstained", "confidence", "backend")
+LEDGER_STATS = (
+    "seconds",
+    "tool_calls",
+    "tool_calls_by_tool",
+    "memory_hits",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_tool_turns",
+    "llm_unreadable_turns",
+    "llm_failure",
+    "backend",
+)
+
+
+def ledger_row(row: dict, machine: str) -> dict:
+    """The figures of one result row (no text but the failure message), and the machine that measured them."""
+    stats = {key: row["stats"][key] for key in LEDGER_STATS if key in row["stats"]}
+    return {key: row[key] for key in LEDGER_FIELDS if key in row} | {"stats": stats, "machine": machine}
+
+
+def machine_name() -> str:
+    return f"{os.cpu_count()} cpu {platform.machine()} {platform.processor() or platform.system()}"
 
 
 def figures(metrics: dict) -> dict:
@@ -50,39 +84,51 @@ def figures(metrics: dict) -> dict:
     }
 
 
-async def bench(backend: str, count: int, out: Path, base_url: str | None, model: str, cache_dir: Path) -> dict:
-    settings = Settings.from_env(
-        {},
-        corpora=(CORPUS,),
-        sources=("local",),
-        use_memory=False,
-        cache_dir=cache_dir,
-        backend=backend,
-        openai_base_url=base_url if backend != "offline" else None,
-        llm_model=model,
-    )
-    options = RunOptions(
-        claims_path=CLAIMS,
-        out_dir=out / backend,
-        limit=count,
-        concurrency=1,
-        resume=True,
-        split_file=SPLIT,
-        parts=("test",),
-    )
-    done = [0]
+async def bench(
+    backend: str, claims: list, out: Path, ledger_dir: Path, base_url: str | None, model: str, cache_dir: Path
+) -> dict:
+    """Verify the claims the backend's ledger lacks; the figures of all of them."""
+    with (
+        ResultsLog(ledger_dir / f"{backend}.jsonl") as ledger,
+        ResultsLog(out / backend / "results.jsonl") as results,
+    ):
+        wanted = {claim.id for claim in claims}
+        decided = {row["id"]: row for row in ledger.open(resume=True) if row["id"] in wanted}
+        results.open(resume=True)
+        todo = [claim for claim in claims if claim.id not in decided]
+        print(f"{backend}: {len(decided)} of {len(claims)} claims in {ledger.path}, {len(todo)} to verify", flush=True)
+        if todo:
+            settings = Settings.from_env(
+                {},
+                corpora=(CORPUS,),
+                sources=("local",),
+                use_memory=False,
+                cache_dir=cache_dir,
+                backend=backend,
+                openai_base_url=base_url if backend != "offline" else None,
+                llm_model=model,
+            )
+            machine = machine_name()
 
-    def progress(row: dict) -> None:
-        done[0] += 1
-        stats = row["stats"]
-        print(
-            f"  {backend} {done[0]}: {row['verdict']:<16} gold {row['gold']:<16} {stats['seconds']:6.1f}s "
-            f"{stats['tool_calls']} call(s) {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)} tokens",
-            flush=True,
-        )
+            def record(row: dict) -> None:
+                results.append(row)
+                compact = ledger_row(row, machine)
+                ledger.append(compact)
+                decided[row["id"]] = compact
+                stats = row["stats"]
+                print(
+                    f"  {backend} {len(decided)}/{len(claims)}: {row['verdict']:<16} gold {row['gold']:<16} "
+                    f"{stats['seconds']:6.1f}s {stats['tool_calls']} call(s) "
+                    f"{stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)} tokens",
+                    flush=True,
+                )
 
-    outcome = await run(options, settings, on_progress=progress)
-    return figures(outcome.metrics)
+            def failed(claim, error) -> None:
+                print(f"  {backend} {claim.id}: failed ({error}); a rerun tries it again", flush=True)
+
+            async with open_verifier(settings) as verifier:
+                await verify_labelled(verifier, todo, 1, record, failed)
+    return figures(run_metrics(list(decided.values()))) if decided else None
 
 
 def main() -> int:
@@ -90,6 +136,9 @@ def main() -> int:
     parser.add_argument("--claims", type=int, default=100)
     parser.add_argument("--backend", nargs="+", choices=BACKENDS, default=list(BACKENDS))
     parser.add_argument("--out", type=Path, default=Path("runs/llm-bench"))
+    parser.add_argument(
+        "--ledger", type=Path, default=DEFAULT_LEDGER, help="where each backend's per-claim figures are kept"
+    )
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
     for path in (CLAIMS, CORPUS):
@@ -106,19 +155,25 @@ def main() -> int:
         "claims": args.claims,
         "backends": {},
     }
+    claims, _ = test_part_sample(args.claims)
     for backend in args.backend:
+        args.ledger.mkdir(parents=True, exist_ok=True)
+        (args.out / backend).mkdir(parents=True, exist_ok=True)
         summary["backends"][backend] = asyncio.run(
-            bench(backend, args.claims, args.out, base_url, model, args.cache_dir)
+            bench(backend, claims, args.out, args.ledger, base_url, model, args.cache_dir)
         )
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(
-        f"\n{'backend':<9} {'acc':>6} {'F1':>6} {'calls':>6} {'tok in':>7} {'tok out':>7} {'s/claim':>8} {'parsed':>7} {'on LLM':>7} {'failed':>6}"
+        f"\n{'backend':<9} {'claims':>6} {'acc':>6} {'F1':>6} {'calls':>6} {'tok in':>7} {'tok out':>7} {'s/claim':>8} {'parsed':>7} {'on LLM':>7} {'failed':>6}"
     )
     for backend, f in summary["backends"].items():
+        if f is None:
+            print(f"{backend:<9} no claim decided")
+            continue
         parsed = "-" if f["parsed_call_share"] is None else f"{f['parsed_call_share']:.0%}"
         print(
-            f"{backend:<9} {f['accuracy']:6.3f} {f['macro_f1']:6.3f} {f['tool_calls_per_claim']:6.2f} "
+            f"{backend:<9} {f['claims']:6d} {f['accuracy']:6.3f} {f['macro_f1']:6.3f} {f['tool_calls_per_claim']:6.2f} "
             f"{f['prompt_tokens_per_claim']:7.0f} {f['completion_tokens_per_claim']:7.0f} {f['seconds_per_claim']:8.1f} "
             f"{parsed:>7} {f['claims_on_llm_path']:7d} {f['claims_with_endpoint_failure']:6d}"
         )

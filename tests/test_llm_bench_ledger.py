@@ -1,0 +1,95 @@
+"""The LLM benchmark's ledger, which the repository keeps: figures only, never a claim's or its evidence's text."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+@pytest.fixture(scope="module")
+def llm_backends():
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("llm_backends", BENCH / "llm_backends.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def result_row() -> dict:
+    claim = "Quillon Marsh painted the Ashgrove murals in 1911."
+    passage = "The Ashgrove murals were painted by Quillon Marsh between 1909 and 1911."
+    return {
+        "id": "4711",
+        "gold": "SUPPORTS",
+        "gold_evidence": [[["Ashgrove_murals", 0]]],
+        "claim": claim,
+        "verdict": "SUPPORTS",
+        "abstained": False,
+        "confidence": 0.81,
+        "reason": f"'{passage}' supports it",
+        "triplets": [{"subject": "Quillon Marsh", "relation": "painted", "object": "the Ashgrove murals"}],
+        "keywords": ["Quillon Marsh", "Ashgrove murals"],
+        "entities": ["Quillon Marsh"],
+        "evidence": [{"page": "Ashgrove_murals", "line": 0, "text": passage, "source": "local-corpus"}],
+        "trace": [{"thought": f"search {claim}", "action": "search", "observation": passage}],
+        "backend": "llm",
+        "stats": {
+            "seconds": 141.2,
+            "tool_calls": 2,
+            "tool_calls_by_tool": {"search": 2},
+            "memory_hits": 0,
+            "llm_calls": 4,
+            "prompt_tokens": 2950,
+            "completion_tokens": 310,
+            "llm_tool_turns": 2,
+            "llm_unreadable_turns": 0,
+            "llm_failure": None,
+            "backend": "llm",
+        },
+    }
+
+
+def test_a_ledger_row_keeps_the_figures_and_no_text(llm_backends):
+    row = llm_backends.ledger_row(result_row(), "2 cpu x86_64 test")
+
+    assert {key: row[key] for key in ("id", "gold", "verdict", "abstained", "confidence", "backend")} == {
+        "id": "4711",
+        "gold": "SUPPORTS",
+        "verdict": "SUPPORTS",
+        "abstained": False,
+        "confidence": 0.81,
+        "backend": "llm",
+    }
+    assert row["stats"] == result_row()["stats"]
+    assert row["machine"] == "2 cpu x86_64 test"
+    written = json.dumps(row)
+    for text in ("Quillon", "Ashgrove", "murals", "1911"):
+        assert text not in written
+
+
+def test_the_figures_come_from_ledger_rows_alone(llm_backends):
+    from mermaid_verifier.evaluation.run_metrics import run_metrics
+
+    right = llm_backends.ledger_row(result_row(), "m")
+    wrong = llm_backends.ledger_row(result_row() | {"id": "4712", "verdict": "REFUTES"}, "m")
+    unreadable = result_row()
+    unreadable["stats"] = unreadable["stats"] | {"llm_tool_turns": 1, "llm_unreadable_turns": 1}
+    third = llm_backends.ledger_row(unreadable | {"id": "4713"}, "m")
+
+    figures = llm_backends.figures(run_metrics([right, wrong, third]))
+
+    assert figures["claims"] == 3
+    assert figures["accuracy"] == pytest.approx(2 / 3)
+    assert figures["tool_calls_per_claim"] == 2
+    assert figures["prompt_tokens_per_claim"] == 2950
+    assert figures["parsed_call_share"] == pytest.approx(5 / 6)
+    assert figures["claims_on_llm_path"] == 3
