@@ -13,7 +13,10 @@ the in-memory bm25s index, ``TantivyCorpusIndex.open`` for the on-disk one):
 * open + queries: a second fresh process opening the built index (what every later server start
   does; its time is the cold-open time), then ``--queries`` claim-like searches (k=5) for p50/p95.
 
-Each phase runs in its own process so its peak RSS (``getrusage``) is its own. The indexes are
+Each phase runs in its own process so its peak RSS (``getrusage``) is its own. RSS counts the pages of
+files the process maps (tantivy reads its segments through mmap, so merging them maps gigabytes of
+index files the kernel can drop at will) as well as its own anonymous memory; on Linux a sampler
+(every 0.1 s, ``/proc/self/status``) records the peak of each part separately. The indexes are
 removed after each size, and so is the corpus unless ``--keep-corpora DIR`` keeps it for later runs.
 """
 
@@ -30,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -126,6 +130,45 @@ def peak_rss_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
+class RssParts:
+    """Peaks of the anonymous and the file-backed part of this process's RSS, sampled on a thread (Linux)."""
+
+    STATUS = Path("/proc/self/status")
+
+    def __init__(self, interval_s: float = 0.1):
+        self.interval_s = interval_s
+        self.peak_anon_mb: float | None = None
+        self.peak_file_mb: float | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample_until_stopped, daemon=True)
+
+    def sample(self) -> None:
+        fields = {}
+        for line in self.STATUS.read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("RssAnon", "RssFile"):
+                fields[name] = int(value.split()[0]) / 1024  # kB
+        if len(fields) == 2:
+            self.peak_anon_mb = max(self.peak_anon_mb or 0.0, fields["RssAnon"])
+            self.peak_file_mb = max(self.peak_file_mb or 0.0, fields["RssFile"])
+
+    def _sample_until_stopped(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.sample()
+
+    def __enter__(self) -> RssParts:
+        if self.STATUS.exists():
+            self.sample()
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+            self.sample()
+
+
 def open_memory_index(corpus: Path, cache: Path) -> tuple[object, dict]:
     """The in-memory (bm25s) index as the server opens it, with build and save timed on the way."""
     from mermaid_verifier.tools.corpus_index import CorpusIndex
@@ -166,8 +209,15 @@ OPENERS = {"memory": open_memory_index, "tantivy": open_tantivy_index}
 def child(phase: str, backend: str, corpus: Path, cache: Path, queries: int, seed: int) -> dict:
     baseline_mb = peak_rss_mb()
     started = time.perf_counter()
-    index, details = OPENERS[backend](corpus, cache)
-    result = {"phase": phase, "open_s": time.perf_counter() - started, **details}
+    with RssParts() as parts:
+        index, details = OPENERS[backend](corpus, cache)
+    result = {
+        "phase": phase,
+        "open_s": time.perf_counter() - started,
+        "peak_anon_mb": parts.peak_anon_mb,
+        "peak_file_mb": parts.peak_file_mb,
+        **details,
+    }
     if phase == "cold" and "build_s" not in result:
         raise SystemExit("the cache was not empty: the cold phase loaded instead of building")
     if phase == "cached" and "build_s" in result:
@@ -254,6 +304,8 @@ def measure_size(
                 "save_s": cold.get("save_s"),
                 "read_s": cold["open_s"] - cold["build_s"] - cold.get("save_s", 0.0),
                 "cold_peak_rss_mb": cold["peak_rss_mb"],
+                "cold_peak_anon_mb": cold["peak_anon_mb"],
+                "cold_peak_file_mb": cold["peak_file_mb"],
                 "cached_load_s": cached["open_s"],
                 "cached_peak_rss_mb": cached["peak_rss_mb"],
                 "import_rss_mb": cold["import_rss_mb"],
@@ -271,10 +323,15 @@ def measure_size(
     return rows
 
 
+def megabytes(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f}"
+
+
 def table(rows: list[dict]) -> str:
     header = (
         "| backend | passages | corpus MiB | cold open s (read / build / save) | open built index s | query p50 ms "
-        "| query p95 ms | peak RSS build MB | peak RSS open + queries MB | index on disk MiB |"
+        "| query p95 ms | peak RSS build MB | of which anonymous / file-backed MB (peaks) "
+        "| peak RSS open + queries MB | index on disk MiB |"
     )
     lines = [header, "|---" * (header.count("|") - 1) + "|"]
     for r in rows:
@@ -282,7 +339,8 @@ def table(rows: list[dict]) -> str:
             f"| {r['backend']} | {r['passages']:,} | {r['corpus_mib']:.0f} | {r['cold_open_s']:.1f} "
             f"({r['read_s']:.1f} / {r['build_s']:.1f} / "
             f"{(r['save_s'] or 0):.1f}) | {r['cached_load_s']:.2f} | {r['query_p50_ms']:.2f} | "
-            f"{r['query_p95_ms']:.2f} | {r['cold_peak_rss_mb']:.0f} | {r['cached_peak_rss_mb']:.0f} | "
+            f"{r['query_p95_ms']:.2f} | {r['cold_peak_rss_mb']:.0f} | {megabytes(r.get('cold_peak_anon_mb'))} / "
+            f"{megabytes(r.get('cold_peak_file_mb'))} | {r['cached_peak_rss_mb']:.0f} | "
             f"{r['cache_mib']:.0f} |"
         )
     return "\n".join(lines)

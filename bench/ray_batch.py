@@ -1,57 +1,90 @@
-"""Batch on Ray against the in-process batch: the same claims, end to end as a user's command runs them.
+"""Batch on Ray against the in-process batch: the same claims, each way a user's command in a fresh process.
 
     python bench/ray_batch.py [--claims 500] [--workers 1 2] [--concurrency 2] [--repeat 3] [--out runs/ray-bench]
 
 Verifies the first ``--claims`` claims of the FEVER paper_dev *test* part (offline backend, the
-local wiki corpus only, memory off) three ways through ``fever_run.run`` — what ``mermaid-verifier
-fever`` calls: in this process, then with ``--ray local --workers N`` for each N. Each way writes its
-own run directory under ``--out`` (fresh each time). Wall time is the whole run, start-up included
-(Ray's cluster start, each worker building its graph); the corpus index is cached under
-``--cache-dir`` beforehand so no way pays for building it. Overhead is the 1-worker Ray wall time
-against the in-process one, at the same per-process concurrency. The ways take turns ``--repeat``
-times (in process, Ray 1, Ray 2, in process, ...), so a slow spell of the machine falls on all of them;
-the table gives each way's median wall time and every run's time beside it.
+local wiki corpus only, memory off) by running ``mermaid-verifier fever`` as a user would: in
+process, then with ``--ray local --workers N`` for each N. Each run is a new process, so every way
+pays its own start-up — Python and its imports, the graph's tool servers and stance model, and for
+Ray the cluster's start and stop and each worker's imports and graph. Wall time is the command's,
+from start to exit. The corpus index is cached under ``--cache-dir`` beforehand so no way pays for
+building it. Overhead is the 1-worker Ray wall time against the in-process one, at the same
+per-process concurrency. The ways take turns ``--repeat`` times (in process, Ray 1, Ray 2, in
+process, ...), so a slow spell of the machine falls on all of them; the table gives each way's
+median wall time and every run's time beside it. Each run's directory and console output stay
+under ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime
 import os
 import platform
 import shutil
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, SPLIT, test_part_sample
+import orjson
+from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, SPLIT
+
+WARM_UP_CLAIMS = 3
 
 
-def options_for(args, out_dir: Path, workers: int | None):
-    from mermaid_verifier.evaluation.fever_run import RunOptions
-    from mermaid_verifier.evaluation.ray_batch import RayOptions
+def fever_command(args, out_dir: Path, claims: int, workers: int | None) -> list[str]:
+    command = [
+        str(Path(sys.executable).with_name("mermaid-verifier")),
+        "fever",
+        str(CLAIMS),
+        "--corpus",
+        str(CORPUS),
+        "--split",
+        str(SPLIT),
+        "--part",
+        "test",
+        "--limit",
+        str(claims),
+        "--no-memory",
+        "--concurrency",
+        str(args.concurrency),
+        "--out",
+        str(out_dir),
+    ]
+    if workers:
+        command += ["--ray", "local", "--workers", str(workers)]
+    return command
 
-    return RunOptions(
-        claims_path=CLAIMS,
-        out_dir=out_dir,
-        limit=args.claims,
-        concurrency=args.concurrency,
-        split_file=SPLIT,
-        parts=("test",),
-        ray=RayOptions(address="local", workers=workers) if workers else None,
-    )
+
+def bench_environment(cache_dir: Path) -> dict[str, str]:
+    return os.environ | {
+        "MERMAID_SOURCES": "local",
+        "MERMAID_BACKEND": "offline",
+        "MERMAID_CACHE_DIR": str(cache_dir),
+        "RAY_AUTH_MODE": "disabled",  # a throwaway local cluster
+    }
 
 
-async def timed_run(options, settings) -> dict:
-    from mermaid_verifier.evaluation.fever_run import run
-
-    if options.out_dir.exists():
-        shutil.rmtree(options.out_dir)
+def timed_run(args, out_dir: Path, claims: int, workers: int | None) -> dict:
+    """Run the command once in a fresh process; its wall time and what it decided."""
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    console = out_dir.with_suffix(".log")
     started = time.perf_counter()
-    outcome = await run(options, settings)
+    with console.open("w") as log:
+        done = subprocess.run(
+            fever_command(args, out_dir, claims, workers),
+            env=bench_environment(args.cache_dir),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     wall = time.perf_counter() - started
-    rows = outcome.rows
+    if done.returncode != 0:
+        sys.exit(f"the run in {out_dir} failed (exit {done.returncode}); see {console}")
+    rows = [orjson.loads(line) for line in (out_dir / "results.jsonl").read_bytes().splitlines() if line.strip()]
     return {
         "claims": len(rows),
         "wall_s": wall,
@@ -59,16 +92,6 @@ async def timed_run(options, settings) -> dict:
         "accuracy": sum(r["gold"] == r["verdict"] for r in rows) / len(rows),
         "verdicts": {r["id"]: r["verdict"] for r in rows},
     }
-
-
-async def warm_index(settings) -> None:
-    """Build (or load) the corpus index once, so no measured run pays for it."""
-    from mermaid_verifier.evaluation.batch import verify_labelled
-    from mermaid_verifier.graph import open_verifier
-
-    _, warm_up = test_part_sample(1)
-    async with open_verifier(settings) as verifier:
-        await verify_labelled(verifier, warm_up, 1)
 
 
 def main() -> None:
@@ -80,24 +103,21 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/ray-bench"))
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
-    from mermaid_verifier.config import Settings
-
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a throwaway local cluster
-    settings = Settings.from_env(
-        corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",), backend="offline"
-    )
+    for path in (CLAIMS, CORPUS):
+        if not path.is_file():
+            sys.exit(f"{path} not found: this benchmark needs the shared FEVER data")
     print(
         f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
         f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}",
         flush=True,
     )
-    asyncio.run(warm_index(settings))
+    timed_run(args, args.out / "warm-up", WARM_UP_CLAIMS, None)  # builds the corpus index cache
     runs: dict[str, list[dict]] = {}
     for turn in range(1, args.repeat + 1):
         for workers in [None, *args.workers]:
             name = "in process" if workers is None else f"Ray, {workers} worker{'s' * (workers > 1)}"
             out_dir = args.out / name.replace(" ", "-").replace(",", "")
-            result = asyncio.run(timed_run(options_for(args, out_dir, workers), settings))
+            result = timed_run(args, out_dir, args.claims, workers)
             runs.setdefault(name, []).append(result)
             print(f"run {turn}, {name}: {result['claims_per_s']:.2f} claims/s, {result['wall_s']:.1f} s", flush=True)
 
