@@ -5,6 +5,7 @@ import asyncio
 import importlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ def factory(tmp_path, monkeypatch):
     monkeypatch.setenv("MERMAID_CORPUS", str(corpus))
     monkeypatch.setenv("MERMAID_SOURCES", "local")
     monkeypatch.setenv("MERMAID_CACHE_DIR", str(tmp_path / "cache"))
+    # As in a fresh server process, the temporary directory is not looked up yet (pytest's tmp_path did it here).
+    monkeypatch.setattr(tempfile, "tempdir", None)
     return getattr(importlib.import_module(module_name), attribute)
 
 

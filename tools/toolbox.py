@@ -77,7 +77,10 @@ def stdio_server(
     async def connect():
         # Stdio servers start with a stripped environment; pass ours (plus overrides) explicitly.
         params = StdioServerParameters(command=command, args=args, env={**os.environ, **(env or {})})
-        with tempfile.TemporaryFile("w+") as errlog:
+        # Made in a thread: the first temporary file looks for a writable directory (os.getcwd and
+        # test writes), which an ASGI host such as ``langgraph dev`` refuses on its event loop.
+        errlog = await asyncio.to_thread(tempfile.TemporaryFile, "w+")
+        with errlog:
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write):
                     async with ClientSession(read, write) as session:
@@ -86,8 +89,8 @@ def stdio_server(
             except BaseException as exc:
                 if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)):
                     raise
-                errlog.seek(0)
-                raise ToolServerError(_server_failure(name, exc, errlog.read())) from exc
+                stderr = await asyncio.to_thread(_read_from_start, errlog)
+                raise ToolServerError(_server_failure(name, exc, stderr)) from exc
 
     return ServerSpec(name, connect, source)
 
@@ -103,6 +106,11 @@ def corpus_server(corpora: list[Path], cache_dir: Path, index_backend: str | Non
     for path in corpora:
         args += ["--corpus", str(path)]
     return stdio_server("local-corpus", sys.executable, args, source=corpus_source(corpora))
+
+
+def _read_from_start(file) -> str:
+    file.seek(0)
+    return file.read()
 
 
 def _leaf_exceptions(exc: BaseException) -> list[BaseException]:
@@ -158,9 +166,11 @@ class Toolbox:
             raise self._startup_error
 
     async def _own_sessions(self) -> None:
+        starting = "?"
         try:
             async with contextlib.AsyncExitStack() as stack:
                 for spec in self.servers:
+                    starting = spec.name
                     session = await stack.enter_async_context(spec.connect())
                     listed = await session.list_tools()
                     self._sessions[spec.name] = session
@@ -170,7 +180,7 @@ class Toolbox:
         except ToolServerError as exc:
             self._startup_error = exc
         except Exception as exc:  # in-process connectors raise the SDK's own errors
-            self._startup_error = ToolServerError(_server_failure("?", exc, ""))
+            self._startup_error = ToolServerError(_server_failure(starting, exc, ""))
         finally:
             self._sessions.clear()
             self._ready.set()
