@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-
-from langgraph.graph.state import CompiledStateGraph
+from typing import TYPE_CHECKING
 
 from mermaid_verifier.errors import MermaidError
 from mermaid_verifier.evaluation.datasets import LabelledClaim
 from mermaid_verifier.output import result_from_output
+
+if TYPE_CHECKING:  # the graph's import is heavy and a Ray driver never builds one
+    from langgraph.graph.state import CompiledStateGraph
 
 
 def result_row(claim: LabelledClaim, output: dict) -> dict:

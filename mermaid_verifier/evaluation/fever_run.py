@@ -184,6 +184,13 @@ class FailureTracker:
             ) from error
 
 
+def graph_opener(settings: Settings, verifier_factory=None) -> Callable:
+    """What opens the graph of an in-process run: ``verifier_factory`` (tests), else ``open_verifier``."""
+    from mermaid_verifier.graph import open_verifier
+
+    return verifier_factory or (lambda: open_verifier(settings))
+
+
 async def run(
     options: RunOptions,
     settings: Settings,
@@ -193,8 +200,8 @@ async def run(
     verifier_factory=None,
 ) -> RunOutcome:
     """Verify the claims of ``options`` not yet in the results log; return all rows and the metrics."""
-    from mermaid_verifier.graph import open_verifier
-
+    # A Ray driver builds no graph (its workers do), so it skips the graph's imports.
+    open_graph = None if options.ray is not None else graph_opener(settings, verifier_factory)
     claims, bad_lines = load_claims(options)
     claims = order_claims(claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None)
     make_run_dir(options.out_dir)
@@ -217,8 +224,7 @@ async def run(
         started = time.perf_counter()
         if todo and options.ray is not None:
             await verify_on_ray(settings, todo, options.concurrency, options.ray, record, failures.failed)
-        elif todo:
-            open_graph = verifier_factory or (lambda: open_verifier(settings))
+        elif todo and open_graph is not None:
             async with open_graph() as verifier:
                 await verify_labelled(verifier, todo, options.concurrency, record, failures.failed)
         wall_seconds = time.perf_counter() - started
