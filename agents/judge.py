@@ -459,6 +459,30 @@ def verdict_from_llm_answer(
     return stance_reading_kept(stance_reading, f"the LLM judge said {label} ({reason}; abstained: {why})")
 
 
+def cascade_verdict(verdict: Verdict, offline_label: Label, offline_confidence: float) -> Verdict:
+    """The verdict of a claim the cascade escalated: the LLM path may confirm the offline label (and lift
+    its abstention), never overturn it. A different label is reported as the offline verdict, abstained,
+    with the LLM path's reading in the reason.
+
+    Why: the cascade must never do worse than offline. Measured with a small local model (see
+    docs/evaluation.md), the LLM path's labels that differed from the offline one were wrong as often
+    as right, while the stance model's label is the one fitted and calibrated on FEVER."""
+    if verdict.label == offline_label:
+        return verdict
+    return verdict.model_copy(
+        update={
+            "label": offline_label,
+            "confidence": offline_confidence,
+            "abstained": True,
+            "conflict": False,
+            "cited": [],
+            "reason": f"abstained: the offline verdict {offline_label.value} at {offline_confidence:.2f} was not "
+            f"confident, and the LLM path read the claim as {verdict.label.value} at {verdict.confidence:.2f}; "
+            f"in the cascade the LLM may confirm the offline label, not overturn it ({verdict.reason})",
+        }
+    )
+
+
 def stance_reading_kept(stance_reading: Verdict, why: str) -> Verdict:
     """The stance model's verdict on the same evidence, as an abstention that says why the LLM's did not stand."""
     return stance_reading.model_copy(

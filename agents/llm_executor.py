@@ -21,7 +21,8 @@ Cascade
     :class:`CascadeExecutor` runs the offline executor and the offline judge's rule on its evidence;
     a confident (not abstained) verdict stands (``stats.backend == "offline"``), otherwise the LLM
     executor continues from the offline evidence and trace with its own step budget
-    (``stats.backend == "llm"``, which makes the graph use the LLM judge).
+    (``stats.backend == "llm"``, which makes the graph use the LLM judge). The offline label travels in
+    ``stats.offline_label``: the LLM path may confirm it, never overturn it (``judge.cascade_verdict``).
 """
 
 from __future__ import annotations
@@ -552,4 +553,5 @@ class CascadeExecutor:
                 observation=f"offline verdict {verdict.label.value} at {verdict.confidence:.2f} abstained",
             )
         )
+        result.stats.offline_label, result.stats.offline_confidence = verdict.label, verdict.confidence
         return await self.llm.run(claim, decomposition, remembered, previous=result)

@@ -36,6 +36,7 @@ from mermaid_verifier.agents.judge import (
     abstention_without_decomposition,
     annotate,
     assess,
+    cascade_verdict,
 )
 from mermaid_verifier.agents.model_calls import Pricing, add_usage, usage_scope
 from mermaid_verifier.agents.roles import Decomposer, Executor, Judge
@@ -304,6 +305,8 @@ async def judge(state: VerifierState, agents: Agents) -> dict:
         if stats.llm_failure is not None:  # the search or the LLM judge failed: abstain, keep the evidence
             stance_reading = await agents.judges["offline"].judge(state["claim"], trusted, entities)
             verdict = abstain_after_llm_failure(stance_reading, stats.llm_failure)
+    if stats.offline_label is not None and stats.offline_confidence is not None:  # a claim the cascade escalated
+        verdict = cascade_verdict(verdict, stats.offline_label, stats.offline_confidence)
     ranked = annotate(trusted, resources.judge_config, state["claim"], entities)
     return {"verdict": verdict, "evidence": ranked, "stats": add_usage(stats, usage, agents.pricing)}
 

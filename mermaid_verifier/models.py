@@ -131,6 +131,12 @@ class Stats(BaseModel):
         description="The LLM endpoint failure that cut this claim's "
         "search or verdict short, if any (the claim then abstains and says so)",
     )
+    offline_label: Label | None = Field(
+        default=None,
+        description="In cascade mode, the label of the offline verdict that abstained and sent the claim "
+        "to the LLM path: the LLM path may confirm it, never overturn it",
+    )
+    offline_confidence: float | None = Field(default=None, description="That offline verdict's confidence")
 
 
 class Verdict(BaseModel):

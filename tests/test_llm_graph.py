@@ -15,8 +15,9 @@ from langgraph.types import Command
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError
-from mermaid_verifier.graph import Resources, build_graph
-from mermaid_verifier.models import Label, Stance
+from mermaid_verifier.graph import Resources, build_graph, wire_agents
+from mermaid_verifier.graph import judge as judge_node
+from mermaid_verifier.models import Label, Stance, Stats
 from mermaid_verifier.output import result_from_output
 from mermaid_verifier.tools.toolbox import Toolbox
 
@@ -271,6 +272,33 @@ async def test_cascade_calls_the_llm_only_when_the_offline_verdict_abstains(llm_
     assert uncertain["stats"].tool_calls == escalation + 1
     assert "Nothing mentions the Bronx." in uncertain["verdict"].reason and "LLM judge" in uncertain["verdict"].reason
     assert chat["decomposer"].received == []  # cascade decomposes offline
+    assert uncertain["stats"].offline_label == Label.NOT_ENOUGH_INFO  # confirmed, so the LLM's verdict stands
+    assert uncertain["stats"].offline_confidence is not None
+
+
+async def test_in_the_cascade_the_llm_path_confirms_the_offline_label_but_never_overturns_it(llm_resources):
+    """The judge node of an escalated claim: an LLM reading that agrees with the stance model on the
+    evidence but not with the offline verdict that escalated gives that offline label, abstained."""
+    stance = ScriptedStance(KUBRICK_RULES)
+    offline = await run(llm_resources(stance, models(), backend="cascade"), KUBRICK)  # evidence to judge
+    chat = models(judge=[cite("2001: A Space Odyssey (film)"), cite("2001: A Space Odyssey (film)")])
+    resources = llm_resources(stance, chat, backend="cascade")
+    agents = wire_agents(resources)
+    state = {"claim": KUBRICK, "evidence": offline["evidence"], "decomposition": offline["decomposition"]}
+    try:
+        escalated_from = {"backend": "llm", "offline_label": Label.REFUTES, "offline_confidence": 0.41}
+        overturned = await judge_node(state | {"stats": Stats(**escalated_from)}, agents)
+        confirmed = await judge_node(
+            state | {"stats": Stats(**escalated_from | {"offline_label": Label.SUPPORTS})}, agents
+        )
+    finally:
+        await resources.aclose()
+    verdict = overturned["verdict"]
+    assert (verdict.label, verdict.abstained, verdict.confidence) == (Label.REFUTES, True, 0.41)
+    assert "the LLM path read the claim as SUPPORTS" in verdict.reason and "not overturn it" in verdict.reason
+    assert verdict.cited == []
+    assert (confirmed["verdict"].label, confirmed["verdict"].abstained) == (Label.SUPPORTS, False)
+    assert confirmed["verdict"].cited
 
 
 async def test_a_reviewer_asking_for_more_continues_the_llm_search(llm_resources):
