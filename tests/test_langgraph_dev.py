@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from .processes import command_line, live_processes, require_proc
+
 pytestmark = pytest.mark.langgraph_dev
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,19 +34,8 @@ def free_port() -> int:
 
 
 def session_processes(session_id: int) -> dict[int, str]:
-    """Live processes of a session (its leader's pid), with their command lines; zombies left out."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue  # exited meanwhile
-        if int(fields[3]) == session_id and fields[0] != "Z":
-            found[int(entry.name)] = command
-    return found
+    """Live processes of a session (its leader's pid), with their command lines."""
+    return {process.pid: command_line(process.pid) for process in live_processes() if process.session == session_id}
 
 
 def http_json(method: str, url: str, body: dict | None = None, timeout: float = 10) -> dict:
@@ -71,8 +62,7 @@ def wait_until_up(base: str, server: subprocess.Popen, log: Path) -> None:
 def langgraph_dev(tmp_path):
     """A ``langgraph dev`` server from the repository (no browser, no reload), in a session of its own."""
     pytest.importorskip("langgraph_api", reason="needs the LangGraph API server: pip install 'langgraph-cli[inmem]'")
-    if not Path("/proc/self/stat").exists():
-        pytest.skip("needs /proc to list the server's processes")
+    require_proc()  # before the server starts
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(
         json.dumps({"id": "1", "title": "Mount Everest", "text": "Mount Everest is in the Himalayas."}) + "\n"

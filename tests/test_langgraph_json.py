@@ -12,6 +12,8 @@ import pytest
 from blockbuster import blockbuster_ctx
 from langgraph_cli.config import validate_config_file
 
+from .processes import live_processes
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -34,19 +36,8 @@ def factory(tmp_path, monkeypatch):
 
 
 def children() -> set[int]:
-    """Live child processes of this test process (from /proc; zombies, already exited, left out)."""
-    if not Path("/proc/self/stat").exists():
-        pytest.skip("needs /proc to list child processes")
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # exited meanwhile
-            if int(fields[1]) == os.getpid() and fields[0] != "Z":
-                found.add(int(entry.name))
-    return found
+    """Live child processes of this test process."""
+    return {process.pid for process in live_processes() if process.parent == os.getpid()}
 
 
 async def test_the_factory_yields_the_graph_for_inspection_without_starting_anything(factory):
