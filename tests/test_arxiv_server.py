@@ -129,6 +129,24 @@ async def test_an_unknown_id_is_a_normal_not_found_result(server):
     assert "arXiv has no paper '0000.0000'" in data["message"]
 
 
+async def test_an_empty_feed_is_cached_for_an_hour_a_paper_for_a_week(server, monkeypatch):
+    with VCR.use_cassette("abstract_missing.yaml", allow_playback_repeats=True) as missing:
+        await call(server, "get_abstract", {"arxiv_id": "0000.0000"})
+        await call(server, "get_abstract", {"arxiv_id": "0000.0000"})
+        assert missing.play_count == 1  # within the hour: from the cache
+        later = time.time() + 3601
+        monkeypatch.setattr(time, "time", lambda: later)  # diskcache reads expiry with time.time()
+        await call(server, "get_abstract", {"arxiv_id": "0000.0000"})
+        assert missing.play_count == 2  # asked again
+    monkeypatch.undo()
+    with VCR.use_cassette("abstract.yaml") as found:
+        paper = structured(await call(server, "get_abstract", {"arxiv_id": "1605.08386"}))
+        six_days = time.time() + 6 * 86400
+        monkeypatch.setattr(time, "time", lambda: six_days)
+        again = structured(await call(server, "get_abstract", {"arxiv_id": "1605.08386"}))
+    assert found.play_count == 1 and again == paper and paper["found"]
+
+
 @pytest.mark.parametrize("bad", ["not an id", "1706", "../etc/passwd", "1706.03762v"])
 async def test_a_malformed_id_is_refused_without_a_request(server, bad, block_network):
     message = error_text(await call(server, "get_abstract", {"arxiv_id": bad}))

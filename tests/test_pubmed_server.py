@@ -5,6 +5,7 @@ import calendar
 import subprocess
 import sys
 import time
+import urllib.request
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -15,7 +16,7 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from mermaid_verifier.tools import pubmed_server
 from mermaid_verifier.tools.pubmed_server import create_server, settings_from_env
 from mermaid_verifier.tools.source_cache import ResponseCache
-from mermaid_verifier.tools.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S
+from mermaid_verifier.tools.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, user_agent_for
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
     CASSETTES,
@@ -88,10 +89,22 @@ async def test_search_fetches_the_abstracts_and_caches_search_and_articles(serve
     assert fetched["passages"][0] == {**strekas, "score": None}
 
 
-async def test_fetch_abstracts_reads_each_article_in_the_order_asked(server):
+async def test_fetch_abstracts_reads_each_article_in_the_order_asked(tmp_path, monkeypatch):
+    agents = []
+    real_urlopen = urllib.request.urlopen
+    monkeypatch.setattr(
+        urllib.request,
+        "urlopen",
+        lambda request, *args, **kw: (
+            agents.append(request.get_header("User-agent")) or real_urlopen(request, *args, **kw)
+        ),
+    )
+    monkeypatch.setenv("MERMAID_CONTACT", "factcheck-desk@example.org")
+    server = create_server(ResponseCache(tmp_path / "cache"), retry=FAST_RETRY, min_interval_s=0, **CREDENTIALS)
     with VCR.use_cassette("fetch_abstracts.yaml") as cassette:
         data = structured(await call(server, "fetch_abstracts", {"pmids": ["PMID:12091962", "9997", "12091962"]}))
     assert cassette.all_played
+    assert agents == [user_agent_for("factcheck-desk@example.org")]  # not urllib's 'Python-urllib/3.x'
     assert (data["pmids"], data["missing"], data["message"]) == (["12091962", "9997"], [], None)
     olivero, strekas = data["passages"]
     for passage in (olivero, strekas):

@@ -418,10 +418,23 @@ def test_source_session_puts_a_timeout_and_our_user_agent_on_every_request(monke
         return response
 
     monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", fake_send)
+    monkeypatch.setenv("MERMAID_CONTACT", "factcheck-desk@example.org")
     session = SourceSession("arXiv", timeout_s=3.5)
     session.get("https://export.arxiv.org/api/query", headers={"user-agent": "arxiv.py/4"})
     session.get("https://export.arxiv.org/api/query", timeout=1.0)
-    assert sent == [(source_http.USER_AGENT, 3.5), (source_http.USER_AGENT, 1.0)]
+    ours = source_http.user_agent_for("factcheck-desk@example.org")
+    assert sent == [(ours, 3.5), (ours, 1.0)]
+
+
+def test_the_user_agent_names_the_tool_the_contact_and_the_http_library():
+    # Wikimedia's policy: '<client>/<version> (<contact information>) <library>/<version>'
+    version = source_http._package_version()
+    assert source_http.user_agent_for("https://example.org/desk") == (
+        f"mermaid-verifier/{version} (https://example.org/desk; claim-verification tool) "
+        f"python-requests/{requests.__version__}"
+    )
+    assert "set MERMAID_CONTACT" in source_http.user_agent_for(None)
+    assert source_http.contact_from_env({"MERMAID_CONTACT": "  "}) is None
 
 
 # ----------------------------------------------------------------------------- packaging, stdout

@@ -12,6 +12,7 @@ from mermaid_verifier.tools.source_cache import ResponseCache
 from mermaid_verifier.tools.wikipedia_server import (
     WikipediaClient,
     create_server,
+    disambiguation_options,
     https_url,
     split_sentences,
     summary_result,
@@ -166,7 +167,8 @@ async def test_a_disambiguation_page_lists_the_options(server):
     assert cassette.all_played
     assert (data["found"], data["disambiguation"], data["passages"]) == (False, True, [])
     assert data["url"] == "https://en.wikipedia.org/wiki/Dodge_Ram_(disambiguation)"
-    # every linked list item, nested 'See also' items included, in page order, each once
+    # every linked list item, nested 'See also' items included, in page order, each once, by link
+    # target: the page's last item is the piped link [[Ram Trucks|Ram (brand)]]
     assert data["options"] == [
         "Dodge Ramcharger",
         "Dodge Ram Van",
@@ -176,7 +178,7 @@ async def test_a_disambiguation_page_lists_the_options(server):
         "Dodge Ram 50",
         "Dodge D-Series",
         "Dodge Rampage",
-        "Ram (brand)",
+        "Ram Trucks",
     ]
     assert data["message"].startswith(
         "'Dodge Ram (disambiguation)' is a disambiguation page: it may refer to 'Dodge Ramcharger'; 'Dodge Ram Van';"
@@ -293,3 +295,15 @@ def test_sentence_splitting_keeps_abbreviations_and_initials_together():
         "Then 3.5 per cent left.",
         "St. Mary was there, e.g. on Jan. 3.",
     ]
+
+
+def test_disambiguation_options_skip_red_links_and_other_namespaces():
+    html = (
+        '<ul><li class="toclevel-1 tocsection-1"><a href="#People">People</a></li>'
+        '<li><a href="/wiki/Mercury_(planet)" title="Mercury (planet)">the planet</a>, nearest the Sun</li>'
+        '<li><a href="/w/index.php?title=Mercury_(band)&amp;action=edit&amp;redlink=1" class="new" '
+        'title="Mercury (band) (page does not exist)">Mercury</a>, a band</li>'
+        '<li><a href="/wiki/Help:Disambiguation" title="Help:Disambiguation">help</a></li>'
+        '<li><a href="/wiki/Freddie_Mercury">Freddie Mercury</a></li><li>no link</li></ul>'
+    )
+    assert disambiguation_options(html) == ["Mercury (planet)", "Freddie Mercury"]

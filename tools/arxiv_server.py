@@ -12,7 +12,7 @@ How the ``arxiv`` package is used
     waits for the rate limiter (arXiv asks for at most one request every 3 seconds), is retried by
     our policy (the library's own retries are off) and must be an Atom feed -- the library would
     quietly read an HTML error page as "no results". ``page_size`` is ``k``, not the library's 100.
-    Answers are cached on disk for 7 days.
+    Answers are cached on disk for 7 days, empty ones for an hour.
 
 Run it as::
 
@@ -36,11 +36,12 @@ from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
-    USER_AGENT,
     RateLimiter,
     RetryPolicy,
     SourceSession,
+    contact_from_env,
     parse_xml,
+    warn_without_contact,
 )
 from mermaid_verifier.tools.source_passages import EvidencePassage, collapse, rank_score, unix_time
 from mermaid_verifier.tools.source_server import (
@@ -61,6 +62,7 @@ HOST = "export.arxiv.org"
 MAX_K = 50
 MAX_QUERY_CHARS = 1000
 DEFAULT_MIN_INTERVAL_S = 3.0  # arXiv API terms of use: no more than one request every three seconds
+EMPTY_ANSWER_EXPIRE_S = 3600.0  # an empty feed may be one of arXiv's transient empty pages
 ATOM_FEED = "{http://www.w3.org/2005/Atom}feed"
 
 # new-style ids (2007 on): 0704.0001, 2101.00001; old style: hep-th/9901001, math.GT/0309136
@@ -126,6 +128,12 @@ def validate_feed(body: bytes) -> None:
 
 def _https(url: str | None) -> str | None:
     return re.sub(r"^http://", "https://", url) if url else url
+
+
+def empty_answer_life(papers: list[dict]) -> float | None:
+    """How long an answer is cached: an empty feed for an hour only -- arXiv's API now and then answers
+    a query that has results with an empty page (the ``arxiv`` package's ``UnexpectedEmptyPageError``)."""
+    return EMPTY_ANSWER_EXPIRE_S if not papers else None
 
 
 def paper_record(result: arxiv.Result) -> dict:
@@ -213,7 +221,7 @@ class ArxivClient:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         retry: RetryPolicy | None = None,
         min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
-        user_agent: str = USER_AGENT,
+        user_agent: str | None = None,
     ):
         self.cache = cache
         self.session = SourceSession(
@@ -239,6 +247,7 @@ class ArxivClient:
             "search",
             {"query": query, "k": k},
             lambda: self._papers(arxiv.Search(query=query, max_results=k), page_size=k),
+            expire_s_for=empty_answer_life,
         )
 
     def abstract(self, arxiv_id: str) -> list[dict]:
@@ -248,6 +257,7 @@ class ArxivClient:
             "abstract",
             {"id": arxiv_id},
             lambda: self._papers(arxiv.Search(id_list=[arxiv_id], max_results=1), page_size=1),
+            expire_s_for=empty_answer_life,
         )
 
 
@@ -330,6 +340,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.min_interval < 0:
         parser.error("--min-interval must not be negative")
     configure_logging(args.log_level)
+    warn_without_contact(contact_from_env(), logger)
     server = create_server(
         cache_from_args(args),
         timeout_s=args.timeout,

@@ -57,8 +57,11 @@ from mermaid_verifier.tools.source_http import (
     DEFAULT_TIMEOUT_S,
     RateLimiter,
     RetryPolicy,
+    contact_from_env,
     ncbi_min_interval,
     parse_xml,
+    user_agent_for,
+    warn_without_contact,
     with_retries,
 )
 from mermaid_verifier.tools.source_passages import EvidencePassage, collapse, rank_score
@@ -338,18 +341,24 @@ def check_pmids(pmids: list[str]) -> list[str]:
 # ----------------------------------------------------------------------------- the HTTP route
 
 
-class _Timeout(threading.local):
+class _Call(threading.local):
+    """The calling client's settings, for the ``urlopen`` that Entrez calls in this thread."""
+
     seconds: float | None = None
+    user_agent: str | None = None
 
 
-_TIMEOUT = _Timeout()
+_CALL = _Call()
 _FALLBACK_TIMEOUT_S = DEFAULT_TIMEOUT_S
 
 
 def _urlopen_with_timeout(request, data=None, timeout=None, *args, **kwargs):
-    """``Bio.Entrez.urlopen``: the stdlib ``urlopen`` with the calling client's timeout."""
+    """``Bio.Entrez.urlopen``: the stdlib ``urlopen`` with the calling client's timeout and User-Agent
+    (urllib's own is 'Python-urllib/3.x')."""
     if timeout is None:
-        timeout = _TIMEOUT.seconds or _FALLBACK_TIMEOUT_S
+        timeout = _CALL.seconds or _FALLBACK_TIMEOUT_S
+    if isinstance(request, urllib.request.Request):
+        request.add_header("User-Agent", _CALL.user_agent or user_agent_for(contact_from_env()))
     return urllib.request.urlopen(request, data, timeout, *args, **kwargs)
 
 
@@ -375,9 +384,11 @@ class PubmedClient:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         retry: RetryPolicy | None = None,
         min_interval_s: float | None = None,
+        user_agent: str | None = None,
     ):
         configure_entrez()
         self.cache = cache
+        self.user_agent = user_agent or user_agent_for(contact_from_env())
         self.email = email or None
         self.api_key = api_key or None
         self.timeout_s = timeout_s
@@ -391,7 +402,8 @@ class PubmedClient:
 
         def attempt() -> ET.Element:
             self.limiter.wait()
-            previous, _TIMEOUT.seconds = _TIMEOUT.seconds, self.timeout_s
+            previous = _CALL.seconds, _CALL.user_agent
+            _CALL.seconds, _CALL.user_agent = self.timeout_s, self.user_agent
             try:
                 handle = function(**params, tool=TOOL_NAME, email=self.email, api_key=self.api_key)
                 try:
@@ -399,7 +411,7 @@ class PubmedClient:
                 finally:
                     handle.close()
             finally:
-                _TIMEOUT.seconds = previous
+                _CALL.seconds, _CALL.user_agent = previous
             if isinstance(body, str):  # Entrez wraps text/plain answers in a text reader
                 body = body.encode("utf-8")
             return parse_xml(body)
@@ -520,6 +532,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     check_common_args(parser, args)
     configure_logging(args.log_level)
+    warn_without_contact(contact_from_env(), logger)
     settings = settings_from_env()
     if settings["email"] is None:
         logger.warning("no contact email for NCBI: set NCBI_EMAIL (or ENTREZ_EMAIL), as NCBI asks")

@@ -92,13 +92,17 @@ class ResponseCache:
             logger.warning("response cache: an entry is not JSON; ignoring it")
             return None
 
-    def set(self, source: str, operation: str, args: Mapping[str, Any], value: Any) -> bool:
+    def set(
+        self, source: str, operation: str, args: Mapping[str, Any], value: Any, *, expire_s: float | None = None
+    ) -> bool:
+        """Store an answer for ``expire_s`` seconds, or the cache's ``expire_s`` if that is shorter or not given."""
         cache = self._open()
         if cache is None:
             return False
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        life = self.expire_s if expire_s is None else min(expire_s, self.expire_s)
         try:
-            return bool(cache.set(self.key(source, operation, args), text, expire=self.expire_s))
+            return bool(cache.set(self.key(source, operation, args), text, expire=life))
         except (diskcache.Timeout, sqlite3.Error, OSError) as exc:
             logger.warning("response cache: cannot write an entry (%s)", one_line(exc))
             return False
@@ -111,9 +115,16 @@ class ResponseCache:
 
 
 def cached_call(
-    cache: ResponseCache | None, source: str, operation: str, args: Mapping[str, Any], fetch: Callable[[], T]
+    cache: ResponseCache | None,
+    source: str,
+    operation: str,
+    args: Mapping[str, Any],
+    fetch: Callable[[], T],
+    *,
+    expire_s_for: Callable[[T], float | None] | None = None,
 ) -> T:
-    """``fetch()``'s JSON-able answer, from the cache when it holds one (only successes are stored)."""
+    """``fetch()``'s JSON-able answer, from the cache when it holds one (only successes are stored).
+    ``expire_s_for(answer)`` may give an answer a shorter life than the cache's (None: the cache's)."""
     if cache is not None:
         hit = cache.get(source, operation, args)
         if hit is not None:
@@ -121,5 +132,5 @@ def cached_call(
             return hit
     value = fetch()
     if cache is not None:
-        cache.set(source, operation, args, value)
+        cache.set(source, operation, args, value, expire_s=expire_s_for(value) if expire_s_for else None)
     return value

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import threading
 import time
@@ -53,7 +54,26 @@ def _package_version() -> str:
         return "0"
 
 
-USER_AGENT = f"mermaid-verifier/{_package_version()} (claim-verification tool; python-requests)"
+CONTACT_ENV = "MERMAID_CONTACT"  # an email address or URL where the services can reach whoever runs this copy
+
+
+def contact_from_env(environ: dict[str, str] | None = None) -> str | None:
+    """The operator's contact (``MERMAID_CONTACT``), None when unset."""
+    env = os.environ if environ is None else environ
+    return (env.get(CONTACT_ENV) or "").strip() or None
+
+
+def user_agent_for(contact: str | None) -> str:
+    """What the live sources see: the tool, its version, the operator's contact -- Wikimedia's
+    User-Agent policy and arXiv's API terms ask for one -- and the HTTP library."""
+    about = f"{contact}; claim-verification tool" if contact else f"claim-verification tool; contact: set {CONTACT_ENV}"
+    return f"mermaid-verifier/{_package_version()} ({about}) python-requests/{requests.__version__}"
+
+
+def warn_without_contact(contact: str | None, log: logging.Logger) -> None:
+    """A server started without a contact says so once (the services may throttle anonymous clients)."""
+    if contact is None:
+        log.warning("no contact address in the User-Agent: set %s to an email or URL, as the service asks", CONTACT_ENV)
 
 
 @dataclass(frozen=True)
@@ -180,7 +200,7 @@ class SourceSession(requests.Session):
         retry: RetryPolicy | None = None,
         limiter: RateLimiter | None = None,
         validate: Callable[[bytes], Any] | None = None,
-        user_agent: str = USER_AGENT,
+        user_agent: str | None = None,
         sleep: Callable[[float], Any] = time.sleep,
     ):
         super().__init__()
@@ -189,9 +209,9 @@ class SourceSession(requests.Session):
         self.retry = retry or RetryPolicy()
         self.limiter = limiter or RateLimiter(0.0)
         self.validate = validate
-        self.user_agent = user_agent
+        self.user_agent = user_agent or user_agent_for(contact_from_env())
         self._sleep = sleep
-        self.headers["User-Agent"] = user_agent
+        self.headers["User-Agent"] = self.user_agent
 
     def request(self, method, url, *args, **kwargs):
         if kwargs.get("timeout") is None:

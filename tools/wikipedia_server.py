@@ -39,10 +39,11 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 import wikipedia
 import wikipedia.wikipedia as wikipedia_module
+from bs4 import BeautifulSoup
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
@@ -53,11 +54,12 @@ from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
-    USER_AGENT,
     RateLimiter,
     RetryPolicy,
     SourceSession,
+    contact_from_env,
     parse_json_object,
+    warn_without_contact,
 )
 from mermaid_verifier.tools.source_passages import EvidencePassage, collapse
 from mermaid_verifier.tools.source_server import (
@@ -405,6 +407,43 @@ def sentences_result(title: str, record: dict, max_sentences: int, start_line: i
     )
 
 
+# Namespaces whose pages are never what an ambiguous title means (MediaWiki's canonical names).
+_NON_ARTICLE_NAMESPACES = frozenset(
+    ("help", "wikipedia", "category", "file", "image", "special", "template", "portal", "talk", "user", "draft")
+)
+
+
+def disambiguation_options(html: str) -> list[str]:
+    """The pages a disambiguation page lists, by each item's link *target*: a piped link such as
+    ``[[Ram Trucks|Ram (brand)]]`` reads 'Ram (brand)' but means the page 'Ram Trucks'. Items are the
+    page's list items with a link (table-of-contents items left out), in page order; red links (pages
+    that do not exist) and links outside the article namespace are skipped."""
+    options = []
+    for item in BeautifulSoup(html, "html.parser").find_all("li"):
+        if "tocsection" in "".join(item.get("class") or []):
+            continue
+        link = item.find("a")
+        title = _link_target(link) if link is not None else None
+        if title:
+            options.append(title)
+    return options
+
+
+def _link_target(link) -> str | None:
+    """The article title an <a> of parsed wikitext points to, else None."""
+    href = link.get("href") or ""
+    if "redlink=1" in href or "new" in (link.get("class") or []):
+        return None
+    path = urlsplit(href).path
+    if not path.startswith("/wiki/"):
+        return None
+    title = collapse(link.get("title") or unquote(path[len("/wiki/") :]).replace("_", " "))
+    namespace, colon, _ = title.partition(":")
+    if colon and namespace.casefold() in _NON_ARTICLE_NAMESPACES:
+        return None
+    return title or None
+
+
 def validate_mediawiki(body: bytes) -> dict:
     """A MediaWiki API answer must be a JSON object without an ``error`` member."""
     data = parse_json_object(body)
@@ -420,6 +459,7 @@ def validate_mediawiki(body: bytes) -> dict:
 
 class _Active(threading.local):
     client: "WikipediaClient | None" = None
+    parsed_html: str | None = None  # the last page HTML (rvparse) the package asked for in this thread
 
 
 _ACTIVE = _Active()
@@ -434,7 +474,18 @@ class _RequestsShim:
 
     def get(self, url, params=None, headers=None, **_ignored):
         client = _ACTIVE.client or _fallback_client()
-        return client.session.get(client.api_url, params=params)
+        response = client.session.get(client.api_url, params=params)
+        if params and "rvparse" in params:  # the package reads disambiguation options from this HTML
+            _ACTIVE.parsed_html = parsed_page_html(response.json())
+        return response
+
+
+def parsed_page_html(answer: dict) -> str | None:
+    """The HTML of the one page in a ``prop=revisions&rvparse`` answer."""
+    for page in (answer.get("query") or {}).get("pages", {}).values():
+        revisions = page.get("revisions") or [{}]
+        return revisions[0].get("*")
+    return None
 
 
 def _fallback_client() -> "WikipediaClient":
@@ -464,7 +515,7 @@ class WikipediaClient:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         retry: RetryPolicy | None = None,
         min_interval_s: float = DEFAULT_MIN_INTERVAL_S,
-        user_agent: str = USER_AGENT,
+        user_agent: str | None = None,
     ):
         install_requests_shim()
         self.lang = lang
@@ -505,14 +556,20 @@ class WikipediaClient:
 
     def _page(self, title: str, part: str) -> dict:
         with self._active():
+            _ACTIVE.parsed_html = None
             try:
                 page = wikipedia.page(title, auto_suggest=False, redirect=True)
             except wikipedia.DisambiguationError as exc:
+                html = _ACTIVE.parsed_html
+                # the package reads each option's link text; the link targets are the page titles
+                if html is None:
+                    logger.warning("no page HTML seen for %r; its options are the package's link texts", exc.title)
+                options = disambiguation_options(html) if html is not None else exc.options
                 return {
                     "kind": "disambiguation",
                     "title": exc.title,
                     "url": page_url(exc.title, self.lang),
-                    "options": _dedupe(exc.options, MAX_OPTIONS),
+                    "options": _dedupe(options, MAX_OPTIONS),
                 }
             except wikipedia.PageError:
                 titles, _ = wikipedia.search.fn(title, results=SUGGESTION_LIMIT, suggestion=True)
@@ -622,6 +679,7 @@ def main(argv: list[str] | None = None) -> None:
     if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", args.lang):
         parser.error(f"--lang {args.lang!r} is not a Wikipedia language code")
     configure_logging(args.log_level)
+    warn_without_contact(contact_from_env(), logger)
     server = create_server(
         cache_from_args(args), lang=args.lang, timeout_s=args.timeout, call_timeout_s=args.call_timeout
     )
