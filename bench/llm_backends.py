@@ -61,7 +61,19 @@ def ledger_row(row: dict, machine: str) -> dict:
 
 
 def machine_name() -> str:
-    return f"{os.cpu_count()} cpu {platform.machine()} {platform.processor() or platform.system()}"
+    """Cores, architecture and CPU model: seconds per claim compare only on the same machine."""
+    return f"{os.cpu_count()} cpu {platform.machine()} {cpu_model() or platform.processor() or platform.system()}"
+
+
+def cpu_model() -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
 
 
 def figures(metrics: dict) -> dict:

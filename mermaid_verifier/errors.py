@@ -88,12 +88,15 @@ class LLMServiceError(MermaidError):
 class HTTPStatusError(Exception):
     """A source answered with an HTTP error status."""
 
-    def __init__(self, status: int, reason: str = "", retry_after: float | None = None, url: str = ""):
+    def __init__(
+        self, status: int, reason: str = "", retry_after: float | None = None, url: str = "", detail: str = ""
+    ):
         self.status = status
         self.reason = reason or http.client.responses.get(status, "")
         self.retry_after = retry_after
         self.url = url
-        super().__init__(f"HTTP {status} {self.reason}".strip())
+        self.detail = detail  # what the service's error body says, when it says something
+        super().__init__(f"HTTP {status} {self.reason}".strip() + (f": {detail}" if detail else ""))
 
 
 class MalformedResponse(Exception):
@@ -102,6 +105,11 @@ class MalformedResponse(Exception):
 
 class SourceAPIError(Exception):
     """A source answered 200 with an error document (MediaWiki ``error``, E-utilities ``ERROR``)."""
+
+
+class SourceBusyError(SourceAPIError):
+    """A source's error document says its backend failed for now (E-utilities' 'Search Backend failed',
+    a 502 passed on in an EFetch error): worth retrying, unlike other error documents."""
 
 
 class RetriesExhausted(Exception):

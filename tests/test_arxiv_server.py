@@ -7,8 +7,10 @@ from datetime import UTC, datetime
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from mermaid_verifier.tools.arxiv_server import create_server, search_result
+from mermaid_verifier.errors import HTTPStatusError
+from mermaid_verifier.tools.arxiv_server import ArxivClient, create_server, search_result
 from mermaid_verifier.tools.source_cache import ResponseCache
+from mermaid_verifier.tools.source_errors import describe_error
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
     FAST_RETRY,
@@ -210,3 +212,14 @@ async def test_requests_wait_for_the_rate_limiter(tmp_path):
         started = time.monotonic()
         structured(await call(server, "search", QUERY))
     assert time.monotonic() - started >= 0.3
+
+
+def test_an_http_400_says_why_and_is_neither_retried_nor_cached(tmp_path):
+    # the tool refuses ids like 'abc' before asking; the client is called directly to replay arXiv's answer
+    client = ArxivClient(cache=ResponseCache(tmp_path), retry=FAST_RETRY, min_interval_s=0)
+    with VCR.use_cassette("http_400.yaml") as cassette, pytest.raises(HTTPStatusError) as raised:
+        client.abstract("abc")
+    assert cassette.play_count == 1
+    assert (raised.value.status, raised.value.detail) == (400, "incorrect id format for abc")
+    assert describe_error("arXiv", raised.value) == "arXiv returned HTTP 400 (Bad Request): incorrect id format for abc"
+    assert client.cache.get("arxiv", "abstract", {"id": "abc"}) is None

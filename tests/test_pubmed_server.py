@@ -13,6 +13,7 @@ import yaml
 from Bio import Entrez
 from mcp.shared.memory import create_connected_server_and_client_session
 
+from mermaid_verifier.errors import SourceBusyError
 from mermaid_verifier.tools import pubmed_server
 from mermaid_verifier.tools.pubmed_server import create_server, settings_from_env
 from mermaid_verifier.tools.source_cache import ResponseCache
@@ -288,3 +289,81 @@ def test_medline_dates_parse():
         None,
         None,
     )
+
+
+async def test_mathml_and_scripts_are_written_as_plain_text(server):
+    with VCR.use_cassette("fetch_mathml.yaml") as cassette:
+        data = structured(await call(server, "fetch_abstracts", {"pmids": ["30108519"]}))
+    assert cassette.all_played
+    [article] = data["passages"]
+    text = article["text"]
+    # <sup>-1</sup> is an exponent, not a hyphen: 'km·h-1' would read as a range
+    assert "[_VMLSS 15.0 ± 1.1 km·h⁻¹; maximal oxygen uptake ( V̇O_2max ) 67.6 ± 4.1 ml·kg⁻¹·min⁻¹]" in text
+    assert "(LE_min)" in text and "km·h-1" not in text
+    # the MathML formula is written once, not as its leaves run together over the layout whitespace
+    assert "V.O2max" not in text and "  " not in text
+    assert article["doi"] == "10.3389/fphys.2018.01034"
+
+
+async def test_an_esearch_that_says_its_backend_failed_is_retried(server):
+    # NCBI answers HTTP 200 with <ERROR>Search Backend failed: ...</ERROR> while its search backend is down
+    with VCR.use_cassette("esearch_backend_failed.yaml") as cassette:
+        found = pubmed_server.PubmedClient(cache=None, retry=FAST_RETRY, min_interval_s=0, **CREDENTIALS).esearch(
+            "biopython", 20
+        )
+    assert cassette.play_count == 2 and cassette.all_played
+    assert found["count"] == 63 and len(found["pmids"]) == 20
+
+
+async def test_an_efetch_400_that_passes_on_a_502_is_retried_and_says_why_if_it_persists(server):
+    with VCR.use_cassette("efetch_backend_502.yaml") as cassette:
+        data = structured(await call(server, "fetch_abstracts", FETCH))
+    assert cassette.play_count == 2 and [p["pmid"] for p in data["passages"]] == ["12091962", "9997"]
+
+    body = recorded_body("efetch_backend_502.yaml")
+    reason = pubmed_server.error_body_text(body)
+    assert reason.startswith("Error: CEFetchPApplication::proxy_stream(): 502 Server Error")
+    assert "Please try again in 30 seconds." in reason and "<" not in reason
+    assert isinstance(pubmed_server.eutils_error(reason), SourceBusyError)
+
+
+async def test_pmids_pubmed_has_none_of_are_missing_not_an_error(server):
+    # EFetch answers HTTP 400 'ID list is empty! Possibly it has no correct IDs.' when none is a record
+    with VCR.use_cassette("fetch_no_valid_ids.yaml") as cassette:
+        data = structured(await call(server, "fetch_abstracts", {"pmids": ["00000000"]}))
+    assert cassette.play_count == 1
+    assert (data["passages"], data["missing"]) == ([], ["0"])
+    assert data["message"] == "PubMed has no article for PMID 0."
+
+
+async def test_a_search_whose_records_do_not_come_says_so_not_that_nothing_matched(server):
+    with VCR.use_cassette("search_unfetched.yaml") as cassette:
+        data = structured(await call(server, "search", {"query": "biopython", "k": 20}))
+    assert cassette.all_played
+    assert (data["passages"], data["total_count"]) == ([], 63)
+    assert data["message"] == (
+        "PubMed matched 63 article(s) for 'biopython' but returned no record for PMID 41282813, 41148224, "
+        "41011574, 40959146, 40937394 and 15 more. Try fetch_abstracts with these PMIDs, or search again later."
+    )
+    assert "No PubMed article matched" not in data["message"]
+
+
+def test_a_whole_book_gives_the_books_authors_and_its_doi():
+    # No recording of a book record with a DOI was found under a licence this project can ship; the
+    # elements below are those of PubMed's PubmedBookArticle (PMID 29465922, as the PubMed site exports
+    # it), cut to what the parser reads.
+    record = pubmed_server.parse_article(
+        ET.fromstring(
+            "<PubmedBookArticle><BookDocument><PMID Version='1'>29465922</PMID>"
+            "<ArticleIdList><ArticleId IdType='bookaccession'>NBK481869</ArticleId>"
+            "<ArticleId IdType='doi'>10.1007/978-3-319-25559-0</ArticleId></ArticleIdList>"
+            "<Book><BookTitle book='spr9783319255576'>Safer Healthcare</BookTitle><PubDate><Year>2016</Year></PubDate>"
+            "<AuthorList Type='authors'><Author><LastName>Vincent</LastName><ForeName>Charles</ForeName></Author>"
+            "<Author><LastName>Amalberti</LastName><ForeName>René</ForeName></Author></AuthorList>"
+            "<ELocationID EIdType='doi'>10.1007/978-3-319-25559-0</ELocationID></Book>"
+            "</BookDocument></PubmedBookArticle>"
+        )
+    )
+    assert (record["title"], record["journal"]) == ("Safer Healthcare", "Safer Healthcare")
+    assert record["authors"] == ["Charles Vincent", "René Amalberti"]
+    assert record["doi"] == "10.1007/978-3-319-25559-0"

@@ -6,6 +6,7 @@ import time
 import pytest
 import wikipedia
 import wikipedia.wikipedia as wikipedia_module
+import yaml
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.tools.source_cache import ResponseCache
@@ -14,11 +15,13 @@ from mermaid_verifier.tools.wikipedia_server import (
     create_server,
     disambiguation_options,
     https_url,
+    mediawiki_error_detail,
     split_sentences,
     summary_result,
 )
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
+    CASSETTES,
     FAST_RETRY,
     assert_passage,
     block_network,
@@ -307,3 +310,11 @@ def test_disambiguation_options_skip_red_links_and_other_namespaces():
         '<li><a href="/wiki/Freddie_Mercury">Freddie Mercury</a></li><li>no link</li></ul>'
     )
     assert disambiguation_options(html) == ["Mercury (planet)", "Freddie Mercury"]
+
+
+def test_an_error_status_says_what_the_mediawiki_error_document_says():
+    # api_error.yaml replays a real MediaWiki error document; sent with an error status, its reason is kept
+    body = yaml.safe_load((CASSETTES / "wikipedia" / "api_error.yaml").read_text(encoding="utf-8"))
+    document = body["interactions"][0]["response"]["body"]["string"].encode("utf-8")
+    assert mediawiki_error_detail(document) == 'search-title-disabled: "title" search is disabled.'
+    assert mediawiki_error_detail(b"<html>Bad gateway</html>") == ""

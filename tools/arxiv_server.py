@@ -31,6 +31,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from mermaid_verifier.errors import MalformedResponse
 from mermaid_verifier.tools.server_logging import configure_logging
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
@@ -63,7 +64,8 @@ MAX_K = 50
 MAX_QUERY_CHARS = 1000
 DEFAULT_MIN_INTERVAL_S = 3.0  # arXiv API terms of use: no more than one request every three seconds
 EMPTY_ANSWER_EXPIRE_S = 3600.0  # an empty feed may be one of arXiv's transient empty pages
-ATOM_FEED = "{http://www.w3.org/2005/Atom}feed"
+ATOM = "{http://www.w3.org/2005/Atom}"
+ATOM_FEED = f"{ATOM}feed"
 
 # new-style ids (2007 on): 0704.0001, 2101.00001; old style: hep-th/9901001, math.GT/0309136
 _NEW_ID = r"\d{4}\.\d{4,5}"
@@ -124,6 +126,19 @@ def normalise_arxiv_id(raw: str) -> str:
 
 def validate_feed(body: bytes) -> None:
     parse_xml(body, root_tags=(ATOM_FEED,))
+
+
+def error_detail(body: bytes) -> str:
+    """The reason an arXiv API error answer gives: its feed's one entry is titled 'Error' and says why
+    in its summary ('incorrect id format for abc'); '' when the body is no such feed."""
+    try:
+        feed = parse_xml(body, root_tags=(ATOM_FEED,))
+    except MalformedResponse:
+        return ""
+    for entry in feed.findall(f"{ATOM}entry"):
+        if collapse(entry.findtext(f"{ATOM}title") or "") == "Error":
+            return collapse(entry.findtext(f"{ATOM}summary") or "")
+    return ""
 
 
 def _https(url: str | None) -> str | None:
@@ -230,6 +245,7 @@ class ArxivClient:
             retry=retry,
             limiter=RateLimiter(min_interval_s),
             validate=validate_feed,
+            error_detail=error_detail,
             user_agent=user_agent,
         )
 

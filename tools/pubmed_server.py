@@ -38,27 +38,32 @@ import logging
 import os
 import re
 import threading
+import urllib.error
 import urllib.request
 import warnings
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
-from typing import Annotated
+from collections.abc import Callable, Mapping
+from typing import Annotated, TypeVar
 
 from Bio import Entrez
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.errors import SourceAPIError
+from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, SourceAPIError, SourceBusyError
+from mermaid_verifier.tools.markup_text import inline_text
 from mermaid_verifier.tools.server_logging import configure_logging
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.source_errors import parse_retry_after
 from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
+    MAX_ERROR_BODY,
     RateLimiter,
     RetryPolicy,
     contact_from_env,
     ncbi_min_interval,
+    parse_json_object,
     parse_xml,
     user_agent_for,
     warn_without_contact,
@@ -74,6 +79,7 @@ from mermaid_verifier.tools.source_server import (
 )
 
 logger = logging.getLogger("mermaid_verifier.tools.pubmed_server")  # also under -m
+T = TypeVar("T")
 
 SERVER_NAME = "pubmed"
 PROG = "mermaid-verifier-pubmed-server"
@@ -129,8 +135,33 @@ class PubmedFetchResult(BaseModel):
 
 
 def _text(element: ET.Element | None) -> str:
-    """All text inside ``element`` (inline markup such as <i> and <sup> kept as plain text)."""
-    return collapse("".join(element.itertext())) if element is not None else ""
+    """The text of ``element``, its inline markup (scripts, MathML) written as plain text."""
+    return inline_text(element) if element is not None else ""
+
+
+_BUSY = re.compile(r"backend failed|temporary error|server error|\b50[234]\b", re.IGNORECASE)
+NO_VALID_IDS = "ID list is empty"  # EFetch's HTTP 400 when none of the ids asked for is a PubMed record
+
+
+def eutils_error(text: str) -> SourceAPIError:
+    """An E-utilities ``ERROR`` as an exception: :class:`SourceBusyError` (retried) when it says the
+    service failed for now -- 'Search Backend failed: ...', a 502 page passed on -- else :class:`SourceAPIError`."""
+    return SourceBusyError(text) if _BUSY.search(text) else SourceAPIError(text)
+
+
+def error_body_text(body: bytes) -> str:
+    """The ``ERROR`` an E-utilities error answer carries (XML ``<ERROR>``, JSON ``error`` or
+    ``esearchresult.ERROR``), HTML inside it reduced to text; '' when there is none."""
+    try:
+        error = parse_xml(body).find("ERROR")
+        text = "".join(error.itertext()) if error is not None else ""
+    except MalformedResponse:
+        try:
+            data = parse_json_object(body)
+        except MalformedResponse:
+            return ""
+        text = data.get("error") or (data.get("esearchresult") or {}).get("ERROR") or ""
+    return collapse(re.sub(r"<[^>]*>", " ", str(text)))
 
 
 def parse_esearch(root: ET.Element) -> dict:
@@ -139,7 +170,7 @@ def parse_esearch(root: ET.Element) -> dict:
         raise SourceAPIError(f"unexpected ESearch answer <{root.tag}>")
     error = _text(root.find("ERROR"))
     if error:
-        raise SourceAPIError(error)
+        raise eutils_error(error)
     count = _text(root.find("Count"))
     return {
         "count": int(count) if count.isdigit() else 0,
@@ -208,6 +239,19 @@ def _abstract(abstract: ET.Element | None) -> str:
     return " ".join(parts)
 
 
+def _book_authors(element: ET.Element | None) -> list[str]:
+    """The authors an element of a book record lists: its AuthorList of Type 'authors' (or none given)."""
+    if element is None:
+        return []
+    lists = [a for a in element.findall("AuthorList") if a.get("Type", "authors") == "authors"]
+    return [_author(author) for author_list in lists for author in author_list.findall("Author")]
+
+
+def _doi_of(identifiers: list[ET.Element], type_attribute: str) -> str | None:
+    """The first DOI among identifier elements (ELocationID / ArticleId), by their type attribute."""
+    return next((_text(e) for e in identifiers if e.get(type_attribute) == "doi" and _text(e)), None)
+
+
 def parse_article(article: ET.Element) -> dict | None:
     """One <PubmedArticle> (or <PubmedBookArticle>) -> the JSON-able record the cache stores."""
     citation = article.find("MedlineCitation")
@@ -226,17 +270,21 @@ def parse_article(article: ET.Element) -> dict | None:
         authors = [_author(a) for a in art.findall("AuthorList/Author")]
         dates = [parse_date(art.find("Journal/JournalIssue/PubDate"))]
         dates += [parse_date(d) for d in art.findall("ArticleDate")]
-        doi = next((_text(e) for e in art.findall("ELocationID") if e.get("EIdType") == "doi"), None)
-    else:  # a book chapter
+        doi = _doi_of(art.findall("ELocationID"), "EIdType")
+    else:  # a book or a chapter of one
         title = _text(citation.find("ArticleTitle")) or _text(citation.find("Book/BookTitle"))
         abstract = _abstract(citation.find("Abstract"))
         journal = _text(citation.find("Book/BookTitle")) or None
-        authors = [_author(a) for a in citation.findall("AuthorList/Author")]
+        # the chapter's authors, else the book's (a whole book has no chapter list); never its editors
+        authors = _book_authors(citation) or _book_authors(citation.find("Book"))
         dates = [parse_date(citation.find("Book/PubDate"))]
-        doi = None
-    for identifier in article.findall("PubmedData/ArticleIdList/ArticleId"):
-        if identifier.get("IdType") == "doi" and _text(identifier):
-            doi = _text(identifier)
+        doi = _doi_of(citation.findall("ELocationID") + citation.findall("Book/ELocationID"), "EIdType")
+        doi = _doi_of(citation.findall("ArticleIdList/ArticleId"), "IdType") or doi
+    data = article.find("PubmedData")
+    if data is None:
+        data = article.find("PubmedBookData")
+    if data is not None:
+        doi = _doi_of(data.findall("ArticleIdList/ArticleId"), "IdType") or doi
     known = sorted((d for d in dates if d is not None), key=lambda d: (d[0], d[1] or 1, d[2] or 1))
     earliest = known[0] if known else None  # the e-pub date usually precedes the issue's date
     authors = [a for a in authors if a]
@@ -258,7 +306,7 @@ def parse_efetch(root: ET.Element) -> list[dict]:
     """EFetch PubMed XML -> article records in document order."""
     if root.tag != "PubmedArticleSet":
         error = _text(root.find("ERROR"))
-        raise SourceAPIError(error or f"unexpected EFetch answer <{root.tag}>")
+        raise eutils_error(error) if error else SourceAPIError(f"unexpected EFetch answer <{root.tag}>")
     records = []
     for article in list(root):
         if article.tag in ("PubmedArticle", "PubmedBookArticle"):
@@ -301,11 +349,19 @@ def search_result(query: str, found: dict) -> PubmedSearchResult:
         if pmid in articles
     ]
     message = None
-    if not passages:
+    unread = [pmid for pmid in search["pmids"] if pmid not in articles]
+    if not passages and unread:  # ESearch matched, EFetch gave none of the records
+        message = (
+            f"PubMed matched {search['count']} article(s) for {query!r} but returned no record for PMID "
+            f"{_some(unread)}. Try fetch_abstracts with these PMIDs, or search again later."
+        )
+    elif not passages:
         message = f"No PubMed article matched {query!r}."
         if search["not_found"]:
             message += " PubMed did not find: " + ", ".join(repr(p) for p in search["not_found"]) + "."
         message += " Try fewer or different keywords, or another spelling."
+    elif unread:
+        message = f"PubMed returned no record for PMID {_some(unread)} of those it matched."
     return PubmedSearchResult(
         query=query,
         total_count=search["count"],
@@ -313,6 +369,12 @@ def search_result(query: str, found: dict) -> PubmedSearchResult:
         passages=passages,
         message=message,
     )
+
+
+def _some(pmids: list[str], shown: int = 5) -> str:
+    """'1, 2, 3, 4, 5 and 15 more'."""
+    listed = ", ".join(pmids[:shown])
+    return listed + (f" and {len(pmids) - shown} more" if len(pmids) > shown else "")
 
 
 def fetch_result(pmids: list[str], articles: Mapping[str, dict]) -> PubmedFetchResult:
@@ -362,6 +424,23 @@ def _urlopen_with_timeout(request, data=None, timeout=None, *args, **kwargs):
     return urllib.request.urlopen(request, data, timeout, *args, **kwargs)
 
 
+def http_error(exc: urllib.error.HTTPError) -> Exception:
+    """An E-utilities error status with what its body says; a busy backend's is retried (see :func:`eutils_error`)."""
+    try:
+        body = exc.read(MAX_ERROR_BODY)
+    except OSError as read_failure:  # the body broke off: the status still stands
+        logger.debug("PubMed: cannot read the error body: %s", read_failure)
+        body = b""
+    detail = error_body_text(body)
+    retry_after = parse_retry_after(exc.headers.get("Retry-After") if exc.headers is not None else None)
+    status_error = HTTPStatusError(exc.code, str(exc.reason or ""), retry_after, url=exc.url or "", detail=detail)
+    if detail and isinstance(eutils_error(detail), SourceBusyError):
+        busy = SourceBusyError(detail)
+        busy.__cause__ = status_error
+        return busy
+    return status_error
+
+
 def configure_entrez() -> None:
     """Entrez makes one attempt per call, without its own sleeps, and opens URLs with a timeout."""
     Entrez.max_tries = 1
@@ -396,16 +475,20 @@ class PubmedClient:
         interval = ncbi_min_interval(self.api_key) if min_interval_s is None else min_interval_s
         self.limiter = RateLimiter(interval)
 
-    def _call(self, utility: str, **params) -> ET.Element:
-        """One E-utility request (``esearch``/``efetch``) as parsed XML, with retries."""
+    def _call(self, utility: str, read: Callable[[ET.Element], T], **params) -> T:
+        """One E-utility request (``esearch``/``efetch``), its XML read by ``read`` -- inside the retried
+        attempt, so an answer that says the backend failed is retried like an error status."""
         function = getattr(Entrez, utility)
 
-        def attempt() -> ET.Element:
+        def attempt() -> T:
             self.limiter.wait()
             previous = _CALL.seconds, _CALL.user_agent
             _CALL.seconds, _CALL.user_agent = self.timeout_s, self.user_agent
             try:
-                handle = function(**params, tool=TOOL_NAME, email=self.email, api_key=self.api_key)
+                try:
+                    handle = function(**params, tool=TOOL_NAME, email=self.email, api_key=self.api_key)
+                except urllib.error.HTTPError as exc:
+                    raise http_error(exc)  # noqa: B904 - its cause is the status error it carries
                 try:
                     body = handle.read()
                 finally:
@@ -414,7 +497,7 @@ class PubmedClient:
                 _CALL.seconds, _CALL.user_agent = previous
             if isinstance(body, str):  # Entrez wraps text/plain answers in a text reader
                 body = body.encode("utf-8")
-            return parse_xml(body)
+            return read(parse_xml(body))
 
         return with_retries(attempt, self.retry, label=LABEL)
 
@@ -424,8 +507,8 @@ class PubmedClient:
             "pubmed",
             "esearch",
             {"query": query, "k": k},
-            lambda: parse_esearch(
-                self._call("esearch", db="pubmed", term=query, retmax=k, sort="relevance", retmode="xml")
+            lambda: self._call(
+                "esearch", parse_esearch, db="pubmed", term=query, retmax=k, sort="relevance", retmode="xml"
             ),
         )
 
@@ -438,8 +521,15 @@ class PubmedClient:
                 found[pmid] = hit
         wanted = [p for p in pmids if p not in found]
         if wanted:
-            root = self._call("efetch", db="pubmed", id=",".join(wanted), rettype="abstract", retmode="xml")
-            for record in parse_efetch(root):
+            try:
+                records = self._call(
+                    "efetch", parse_efetch, db="pubmed", id=",".join(wanted), rettype="abstract", retmode="xml"
+                )
+            except HTTPStatusError as exc:
+                if exc.status == 400 and exc.detail.startswith(NO_VALID_IDS):
+                    return found  # PubMed has none of them
+                raise
+            for record in records:
                 if record["pmid"] in wanted:
                     found[record["pmid"]] = record
                     if self.cache is not None:

@@ -18,7 +18,13 @@ from datetime import UTC
 
 import requests
 
-from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, RetriesExhausted, SourceAPIError
+from mermaid_verifier.errors import (
+    HTTPStatusError,
+    MalformedResponse,
+    RetriesExhausted,
+    SourceAPIError,
+    SourceBusyError,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +121,15 @@ def is_connection_reset(exc: BaseException) -> bool:
     return any(isinstance(cause, resets) for cause in causes(exc))
 
 
+def is_source_busy(exc: BaseException) -> bool:
+    return any(isinstance(cause, SourceBusyError) for cause in causes(exc))
+
+
+def http_error_detail(exc: BaseException) -> str:
+    """What the service's error body said, for an :class:`HTTPStatusError` that read it."""
+    return next((cause.detail for cause in causes(exc) if isinstance(cause, HTTPStatusError) and cause.detail), "")
+
+
 def is_retryable_status(status: int) -> bool:
     return status == 429 or (500 <= status <= 599 and status not in (501, 505))
 
@@ -174,6 +189,9 @@ def describe_error(label: str, exc: BaseException, *, timeout_s: float | None = 
     if status is not None:
         code, reason, retry_after = status
         message = f"{label} returned HTTP {code}" + (f" ({reason})" if reason else "") + after
+        detail = http_error_detail(exc)
+        if detail:
+            message += f": {detail}"
         if retry_after is not None and code in (429, 503):
             message += f"; it asks to wait {retry_after:g}s before trying again"
     elif is_malformed(exc):
@@ -184,7 +202,7 @@ def describe_error(label: str, exc: BaseException, *, timeout_s: float | None = 
             detail = f"not valid XML ({detail})"
         message = f"{label} returned a malformed response: {detail}"
     elif isinstance(exc, SourceAPIError):
-        message = f"{label} reported an error: {one_line(exc)}"
+        message = f"{label} reported an error: {one_line(exc)}{after}"
     elif is_timeout(exc):
         within = f" within {timeout_s:g}s" if timeout_s else ""
         message = f"{label} did not answer{within} (timed out){after}"

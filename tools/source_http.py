@@ -27,6 +27,7 @@ from mermaid_verifier.tools.source_errors import (
     http_status_of,
     is_connection_reset,
     is_retryable_status,
+    is_source_busy,
     is_timeout,
     one_line,
     parse_retry_after,
@@ -39,7 +40,8 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 8.0  # one HTTP request
 DEFAULT_CALL_TIMEOUT_S = 18.0  # one tool call, retries included (the toolbox waits 20 s)
 DEFAULT_CACHE_EXPIRE_S = 7 * 24 * 3600.0
-CACHE_FORMAT = 1  # part of every cache key: bump it when a cached record's shape changes
+MAX_ERROR_BODY = 64 * 1024  # how much of an error response is read for its reason
+CACHE_FORMAT = 2  # part of every cache key: bump it when a cached record's shape changes
 
 NCBI_INTERVAL_S = 0.35  # a little over 1/3 s: at most 3 requests per second without an API key
 NCBI_INTERVAL_WITH_KEY_S = 0.11  # at most 10 requests per second with NCBI_API_KEY
@@ -95,14 +97,15 @@ def retry_delay(
     exc: BaseException, attempt: int, policy: RetryPolicy, rng: Callable[[], float] = random.random
 ) -> float | None:
     """Seconds to wait before attempt ``attempt + 1``, or None if ``exc`` is not worth retrying."""
-    status = http_status_of(exc)
+    # a busy source may have said so with an error status (an EFetch 400 that passes on a 502)
+    status = None if is_source_busy(exc) else http_status_of(exc)
     if status is not None:
         code, _, retry_after = status
         if not is_retryable_status(code):
             return None
         if retry_after is not None:
             return retry_after if retry_after <= policy.max_retry_after_s else None
-    elif is_timeout(exc) or not is_connection_reset(exc):
+    elif is_timeout(exc) or not (is_connection_reset(exc) or is_source_busy(exc)):
         return None
     backoff = min(policy.max_delay_s, policy.base_delay_s * (2 ** (attempt - 1)))
     return backoff * (1.0 + policy.jitter * rng())
@@ -200,6 +203,7 @@ class SourceSession(requests.Session):
         retry: RetryPolicy | None = None,
         limiter: RateLimiter | None = None,
         validate: Callable[[bytes], Any] | None = None,
+        error_detail: Callable[[bytes], str] | None = None,
         user_agent: str | None = None,
         sleep: Callable[[float], Any] = time.sleep,
     ):
@@ -209,6 +213,7 @@ class SourceSession(requests.Session):
         self.retry = retry or RetryPolicy()
         self.limiter = limiter or RateLimiter(0.0)
         self.validate = validate
+        self.error_detail = error_detail
         self.user_agent = user_agent or user_agent_for(contact_from_env())
         self._sleep = sleep
         self.headers["User-Agent"] = self.user_agent
@@ -226,13 +231,25 @@ class SourceSession(requests.Session):
             if response.status_code >= 400:
                 retry_after = parse_retry_after(response.headers.get("Retry-After"))
                 reason, status = response.reason or "", response.status_code
+                detail = self._error_detail(response)
                 response.close()
-                raise HTTPStatusError(status, reason, retry_after, url=response.url)
+                raise HTTPStatusError(status, reason, retry_after, url=response.url, detail=detail)
             if self.validate is not None:
                 self.validate(response.content)
             return response
 
         return with_retries(attempt, self.retry, label=self.label, sleep=self._sleep)
+
+    def _error_detail(self, response: requests.Response) -> str:
+        """What an error response's body says, read with the source's ``error_detail`` ('' when it says nothing)."""
+        if self.error_detail is None:
+            return ""
+        try:
+            body = response.content[:MAX_ERROR_BODY]
+        except requests.RequestException as exc:  # the body broke off: the status still stands
+            logger.debug("%s: cannot read the error body: %s", self.label, one_line(exc))
+            return ""
+        return self.error_detail(body)
 
 
 def parse_json_object(body: bytes) -> dict:

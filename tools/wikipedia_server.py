@@ -48,7 +48,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.errors import SourceAPIError
+from mermaid_verifier.errors import MalformedResponse, SourceAPIError
 from mermaid_verifier.tools.server_logging import configure_logging
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
@@ -444,6 +444,17 @@ def _link_target(link) -> str | None:
     return title or None
 
 
+def mediawiki_error_detail(body: bytes) -> str:
+    """The ``code: info`` of a MediaWiki error document sent with an HTTP error status, else ''."""
+    try:
+        validate_mediawiki(body)
+    except SourceAPIError as exc:
+        return str(exc)
+    except MalformedResponse:
+        return ""
+    return ""
+
+
 def validate_mediawiki(body: bytes) -> dict:
     """A MediaWiki API answer must be a JSON object without an ``error`` member."""
     data = parse_json_object(body)
@@ -528,6 +539,7 @@ class WikipediaClient:
             retry=retry,
             limiter=RateLimiter(min_interval_s),
             validate=validate_mediawiki,
+            error_detail=mediawiki_error_detail,
             user_agent=user_agent,
         )
 
