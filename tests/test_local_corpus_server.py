@@ -72,6 +72,8 @@ async def test_list_tools_shows_search_and_get_page_with_schemas(server):
     props = get_page.inputSchema["properties"]
     assert get_page.inputSchema["required"] == ["title"]
     assert props["title"]["description"] and props["max_passages"]["default"] == 20
+    # a small model copies a parenthetical note into the title it writes ("Janelle Monáe (FEVER)")
+    assert "(" not in props["title"]["description"]
     assert props["max_passages"]["minimum"] == 1
     assert {"passages", "suggestions", "truncated", "total_passages"} <= set(get_page.outputSchema["properties"])
 

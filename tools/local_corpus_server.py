@@ -331,7 +331,7 @@ def create_server(
         title: Annotated[
             str,
             Field(
-                description="Page title exactly as a search result shows it (FEVER page ids are accepted too).",
+                description="Page title exactly as a search result shows it.",
                 max_length=MAX_QUERY_CHARS,
             ),
         ],
