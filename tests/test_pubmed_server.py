@@ -9,7 +9,6 @@ import urllib.request
 import xml.etree.ElementTree as ET
 
 import pytest
-import yaml
 from Bio import Entrez
 from mcp.shared.memory import create_connected_server_and_client_session
 
@@ -20,13 +19,13 @@ from mermaid_verifier.tools.source_cache import ResponseCache
 from mermaid_verifier.tools.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, user_agent_for
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
-    CASSETTES,
     FAST_RETRY,
     assert_passage,
     block_network,
     call,
     error_text,
     listed_tools,
+    recorded_body,
     source_vcr,
     structured,
 )
@@ -34,12 +33,6 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
 VCR = source_vcr("pubmed", filter_query=("email", "tool", "api_key"))
 QUERY = {"query": "12091962[uid] OR 9997[uid]", "k": 2}
 FETCH = {"pmids": ["12091962", "9997"]}
-
-
-def recorded_body(name: str, interaction: int = 0) -> bytes:
-    """The response body a pubmed cassette replays."""
-    data = yaml.safe_load((CASSETTES / "pubmed" / name).read_text(encoding="utf-8"))
-    return data["interactions"][interaction]["response"]["body"]["string"].encode("utf-8")
 
 
 CREDENTIALS = {"email": "tests@example.org", "api_key": "test-key"}  # with a key Entrez waits 0.1 s, not 0.37
@@ -149,7 +142,7 @@ async def test_a_structured_abstract_keeps_its_labels(server):
 
 def test_pmids_pubmed_returns_nothing_for_are_reported_missing():
     # EFetch leaves out PMIDs it does not have; a recorded answer for two PMIDs, asked for three
-    root = ET.fromstring(recorded_body("fetch_abstracts.yaml"))
+    root = ET.fromstring(recorded_body("pubmed", "fetch_abstracts.yaml"))
     articles = {record["pmid"]: record for record in pubmed_server.parse_efetch(root)}
     data = pubmed_server.fetch_result(["12091962", "99999999", "9997"], articles)
     assert [p.pmid for p in data.passages] == ["12091962", "9997"] and data.missing == ["99999999"]
@@ -320,7 +313,7 @@ async def test_an_efetch_400_that_passes_on_a_502_is_retried_and_says_why_if_it_
         data = structured(await call(server, "fetch_abstracts", FETCH))
     assert cassette.play_count == 2 and [p["pmid"] for p in data["passages"]] == ["12091962", "9997"]
 
-    body = recorded_body("efetch_backend_502.yaml")
+    body = recorded_body("pubmed", "efetch_backend_502.yaml")
     reason = pubmed_server.error_body_text(body)
     assert reason.startswith("Error: CEFetchPApplication::proxy_stream(): 502 Server Error")
     assert "Please try again in 30 seconds." in reason and "<" not in reason

@@ -28,6 +28,7 @@ import diskcache
 import pytest
 import requests
 import vcr
+import yaml
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.server.fastmcp.exceptions import ToolError
@@ -115,6 +116,12 @@ def source_vcr(source: str, *, filter_query: tuple[str, ...] = ()) -> vcr.VCR:
     )
     recorder.register_matcher("simulated_failure", simulated_failure)
     return recorder
+
+
+def recorded_body(source: str, name: str, interaction: int = 0) -> bytes:
+    """The response body one of a source's cassettes replays."""
+    data = yaml.safe_load((CASSETTES / source / name).read_text(encoding="utf-8"))
+    return data["interactions"][interaction]["response"]["body"]["string"].encode("utf-8")
 
 
 async def call(server, tool: str, arguments: dict):

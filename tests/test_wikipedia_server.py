@@ -6,7 +6,6 @@ import time
 import pytest
 import wikipedia
 import wikipedia.wikipedia as wikipedia_module
-import yaml
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.tools.source_cache import ResponseCache
@@ -21,13 +20,13 @@ from mermaid_verifier.tools.wikipedia_server import (
 )
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
-    CASSETTES,
     FAST_RETRY,
     assert_passage,
     block_network,
     call,
     error_text,
     listed_tools,
+    recorded_body,
     source_vcr,
     structured,
 )
@@ -314,7 +313,6 @@ def test_disambiguation_options_skip_red_links_and_other_namespaces():
 
 def test_an_error_status_says_what_the_mediawiki_error_document_says():
     # api_error.yaml replays a real MediaWiki error document; sent with an error status, its reason is kept
-    body = yaml.safe_load((CASSETTES / "wikipedia" / "api_error.yaml").read_text(encoding="utf-8"))
-    document = body["interactions"][0]["response"]["body"]["string"].encode("utf-8")
+    document = recorded_body("wikipedia", "api_error.yaml")
     assert mediawiki_error_detail(document) == 'search-title-disabled: "title" search is disabled.'
     assert mediawiki_error_detail(b"<html>Bad gateway</html>") == ""
