@@ -22,8 +22,8 @@ MATHML = "{http://www.w3.org/1998/Math/MathML}"
 
 _SUPERSCRIPTS = str.maketrans("0123456789+-−=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿⁱ")
 _SUBSCRIPTS = str.maketrans("0123456789+-−=()", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎")
-_SUPERSCRIPTABLE = frozenset("0123456789+-−=()ni")
-_SUBSCRIPTABLE = frozenset("0123456789+-−=()")
+_SUPERSCRIPTABLE = frozenset(map(chr, _SUPERSCRIPTS))  # the characters that have a Unicode superscript
+_SUBSCRIPTABLE = frozenset(map(chr, _SUBSCRIPTS))
 _MARKS = frozenset("®™©*†‡§¶'′″°")  # set high, but not exponents
 _ACCENTS = {".": "\u0307", "˙": "\u0307", "·": "\u0307", "¨": "\u0308", "¯": "\u0304", "‾": "\u0304",
             "^": "\u0302", "ˆ": "\u0302", "~": "\u0303", "˜": "\u0303", "→": "\u20d7"}  # fmt: skip
@@ -86,7 +86,7 @@ def _math(element: ET.Element) -> str:
     parts = [_math(child) for child in element if _local(child.tag) not in ("annotation", "annotation-xml")]
     if name in ("msup", "msub", "msubsup") and parts:
         base, scripts = parts[0], parts[1:]
-        if name == "msub" or name == "msubsup":
+        if name in ("msub", "msubsup"):
             base += subscript(scripts.pop(0)) if scripts else ""
         return base + "".join(superscript(s) for s in scripts)
     if name == "mfrac" and len(parts) == 2:
@@ -113,7 +113,7 @@ def _math(element: ET.Element) -> str:
 
 def _multiscripts(element: ET.Element) -> str:
     """<mmultiscripts> base (sub sup)* [<mprescripts/> (presub presup)*] -> ³He, X₁²."""
-    children = [child for child in element]
+    children = list(element)
     split = next((i for i, c in enumerate(children) if _local(c.tag) == "mprescripts"), len(children))
     base = _math(children[0]) if children else ""
 

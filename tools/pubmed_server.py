@@ -143,10 +143,16 @@ _BUSY = re.compile(r"backend failed|temporary error|server error|\b50[234]\b", r
 NO_VALID_IDS = "ID list is empty"  # EFetch's HTTP 400 when none of the ids asked for is a PubMed record
 
 
+def says_busy(text: str) -> bool:
+    """Whether an E-utilities ``ERROR`` says the service failed for now ('Search Backend failed: ...',
+    a 502 page passed on): worth retrying, unlike other errors."""
+    return _BUSY.search(text) is not None
+
+
 def eutils_error(text: str) -> SourceAPIError:
-    """An E-utilities ``ERROR`` as an exception: :class:`SourceBusyError` (retried) when it says the
-    service failed for now -- 'Search Backend failed: ...', a 502 page passed on -- else :class:`SourceAPIError`."""
-    return SourceBusyError(text) if _BUSY.search(text) else SourceAPIError(text)
+    """An E-utilities ``ERROR`` as an exception: :class:`SourceBusyError` (retried) when it :func:`says_busy`,
+    else :class:`SourceAPIError`."""
+    return SourceBusyError(text) if says_busy(text) else SourceAPIError(text)
 
 
 def error_body_text(body: bytes) -> str:
@@ -425,7 +431,7 @@ def _urlopen_with_timeout(request, data=None, timeout=None, *args, **kwargs):
 
 
 def http_error(exc: urllib.error.HTTPError) -> Exception:
-    """An E-utilities error status with what its body says; a busy backend's is retried (see :func:`eutils_error`)."""
+    """An E-utilities error status with what its body says; a busy backend's is retried (see :func:`says_busy`)."""
     try:
         body = exc.read(MAX_ERROR_BODY)
     except OSError as read_failure:  # the body broke off: the status still stands
@@ -434,7 +440,7 @@ def http_error(exc: urllib.error.HTTPError) -> Exception:
     detail = error_body_text(body)
     retry_after = parse_retry_after(exc.headers.get("Retry-After") if exc.headers is not None else None)
     status_error = HTTPStatusError(exc.code, str(exc.reason or ""), retry_after, url=exc.url or "", detail=detail)
-    if detail and isinstance(eutils_error(detail), SourceBusyError):
+    if says_busy(detail):
         busy = SourceBusyError(detail)
         busy.__cause__ = status_error
         return busy
