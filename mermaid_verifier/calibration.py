@@ -272,7 +272,7 @@ def load(path: Path) -> Calibration | None:
         return None
     try:
         return Calibration.model_validate(json.loads(path.read_text()))
-    except (ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError) as exc:
         raise ConfigError(
             f"calibration file {path} is unreadable ({exc}); run `mermaid-verifier calibrate` again"
         ) from exc

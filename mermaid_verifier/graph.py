@@ -109,6 +109,12 @@ class Resources:
             toolbox, skipped_sources = toolbox_for(settings)
             if skipped_sources:
                 logger.warning("not using %s", "; ".join(f"{k} ({v})" for k, v in skipped_sources.items()))
+        # Files are read before the store is opened, so a bad file leaves nothing open behind it.
+        reliability = (
+            ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
+        )
+        judge_config = judge_config or judge_config_for(settings)
+        stance = stance or StanceModel(settings.stance_model_dir)
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
@@ -118,17 +124,20 @@ class Resources:
                 store,
                 lookups=LookupPolicy(local_days=settings.lookup_ttl_days, live_days=settings.live_lookup_ttl_days),
             )
-        reliability = (
-            ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
-        )
         if memory is not None:
             memory.reliability_config = reliability
+        try:
+            decomposer = decomposer or SpacyDecomposer()
+        except BaseException:
+            if owned_store is not None:
+                owned_store.close()
+            raise
         return cls(
             settings,
             toolbox,
-            decomposer or SpacyDecomposer(),
-            stance or StanceModel(settings.stance_model_dir),
-            judge_config or judge_config_for(settings),
+            decomposer,
+            stance,
+            judge_config,
             memory,
             owned_store,
             reliability,

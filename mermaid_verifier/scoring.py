@@ -67,11 +67,23 @@ class ReliabilityConfig:
                         **getattr(defaults, name),
                         **{SourceKind(k): float(v) for k, v in values[name].items()},
                     }
+            if not isinstance(values, dict):
+                raise ValueError(f"expected a JSON object, got {type(values).__name__}")
             unknown = set(values) - {f.name for f in fields(cls)}
             if unknown:
                 raise ValueError(f"unknown fields {sorted(unknown)}")
+            for name, value in values.items():
+                expected = (
+                    bool
+                    if name.startswith("use_")
+                    else (dict if name in ("source_priors", "half_life_days") else float)
+                )
+                if expected is float and (isinstance(value, bool) or not isinstance(value, int | float)):
+                    raise ValueError(f"{name} must be a number, got {value!r}")
+                if expected is bool and not isinstance(value, bool):
+                    raise ValueError(f"{name} must be true or false, got {value!r}")
             return cls(**values)
-        except (OSError, ValueError, TypeError) as exc:
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
             raise ConfigError(f"reliability configuration {path}: {exc}") from exc
 
     def without(self, term: str) -> ReliabilityConfig:

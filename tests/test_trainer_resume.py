@@ -114,7 +114,18 @@ def write_pairs(directory: Path) -> Path:
 
 def test_the_command_stops_with_exit_75_and_resumes_to_a_run_record(tmp_path):
     pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
-    common = ["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--no-bf16", "--shared", str(tmp_path)]
+    common = [
+        "--run-dir",
+        str(run),
+        "--base",
+        "tiny",
+        "--plan",
+        "smoke",
+        "--precision",
+        "fp32",
+        "--shared",
+        str(tmp_path),
+    ]
     assert train_stance.main([*common, "--pairs", str(pairs), "--max-hours", "0", "--no-export"]) == 75
     assert (run / "checkpoint.pt").exists()
     config = json.loads((run / "config.json").read_text())
@@ -132,7 +143,18 @@ def test_the_command_stops_with_exit_75_and_resumes_to_a_run_record(tmp_path):
 
 def test_resume_refuses_changed_pairs(tmp_path):
     pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
-    common = ["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--no-bf16", "--shared", str(tmp_path)]
+    common = [
+        "--run-dir",
+        str(run),
+        "--base",
+        "tiny",
+        "--plan",
+        "smoke",
+        "--precision",
+        "fp32",
+        "--shared",
+        str(tmp_path),
+    ]
     assert train_stance.main([*common, "--pairs", str(pairs), "--max-hours", "0", "--no-export"]) == 75
     with (run / "pairs" / "pairs_train.jsonl").open("a") as handle:
         handle.write(json.dumps(tiny_rows(1)[0]) + "\n")
@@ -210,7 +232,8 @@ def test_distillation_refuses_pairs_without_teacher_probabilities(tmp_path):
                 "tiny",
                 "--plan",
                 "smoke",
-                "--no-bf16",
+                "--precision",
+                "fp32",
                 "--shared",
                 str(tmp_path),
                 "--pairs",

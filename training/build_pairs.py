@@ -18,7 +18,10 @@ Sources (all read from ../shared/data, never copied into the repo):
   format, paraphrase); negation flips of the REFUTES gold pairs (``augment.py``) → SUPPORTS;
 * FEVER-style claims written from corpus sentences (``synthesize.py``);
 * ``scifact/claims_train.jsonl`` over ``corpus/scifact_abstracts.jsonl``, the train part of a split by
-  cited-abstract group (80 / 20; the held-out part is for reporting).
+  cited-abstract group (80 / 20; the held-out part is for reporting);
+* ``train/contrastive_pairs.jsonl``: VitaminC real (a slice of its pages held out by title as
+  ``pairs_validation_vitaminc.jsonl``), counterfactually-edited NLI, Breaking NLI (its REFUTES sampled
+  down), Fool-Me-Twice; ANLI only with ``--with-anli`` (CC BY-NC: a non-commercial build).
 
 **Pages the training never sees:** the anchor pages of the validation, calibration and test parts of
 ``paper_dev``, every evidence page of ``fever/paper_test_rest.jsonl`` (only its page names are read, to
@@ -65,6 +68,9 @@ SYNTHETIC_SENTENCES = 5000
 UNLICENSED_ORIGINS = ("sufficientfacts",)
 SCIFACT_HELD_OUT_BUCKETS = range(0, 20)
 NEGATED_SHARE = 0.5  # of the REFUTES gold claims whose negation flip (→ SUPPORTS) is kept
+VITAMINC_HELD_OUT_BUCKETS = range(0, 10)  # VitaminC pages (by title hash) kept for validation, never trained on
+BREAKING_NLI_REFUTES = 1500  # Breaking NLI is 87 % REFUTES: at most this many of them are kept
+NON_COMMERCIAL_ORIGINS = ("anli_test",)  # CC BY-NC 4.0: only in a build made with --with-anli
 
 
 def pair(claim: str, title: str, text: str, label: str, origin: str) -> dict:
@@ -198,6 +204,35 @@ def fever_gold_pairs(shared: Path, index: CorpusIndex, held_out_pages: set[str])
     return out
 
 
+def contrastive_shared_pairs(
+    shared: Path, held_out_titles: set[str], rng: random.Random, with_anli: bool = False
+) -> tuple[list[dict], list[dict]]:
+    """(training pairs, held-out VitaminC pairs) from ``train/contrastive_pairs.jsonl``.
+
+    A pair whose title is a held-out page of ours is dropped; VitaminC pages whose title hashes into
+    ``VITAMINC_HELD_OUT_BUCKETS`` are held out whole (every revision of a sentence goes one way), and
+    Breaking NLI's REFUTES pairs are sampled down to ``BREAKING_NLI_REFUTES``. The origin keeps the
+    file's (``vitaminc_real``, ``breaking_nli:<category>``, …) so validation figures come per origin."""
+    train, held_out, breaking_refutes = [], [], []
+    with (shared / "train" / "contrastive_pairs.jsonl").open("rb") as handle:
+        for raw in handle:
+            r = orjson.loads(raw)
+            origin, title = r["origin"], r.get("title") or ""
+            if origin.startswith(NON_COMMERCIAL_ORIGINS) and not with_anli:
+                continue
+            if title and title in held_out_titles:
+                continue
+            row = pair(clean_fever_text(r["claim"]), title, clean_fever_text(r["evidence"]), r["label"], origin)
+            if origin == "vitaminc_real" and _bucket(f"vitaminc:{title}") in VITAMINC_HELD_OUT_BUCKETS:
+                held_out.append(row)
+            elif origin.startswith("breaking_nli") and r["label"] == "REFUTES":
+                breaking_refutes.append(row)
+            else:
+                train.append(row)
+    train += rng.sample(breaking_refutes, min(BREAKING_NLI_REFUTES, len(breaking_refutes)))
+    return train, held_out
+
+
 # -- SciFact -------------------------------------------------------------------------------------------
 def scifact_split(shared: Path) -> tuple[list[dict], dict[str, str]]:
     """claims_train.jsonl records, and each claim's part (``train`` / ``held_out``) by cited-abstract group."""
@@ -295,6 +330,14 @@ def main() -> None:
         default=SYNTHETIC_SENTENCES,
         help="how many corpus sentences synthesize.py writes claims from",
     )
+    parser.add_argument(
+        "--no-contrastive", action="store_true", help="leave out train/contrastive_pairs.jsonl (the earlier pair set)"
+    )
+    parser.add_argument(
+        "--with-anli",
+        action="store_true",
+        help="add ANLI's pairs (CC BY-NC 4.0): the model built from them is for non-commercial use only",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -351,12 +394,21 @@ def main() -> None:
         + edits
         + scifact_pairs(args.shared, sci_records, sci_split, rng)
     )
+    vitaminc_validation: list[dict] = []
+    if not args.no_contrastive:
+        held_out_titles = {p.title for p in index.passages if p.page in held_out} | {
+            without_disambiguator(p.title) for p in index.passages if p.page in held_out
+        }
+        contrastive, vitaminc_validation = contrastive_shared_pairs(args.shared, held_out_titles, rng, args.with_anli)
+        train += contrastive
     validation, validation_records = fever_pairs(claims, split, index, "validation", set())
     validation_gold = [r for r in validation if r["origin"] == "fever"]
     validation_edits = edited_pairs(validation_gold, validation_records, index, nlp, rng, pool)
     write_rows(args.work / "pairs_train.jsonl", train, rng)
     write_rows(args.work / "pairs_validation.jsonl", validation, rng)
     write_rows(args.work / "pairs_validation_edits.jsonl", validation_edits, rng)
+    if vitaminc_validation:
+        write_rows(args.work / "pairs_validation_vitaminc.jsonl", vitaminc_validation, rng)
     print("split", dict(sorted(counts.items())))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import orjson
 import torch
-from trainer import LABELS, predict
+from trainer import LABELS, predict, use_bf16
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 CHUNK = 512
@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, required=True, help="a trained run's final/ directory")
     parser.add_argument("--pairs", type=Path, required=True, help="directory of pairs_*.jsonl")
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--no-bf16", action="store_true")
+    parser.add_argument(
+        "--precision", choices=("auto", "bf16", "fp32"), default="auto", help="auto: bf16 where the CPU has bf16 units"
+    )
     args = parser.parse_args(argv)
     for path in (args.model, args.pairs):
         if not path.is_dir():
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{args.model} does not predict {LABELS} in this order")
     args.out.mkdir(parents=True, exist_ok=True)
     for source in sorted(args.pairs.glob("pairs_*.jsonl")):
-        label_file(model, tokenizer, source, args.out / source.name, bf16=not args.no_bf16)
+        label_file(model, tokenizer, source, args.out / source.name, bf16=use_bf16(args.precision))
     return 0
 
 

@@ -144,6 +144,29 @@ def clear_command(yes: YesOpt = False, cache_dir: CacheDirOpt = None, debug: Deb
     guarded(debug, lambda: asyncio.run(body()))
 
 
+@memory_app.command("recover")
+def recover_command(cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> None:
+    """Move a damaged local memory store aside (nothing is deleted); the next run starts an empty one."""
+
+    def body():
+        import time
+
+        from mermaid_verifier.memory.store import recover_local_store
+
+        settings = settings_from_options(cache_dir=cache_dir)
+        if settings.memory_url:
+            raise UsageError("the memory is in a database (MERMAID_MEMORY_URL); recover works on the local store only")
+        moved = recover_local_store(settings.memory_dir, time.strftime("%Y%m%d-%H%M%S"))
+        if not moved:
+            stderr.print(f"no memory store in {settings.memory_dir}: nothing to move", highlight=False)
+            return
+        for path in moved:
+            print(f"moved aside: {path}")
+        print("the next run starts an empty evidence memory")
+
+    guarded(debug, body)
+
+
 @memory_app.command("revalidate")
 def revalidate_command(
     top_k: Annotated[

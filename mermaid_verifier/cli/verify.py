@@ -110,6 +110,10 @@ async def verify_claims(
     if status:
         status.start()
     async with contextlib.AsyncExitStack() as stack:
+        # Closed on every path: a failure while the graph's resources are built (a damaged memory store or
+        # calibration file) must not leave the servers' session task running, or asyncio.run waits forever.
+        stack.push_async_callback(toolbox.aclose)
+        stack.push_async_callback(finish_task, early_start)
         saver = queue = None
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
@@ -135,6 +139,14 @@ async def verify_claims(
                 status.start()
     if status:
         status.stop()
+
+
+async def finish_task(task: asyncio.Task) -> None:
+    """Wait for ``task`` (cancelled first when still running); its outcome was handled where it ran."""
+    if not task.done():
+        task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def say_skipped_line(where: str) -> None:

@@ -66,14 +66,50 @@ def open_local_store(directory: Path | str) -> LocalStore:
             ", ".join(retired),
             STORE_FILE,
         )
-    connection = sqlite3.connect(
-        directory / STORE_FILE, check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
-    )
+    path = directory / STORE_FILE
+    try:
+        connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S)
+    except sqlite3.Error as exc:
+        raise MemoryStoreError(f"cannot open the memory store {path}: {exc}") from exc
     store = LocalStore(connection)
-    with _setup_lock(directory):  # processes opening a new store at once would each run the migrations
-        connection.execute("PRAGMA journal_mode=WAL")
-        store.setup()
+    try:
+        with _setup_lock(directory):  # processes opening a new store at once would each run the migrations
+            connection.execute("PRAGMA journal_mode=WAL")
+            store.setup()
+            connection.execute("SELECT count(*) FROM store").fetchone()  # reads the table's pages, not just the header
+    except sqlite3.DatabaseError as exc:
+        connection.close()
+        raise MemoryStoreError(store_problem(path, exc)) from exc
     return store
+
+
+def store_problem(path: Path, exc: sqlite3.Error) -> str:
+    """One line naming the store file, what is wrong with it and what to do."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
+        return f"the memory store {path} is locked by another process ({text}); wait for it to end, or use --no-memory"
+    if isinstance(exc, sqlite3.OperationalError) and ("readonly" in text or "read-only" in text):
+        return f"the memory store {path} cannot be written ({text}); make it writable, or use --no-memory"
+    if "disk is full" in text or "disk I/O" in text:
+        return f"the memory store {path} cannot be written ({text}); free disk space, or use --no-memory"
+    return (
+        f"the memory store {path} is damaged ({text}); `mermaid-verifier memory recover` moves it aside"
+        " and starts an empty one"
+    )
+
+
+def recover_local_store(directory: Path | str, stamp: str) -> list[Path]:
+    """Move the store's files (and its write-ahead log) aside as ``memory.sqlite.damaged-<stamp>…``; the
+    next run starts an empty store. Returns where each file went (nothing when there is no store)."""
+    directory = Path(directory)
+    moved = []
+    for suffix in ("", "-wal", "-shm"):
+        source = directory / f"{STORE_FILE}{suffix}"
+        if source.exists():
+            target = directory / f"{STORE_FILE}.damaged-{stamp}{suffix}"
+            source.rename(target)
+            moved.append(target)
+    return moved
 
 
 @contextlib.contextmanager
