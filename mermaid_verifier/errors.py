@@ -28,6 +28,12 @@ class CorpusError(UsageError):
     """A local corpus file is missing, unreadable, or not in a known layout."""
 
 
+# The words a local-corpus server's tool error starts with when its corpus cannot be read at all: the
+# toolbox turns that error into a CorpusError (no claim can be checked), where other tool errors are
+# observations for the executor.
+CORPUS_UNUSABLE = "corpus unusable:"
+
+
 class ToolServerError(MermaidError):
     """An MCP tool server could not be started, or its session broke."""
 

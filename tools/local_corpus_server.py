@@ -35,7 +35,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.config import INDEX_BACKENDS
-from mermaid_verifier.errors import UsageError
+from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
 from mermaid_verifier.tools.server_logging import add_log_level_option, configure_logging
@@ -234,7 +234,7 @@ class IndexLoader:
                 time.monotonic() - (self.started_at or 0),
             )
         except UsageError as exc:  # a corpus that cannot be read, a backend that is not installed
-            self.error = one_line(exc)
+            self.error = f"{CORPUS_UNUSABLE} {one_line(exc)}"
             logger.error("%s", self.error)
         except anyio.get_cancelled_exc_class():
             ready, self._ready = self._ready, None  # cancelled mid-build: a later start tries again

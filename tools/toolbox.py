@@ -28,7 +28,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
 from pydantic import BaseModel
 
-from mermaid_verifier.errors import ToolServerError
+from mermaid_verifier.errors import CORPUS_UNUSABLE, CorpusError, ToolServerError
 
 SessionConnector = Callable[[], AbstractAsyncContextManager[ClientSession]]
 
@@ -212,11 +212,14 @@ class Toolbox:
             return ToolOutcome(server=server, tool=tool, ok=False, text=f"{tool} failed: {exc.error.message}")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
             raise ToolServerError(f"tool server {server!r} closed its connection during {tool}") from exc
+        text = _outcome_text(result)
+        if result.isError and CORPUS_UNUSABLE in text:  # no claim can be checked: the run stops, saying why
+            raise CorpusError(text[text.index(CORPUS_UNUSABLE) + len(CORPUS_UNUSABLE) :].strip())
         return ToolOutcome(
             server=server,
             tool=tool,
             origin=self.sources.get(server),
             ok=not result.isError,
-            text=_outcome_text(result),
+            text=text,
             data=result.structuredContent if not result.isError else None,
         )

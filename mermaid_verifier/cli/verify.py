@@ -101,10 +101,13 @@ async def verify_claims(
         await asyncio.sleep(0)
 
     from mermaid_verifier.cli.review import print_result, review_tools, reviewer_is_present, run_with_review
+    from mermaid_verifier.errors import LLMServiceError
+    from mermaid_verifier.evaluation.batch import llm_failure
     from mermaid_verifier.graph import open_verifier
     from mermaid_verifier.output import result_from_output
 
     emit = print_result(stdout, as_json)
+    failed: list[str] = []
     interactive = review and reviewer_is_present() and not stdin_used  # claims on stdin leave no one to ask
     status = stderr.status("starting tool servers and models …") if stderr.is_terminal and not review else None
     if status:
@@ -135,10 +138,18 @@ async def verify_claims(
             if status:
                 status.stop()
             emit(result_from_output(claim, output))
+            failure = llm_failure(output)
+            if failure is not None:
+                failed.append(failure)
             if status and number < len(claims):
                 status.start()
     if status:
         status.stop()
+    if failed:  # the verdicts were printed (abstentions that say why); the run still failed
+        raise LLMServiceError(
+            f"the LLM endpoint failed on {len(failed)} of {len(claims)} claim(s), whose verdicts are abstentions"
+            f" (last: {failed[-1]})"
+        )
 
 
 async def finish_task(task: asyncio.Task) -> None:

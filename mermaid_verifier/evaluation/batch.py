@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mermaid_verifier.errors import MermaidError
+from mermaid_verifier.errors import LLMServiceError, MermaidError, UsageError
 from mermaid_verifier.evaluation.datasets import LabelledClaim
 from mermaid_verifier.output import result_from_output
 
@@ -26,6 +26,13 @@ def result_row(claim: LabelledClaim, output: dict) -> dict:
     }
 
 
+def llm_failure(output: dict) -> str | None:
+    """Why the LLM endpoint failed during this claim's verification (its verdict is then an abstention
+    that says so), or None."""
+    stats = output.get("stats")
+    return getattr(stats, "llm_failure", None)
+
+
 async def verify_labelled(
     verifier: CompiledStateGraph,
     claims: list[LabelledClaim],
@@ -39,7 +46,8 @@ async def verify_labelled(
     At most ``concurrency`` claims run at once; ``slots`` instead shares that limit with other calls
     running beside this one (a Ray worker's overlapping batches).
     A claim whose verification raises a :class:`MermaidError` (e.g. the LLM service failed) goes to
-    ``on_failure`` when given, and the run goes on; without it the error propagates."""
+    ``on_failure`` when given, and the run goes on; without it, or when the error is a
+    :class:`UsageError` (a corpus that cannot be read fails every claim alike), the error propagates."""
     semaphore = slots if slots is not None else asyncio.Semaphore(concurrency)
     rows: list[dict] = []
 
@@ -47,8 +55,11 @@ async def verify_labelled(
         async with semaphore:
             try:
                 output = await verifier.ainvoke({"claim": claim.claim})
+                failure = llm_failure(output)
+                if failure is not None and on_failure is not None:  # an abstention forced by a dead endpoint
+                    raise LLMServiceError(failure)  # is no verdict: it goes to failures, for --resume to retry
             except MermaidError as exc:
-                if on_failure is None:
+                if on_failure is None or isinstance(exc, UsageError):  # a bad corpus or setting fails every claim
                     raise
                 on_failure(claim, exc)
                 return

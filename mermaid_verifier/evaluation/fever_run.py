@@ -8,12 +8,14 @@ The terminal side (progress bar, summary table) lives in ``cli/fever.py``; this 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import functools
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -152,6 +154,103 @@ def make_run_dir(path: Path) -> None:
         raise UsageError(f"the run directory is not writable: {path}")
 
 
+LOCK_FILE = "run.lock"
+SELECTION_FILE = "selection.json"
+# the options that choose a run's claims, with the value each has when not given
+SELECTION_DEFAULTS: dict[str, object] = {
+    "claims_path": None,
+    "split_file": None,
+    "parts": (),
+    "limit": None,
+    "sample": None,
+    "seed": 0,
+    "order": "file",
+}
+SELECTION_FLAGS = {
+    "claims_path": "the claims file",
+    "split_file": "--split",
+    "parts": "--part",
+    "limit": "--limit",
+    "sample": "--sample",
+    "seed": "--seed",
+    "order": "--order",
+}
+
+
+@contextlib.contextmanager
+def run_lock(out_dir: Path) -> Iterator[None]:
+    """Hold the run directory for this process: a second run on it (which would write every claim
+    twice) is a :class:`UsageError`. The lock is the kernel's (``flock``): it goes with the process,
+    however it ends."""
+    path = out_dir / LOCK_FILE
+    try:
+        handle = path.open("a+")
+    except OSError as exc:
+        raise UsageError(f"cannot lock the run directory {out_dir}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(
+                f"another run is writing to {out_dir}: wait for it to end, or choose another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _selection(options: RunOptions) -> dict:
+    values = {name: getattr(options, name) for name in SELECTION_DEFAULTS}
+    for name in ("claims_path", "split_file"):
+        if values[name] is not None:
+            values[name] = str(Path(values[name]).resolve())
+    values["parts"] = sorted(values["parts"])
+    return values
+
+
+def selection_for_run(options: RunOptions) -> RunOptions:
+    """The options of a resumed run: the claims it was started on, whatever this command line leaves out.
+
+    An option left at its default takes the recorded value (``--resume --out DIR`` alone continues the
+    same sample); one given with another value than the run was started with is a :class:`UsageError`,
+    as it would mix two selections in one results file."""
+    path = options.out_dir / SELECTION_FILE
+    if not options.resume or not path.exists():
+        return options
+    try:
+        recorded = orjson.loads(path.read_bytes())
+        if not isinstance(recorded, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path} is unreadable ({exc}); start a new run with another --out") from None
+    current = _selection(options)
+    updates, conflicts = {}, []
+    for name, default in SELECTION_DEFAULTS.items():
+        if name not in recorded or recorded[name] == current[name]:
+            continue
+        given = getattr(options, name)
+        if name != "claims_path" and (given == default or (name == "parts" and not given)):
+            updates[name] = recorded[name]
+        else:
+            conflicts.append(f"{SELECTION_FLAGS[name]} {current[name]!r} (the run has {recorded[name]!r})")
+    if conflicts:
+        raise UsageError(
+            f"--resume continues the run in {options.out_dir} with the claims it was started on, but "
+            + "; ".join(conflicts)
+            + ": leave those options out, or choose another --out"
+        )
+    if "split_file" in updates and updates["split_file"] is not None:
+        updates["split_file"] = Path(updates["split_file"])
+    if "parts" in updates:
+        updates["parts"] = tuple(updates["parts"])
+    return dataclasses.replace(options, **updates)
+
+
+def write_selection(options: RunOptions) -> None:
+    write_json(options.out_dir / SELECTION_FILE, _selection(options))
+
+
 def write_json(path: Path, data: dict) -> None:
     """Write ``data`` next to ``path`` and rename, so a reader never sees half a file."""
     partial = path.with_suffix(path.suffix + ".partial")
@@ -202,13 +301,22 @@ async def run(
     """Verify the claims of ``options`` not yet in the results log; return all rows and the metrics."""
     # A Ray driver builds no graph (its workers do), so it skips the graph's imports.
     open_graph = None if options.ray is not None else graph_opener(settings, verifier_factory)
-    claims, bad_lines = load_claims(options)
-    claims = order_claims(claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None)
     make_run_dir(options.out_dir)
+    with run_lock(options.out_dir):
+        options = selection_for_run(options)
+        claims, bad_lines = load_claims(options)
+        claims = order_claims(
+            claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None
+        )
+        return await _run_locked(options, settings, claims, bad_lines, open_graph, on_start, on_progress)
+
+
+async def _run_locked(options, settings, claims, bad_lines, open_graph, on_start, on_progress) -> RunOutcome:
     failures = FailureTracker(options.out_dir / "failures.jsonl")
     with ResultsLog(options.out_dir / "results.jsonl") as log:
         wanted = {c.id for c in claims}
         kept = [row for row in log.open(resume=options.resume) if row["id"] in wanted]
+        write_selection(options)  # after the log opened: a refused run leaves the earlier run's record alone
         todo = [c for c in claims if c.id not in {row["id"] for row in kept}]
         if on_start:
             on_start(len(claims), len(kept))
