@@ -41,6 +41,7 @@ class StanceModel:
         self._session: Any = None  # an onnxruntime InferenceSession once loaded
         self._tokenizer: Any = None  # a tokenizers Tokenizer once loaded
         self._stances: list[str] = []  # stance value of each logit
+        self._inputs: list[str] = []  # the inputs the ONNX graph declares
 
     def load(self) -> None:
         with self._lock:
@@ -67,6 +68,7 @@ class StanceModel:
             except Exception as exc:  # onnxruntime raises its own untyped errors for corrupt files
                 raise ModelError(f"cannot load stance model {model_path}: {exc}") from exc
             self._stances = [_CLASS_TO_STANCE[label].value for label in config["labels"]]
+            self._inputs = [i.name for i in session.get_inputs()]
             self._tokenizer, self._session = tokenizer, session
 
     def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
@@ -83,6 +85,7 @@ class StanceModel:
                 "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
                 "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
             }
+            feeds = {name: feeds[name] for name in self._inputs}  # an MPNet-style model takes no token types
             logits = self._session.run(None, feeds)[0]
             exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
             probs = exp / exp.sum(axis=-1, keepdims=True)

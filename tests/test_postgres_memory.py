@@ -202,7 +202,7 @@ def test_memory_upkeep_works_the_same_on_postgres(fresh_database, tmp_path, monk
         ["memory", "revalidate", "--top-k", "5", "--corpus", str(WIKI_MINI), "--json", "--cache-dir", str(tmp_path)],
     )
     assert out.exit_code == 0, out.output
-    rows = {row["id"]: row for row in map(json.loads, out.stdout.splitlines())}
+    rows = {row["id"]: row for row in json.loads(out.stdout)}
     assert rows[STILL_THERE.id]["observed"] == 1.0 and rows[GONE.id]["observed"] == 0.0
     assert rows[GONE.id]["after"] < rows[GONE.id]["before"]
     assert "folded the statistics of 1 quiet writer(s) into one record" in out.stderr  # the seeding writer's

@@ -121,7 +121,7 @@ def calibrate_command(
             help="Reuse a results.jsonl (rows with gold, verdict, confidence), or a `fever --out` directory holding one, instead of verifying.",
         ),
     ] = None,
-    limit: Annotated[int, typer.Option(help="Use only the first N claims (0 = all).")] = 0,
+    limit: Annotated[int, typer.Option(min=0, help="Use only the first N claims (0 = all).")] = 0,
     check_folds: Annotated[
         int,
         typer.Option(

@@ -26,7 +26,7 @@ from mermaid_verifier.cli.options import (
 from mermaid_verifier.errors import UsageError
 
 memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON array instead of a table.")]
 
 
 @contextlib.asynccontextmanager
@@ -62,9 +62,8 @@ def show_command(entity: str, as_json: JsonOpt = False, cache_dir: CacheDirOpt =
     async def body():
         async with opened_memory(cache_dir) as (memory, _):
             records = await memory.show(entity)
-        if as_json:
-            for record in records:
-                print(record.model_dump_json())
+        if as_json:  # one JSON array, empty when nothing is stored
+            print(json.dumps([record.model_dump(mode="json") for record in records]))
             return
         table = Table("id", "veracity", "checks", "recalled", "title", "text", title=f"memory for {entity!r}")
         for r in records:
@@ -206,9 +205,8 @@ def revalidate_command(
                 report = await revalidate(memory, toolbox, StanceModel(settings.stance_model_dir), top_k)
             pruned = await memory.prune_lookups()
             folded = await memory.compact_stats()
-        if as_json:  # stdout keeps one re-check per line
-            for row in report:
-                print(row.model_dump_json())
+        if as_json:  # stdout holds one JSON array of the re-checks, empty when nothing was due
+            print(json.dumps([row.model_dump(mode="json") for row in report]))
             if pruned:
                 stderr.print(f"removed {pruned} expired lookup(s)")
             if folded:

@@ -30,13 +30,19 @@ from mermaid_verifier.errors import UsageError
 
 
 def stdin_claims(lines: Iterable[bytes], skip: Callable[[str], None]) -> list[str]:
-    """The non-blank lines of stdin; a line that is not UTF-8 goes to ``skip`` with its number."""
+    """The non-blank lines of stdin; a line that is not UTF-8, or longer than a claim may be, goes to
+    ``skip`` with its line number and the rest are verified."""
+    from mermaid_verifier.evaluation.datasets import MAX_CLAIM_CHARS
+
     claims = []
     for number, raw in enumerate(lines, 1):
         try:
             line = raw.decode("utf-8").strip()
         except UnicodeDecodeError:
             skip(f"<stdin>:{number}: not UTF-8")
+            continue
+        if len(line) > MAX_CLAIM_CHARS:
+            skip(f"<stdin>:{number}: {len(line):,} characters long; the limit for a claim is {MAX_CLAIM_CHARS:,}")
             continue
         if line:
             claims.append(line)

@@ -89,7 +89,7 @@ def _claim_from_record(record: dict, line_number: int) -> LabelledClaim:
     else:
         label, evidence_sets = Label(record["label"]), _evidence_sets(evidence)
     claim = LabelledClaim(
-        id=str(record.get("id", line_number)),
+        id=str(record["id"]) if record.get("id") is not None else f"line-{line_number}",  # never a real id's twin
         claim=str(record["claim"]).strip(),
         label=label,
         evidence_sets=evidence_sets,

@@ -1,0 +1,66 @@
+"""The stance model alone on labelled (claim, evidence) pairs: argmax accuracy and macro-F1, overall and
+per pair origin, through the runtime (onnxruntime, the int8 file that ships).
+
+    python bench/stance_pairs.py training/runs/NAME/pairs/pairs_validation.jsonl
+    python bench/stance_pairs.py training/runs/NAME/pairs/pairs_validation_vitaminc.jsonl --model-dir training/runs/NAME/model
+
+Comparing two models on the same pairs file is how a new model earns its place: the pairs come from
+``training/build_pairs.py`` (validation pages, and the VitaminC pages held out by title).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import time
+from pathlib import Path
+
+LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+STANCE_TO_LABEL = {"supports": "SUPPORTS", "refutes": "REFUTES", "neutral": "NOT ENOUGH INFO"}
+
+
+def score_pairs(model, rows: list[dict]) -> dict:
+    from mermaid_verifier.evaluation.metrics import label_metrics
+
+    predicted = []
+    started = time.perf_counter()
+    for row in rows:
+        probabilities = model.probabilities(row["claim"], [(row.get("title") or "", row["evidence"])])[0]
+        predicted.append(STANCE_TO_LABEL[max(probabilities, key=probabilities.get)])
+    seconds = time.perf_counter() - started
+    gold = [r["label"] for r in rows]
+    metrics = label_metrics(gold, predicted)
+    by_origin: dict[str, list[bool]] = collections.defaultdict(list)
+    for row, g, p in zip(rows, gold, predicted):
+        by_origin[row["origin"]].append(g == p)
+    return {
+        "pairs": len(rows),
+        "accuracy": round(metrics["accuracy"], 4),
+        "macro_f1": round(metrics["macro_f1"], 4),
+        "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
+        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())},
+        "pairs_per_second": round(len(rows) / seconds, 1) if seconds else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pairs", type=Path, help="a pairs_*.jsonl file (claim, evidence, title, label, origin)")
+    parser.add_argument("--model-dir", type=Path, default=None, help="default: the bundled stance model")
+    parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
+    args = parser.parse_args()
+    from mermaid_verifier.stance import StanceModel
+
+    rows = [json.loads(line) for line in args.pairs.open()]
+    result = {"pairs_file": str(args.pairs), "model_dir": str(args.model_dir or "bundled")} | score_pairs(
+        StanceModel(args.model_dir), rows
+    )
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
