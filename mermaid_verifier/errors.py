@@ -60,6 +60,12 @@ class TrainingStopped(MermaidError):
     exit_code = 75  # EX_TEMPFAIL: try again
 
 
+class ResumableInterrupt(MermaidError):
+    """A batch was stopped by its user (Ctrl-C); what it decided is kept and ``--resume`` continues."""
+
+    exit_code = 130  # as for any process ended by SIGINT
+
+
 class LLMOutputError(MermaidError):
     """The model's answer was unusable even after one repair round."""
 

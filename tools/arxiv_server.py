@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import MalformedResponse
 from mermaid_verifier.tools.server_logging import configure_logging
+from mermaid_verifier.tools.server_tools import tool
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
@@ -294,7 +295,7 @@ def create_server(
 
     server, run = source_server(SERVER_NAME, INSTRUCTIONS, cache, LABEL, HOST, call_timeout_s, timeout_s, logger)
 
-    @server.tool()
+    @tool(server)
     async def search(
         query: Annotated[
             str,
@@ -318,7 +319,7 @@ def create_server(
         papers = await run("search", client.search, query, k)
         return search_result(query, papers)
 
-    @server.tool()
+    @tool(server)
     async def get_abstract(
         arxiv_id: Annotated[
             str,

@@ -39,6 +39,7 @@ from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
 from mermaid_verifier.tools.server_logging import add_log_level_option, configure_logging
+from mermaid_verifier.tools.server_tools import tool
 from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex, open_index
 
 logger = logging.getLogger("mermaid_verifier.tools.local_corpus_server")  # also under -m
@@ -302,7 +303,7 @@ def create_server(
             logger.warning("%s timed out after %gs", what, timeout_s)
             raise ToolError(f"{what} timed out after {timeout_s:g}s") from None
 
-    @server.tool()
+    @tool(server)
     async def search(
         query: Annotated[
             str,
@@ -326,7 +327,7 @@ def create_server(
         index = await ready_index("search")
         return await run_blocking("search", search_result, index, query, k)
 
-    @server.tool()
+    @tool(server)
     async def get_page(
         title: Annotated[
             str,

@@ -53,6 +53,7 @@ from pydantic import BaseModel, Field
 from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, SourceAPIError, SourceBusyError
 from mermaid_verifier.tools.markup_text import inline_text
 from mermaid_verifier.tools.server_logging import configure_logging
+from mermaid_verifier.tools.server_tools import tool
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_errors import parse_retry_after
 from mermaid_verifier.tools.source_http import (
@@ -568,7 +569,7 @@ def create_server(
 
     server, run = source_server(SERVER_NAME, INSTRUCTIONS, cache, LABEL, HOST, call_timeout_s, timeout_s, logger)
 
-    @server.tool()
+    @tool(server)
     async def search(
         query: Annotated[
             str,
@@ -592,7 +593,7 @@ def create_server(
         found = await run("search", client.search, query, k)
         return search_result(query, found)
 
-    @server.tool()
+    @tool(server)
     async def fetch_abstracts(
         pmids: Annotated[
             list[str],

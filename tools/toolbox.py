@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -128,7 +129,32 @@ def _server_failure(name: str, exc: BaseException, stderr: str) -> str:
 
 def _outcome_text(result: types.CallToolResult) -> str:
     parts = [c.text for c in result.content if isinstance(c, types.TextContent)]
-    return "\n".join(parts) if parts else json.dumps(result.structuredContent or {})
+    text = "\n".join(parts) if parts else json.dumps(result.structuredContent or {})
+    return readable_argument_error(text) if result.isError else text
+
+
+_VALIDATION = re.compile(r"Error executing tool (?P<tool>\S+): \d+ validation errors? for \w+\n(?P<body>.*)", re.S)
+_PROBLEM = re.compile(r"^\s+(?P<message>.+?) \[type=[^,\]]+(?:, input_value=(?P<value>.+?))?(?:, input_type=\w+)?\]$")
+
+
+def readable_argument_error(text: str) -> str:
+    """FastMCP's report of arguments that fail the tool's schema (pydantic's text, with its type codes and a
+    documentation URL) as one line a model can act on: ``search: invalid arguments: k: Input should be
+    greater than or equal to 1 (got 0)``. Other texts are returned as they are."""
+    match = _VALIDATION.match(text)
+    if match is None:
+        return text
+    problems, field_name = [], None
+    for line in match["body"].splitlines():
+        if not line.strip() or line.strip().startswith("For further information"):
+            continue
+        problem = _PROBLEM.match(line)
+        if problem is None:
+            field_name = line.strip()
+        else:
+            got = f" (got {problem['value']})" if problem["value"] is not None else ""
+            problems.append(f"{field_name}: {problem['message']}{got}")
+    return f"{match['tool']}: invalid arguments: " + "; ".join(problems) if problems else text
 
 
 class Toolbox:

@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import MalformedResponse, SourceAPIError
 from mermaid_verifier.tools.server_logging import configure_logging
+from mermaid_verifier.tools.server_tools import tool
 from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
@@ -623,7 +624,7 @@ def create_server(
         ),
     ]
 
-    @server.tool()
+    @tool(server)
     async def search_titles(
         query: Annotated[
             str,
@@ -646,7 +647,7 @@ def create_server(
         record = await run("search_titles", client.search_titles, query, k)
         return search_titles_result(query, record)
 
-    @server.tool()
+    @tool(server)
     async def page_summary(title: Title) -> WikiPageResult:
         """Read a Wikipedia page's introduction (its lead section) as one evidence passage.
 
@@ -657,7 +658,7 @@ def create_server(
         record = await run("page_summary", client.summary, title)
         return summary_result(title, record)
 
-    @server.tool()
+    @tool(server)
     async def page_sentences(
         title: Title,
         max_sentences: Annotated[

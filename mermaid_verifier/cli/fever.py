@@ -22,6 +22,7 @@ from mermaid_verifier.cli.options import (
     stderr,
     stdout,
 )
+from mermaid_verifier.errors import ResumableInterrupt
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -245,6 +246,12 @@ def fever_command(
             stdout.print(summary_table("memory reuse", comparison_rows(comparison)))
             stdout.print(f"comparison: {out / 'compare-memory.json'}", highlight=False, soft_wrap=True)
             return
-        report_outcome(asyncio.run(run_with_progress(options, base)), claims)
+        try:
+            report_outcome(asyncio.run(run_with_progress(options, base)), claims)
+        except KeyboardInterrupt:
+            raise ResumableInterrupt(
+                f"interrupted: the claims decided so far are kept in {out / 'results.jsonl'};"
+                " the same command with --resume continues"
+            ) from None
 
     guarded(debug, body)
