@@ -45,3 +45,19 @@ def test_with_a_reviewer_present_the_answer_is_asked_at_once(always_uncertain, m
     [answered] = json_lines(result.stdout)
     assert answered["abstained"] is False and "accepted by a reviewer" in answered["reason"]
     assert "review needed" in result.output
+
+
+def test_paused_state_loads_our_records_even_where_unregistered_types_are_blocked():
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from mermaid_verifier.models import Decomposition, Label, Stats, Triplet, Verdict
+
+    state = {
+        "verdict": Verdict(label=Label.REFUTES, confidence=0.4, abstained=True, reason="unsure"),
+        "decomposition": Decomposition(triplets=[Triplet(subject="Kubrick", relation="directed", object="2001")]),
+        "stats": Stats(tool_calls=3),
+    }
+    ours = cli_review.checkpoint_serializer()
+    assert ours.loads_typed(ours.dumps_typed(state)) == state
+    strict = JsonPlusSerializer(allowed_msgpack_modules=None)  # what LangGraph will do by default
+    assert strict.loads_typed(strict.dumps_typed(state)) != state  # so the allowlist is what keeps them

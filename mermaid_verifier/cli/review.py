@@ -70,17 +70,47 @@ def _decision(choice: str) -> ReviewDecision | None:
     return ReviewDecision(action="accept")
 
 
+def checkpoint_serializer():
+    """LangGraph's serializer, told which of our types a paused graph's state holds (the records of
+    ``mermaid_verifier.models``): they load without the "unregistered type" warning now, and still
+    load once LangGraph blocks unregistered types."""
+    import enum
+    import inspect
+
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+    from pydantic import BaseModel
+
+    from mermaid_verifier import models
+
+    allowed = [
+        (cls.__module__, cls.__name__)
+        for _, cls in inspect.getmembers(models, inspect.isclass)
+        if cls.__module__ == models.__name__ and issubclass(cls, BaseModel | enum.Enum)
+    ]
+    return JsonPlusSerializer(allowed_msgpack_modules=allowed)
+
+
 @contextlib.asynccontextmanager
 async def review_tools(settings) -> AsyncIterator[tuple[Any, Any]]:
     """The checkpointer that keeps paused graphs, and the store that holds the review queue."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from mermaid_verifier.memory.store import open_local_store
+    from mermaid_verifier.memory.store import check_sqlite_file, open_local_store
 
     settings.cache_dir.mkdir(parents=True, exist_ok=True)
-    queue = open_local_store(settings.cache_dir / "review-queue")
+    checkpoints = settings.cache_dir / "checkpoints.sqlite"
+    check_sqlite_file(
+        checkpoints,
+        "the review checkpoints file",
+        "move it aside to start with no paused reviews (the claims paused in it cannot be resumed)",
+    )
+    queue = open_local_store(
+        settings.cache_dir / "review-queue",
+        damaged_remedy="move its directory aside to start an empty review queue",
+    )
     try:
-        async with AsyncSqliteSaver.from_conn_string(str(settings.cache_dir / "checkpoints.sqlite")) as saver:
+        async with AsyncSqliteSaver.from_conn_string(str(checkpoints)) as saver:
+            saver.serde = checkpoint_serializer()
             yield saver, queue
     finally:
         queue.close()

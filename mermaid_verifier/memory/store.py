@@ -40,6 +40,14 @@ RETIRED_FILES = ("cache.db", "store_index.sqlite3")  # the earlier on-disk forma
 class LocalStore(SqliteStore):
     """LangGraph's ``SqliteStore``, with async operations on a worker thread and a ``close()``."""
 
+    path: Path | None = None  # the database file, for messages (set by open_local_store)
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        try:
+            return super().batch(ops)
+        except sqlite3.DatabaseError as exc:  # a full disk, a file damaged while in use: name the file
+            raise MemoryStoreError(store_problem(self.path or Path("memory.sqlite"), exc)) from exc
+
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
@@ -53,8 +61,9 @@ class LocalStore(SqliteStore):
         self.close()
 
 
-def open_local_store(directory: Path | str) -> LocalStore:
-    """The memory store in ``directory`` (created when missing), ready to use."""
+def open_local_store(directory: Path | str, damaged_remedy: str | None = None) -> LocalStore:
+    """The memory store in ``directory`` (created when missing), ready to use. ``damaged_remedy`` is what
+    the error says to do when the file is damaged (default: ``memory recover``)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     retired = [name for name in RETIRED_FILES if (directory / name).exists()]
@@ -72,6 +81,7 @@ def open_local_store(directory: Path | str) -> LocalStore:
     except sqlite3.Error as exc:
         raise MemoryStoreError(f"cannot open the memory store {path}: {exc}") from exc
     store = LocalStore(connection)
+    store.path = path
     try:
         with _setup_lock(directory):  # processes opening a new store at once would each run the migrations
             connection.execute("PRAGMA journal_mode=WAL")
@@ -79,23 +89,47 @@ def open_local_store(directory: Path | str) -> LocalStore:
             connection.execute("SELECT count(*) FROM store").fetchone()  # reads the table's pages, not just the header
     except sqlite3.DatabaseError as exc:
         connection.close()
-        raise MemoryStoreError(store_problem(path, exc)) from exc
+        raise MemoryStoreError(store_problem(path, exc, damaged_remedy)) from exc
     return store
 
 
-def store_problem(path: Path, exc: sqlite3.Error) -> str:
+def store_problem(path: Path, exc: sqlite3.Error, damaged_remedy: str | None = None) -> str:
     """One line naming the store file, what is wrong with it and what to do."""
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain:  # a failed write is often followed by a failed rollback
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    for earlier in reversed(chain):  # the first SQLite error is what went wrong
+        if isinstance(earlier, sqlite3.Error):
+            exc = earlier
+            break
     text = str(exc)
     if isinstance(exc, sqlite3.OperationalError) and "locked" in text:
-        return f"the memory store {path} is locked by another process ({text}); wait for it to end, or use --no-memory"
+        return f"the store {path} is locked by another process ({text}); wait for it to end, or use --no-memory"
     if isinstance(exc, sqlite3.OperationalError) and ("readonly" in text or "read-only" in text):
-        return f"the memory store {path} cannot be written ({text}); make it writable, or use --no-memory"
+        return f"the store {path} cannot be written ({text}); make it writable, or use --no-memory"
     if "disk is full" in text or "disk I/O" in text:
-        return f"the memory store {path} cannot be written ({text}); free disk space, or use --no-memory"
-    return (
-        f"the memory store {path} is damaged ({text}); `mermaid-verifier memory recover` moves it aside"
-        " and starts an empty one"
-    )
+        return f"the store {path} cannot be written ({text}); free disk space, or use --no-memory"
+    remedy = damaged_remedy or "`mermaid-verifier memory recover` moves it aside and starts an empty one"
+    return f"the store {path} is damaged ({text}); {remedy}"
+
+
+def check_sqlite_file(path: Path, what: str, remedy: str) -> None:
+    """A :class:`MemoryStoreError` naming ``path`` when it exists and SQLite cannot read it."""
+    if not path.exists():
+        return
+    try:
+        connection = sqlite3.connect(path, timeout=LOCK_WAIT_S)
+    except sqlite3.Error as exc:
+        raise MemoryStoreError(f"cannot open {what} {path}: {exc}; {remedy}") from exc
+    try:
+        connection.execute("PRAGMA schema_version").fetchone()
+        connection.execute("SELECT name FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise MemoryStoreError(f"{what} {path} cannot be read ({exc}); {remedy}") from exc
+    finally:
+        connection.close()
 
 
 def recover_local_store(directory: Path | str, stamp: str) -> list[Path]:
