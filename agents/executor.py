@@ -12,17 +12,17 @@ Thought → action → observation, where the plan comes from the claim's decomp
 A page lookup that finds no page of that title but pages of that name ("House" -> "House (TV
 series)") is followed at once by reading the one the claim's words point to.
 
-After every observation the new passages are scored by the stance model; the run stops as soon as
-one item is decisive (P(supports) or P(refutes), times its topicality, ≥ ``stop_threshold``). Memory changes the budget:
-none at all when remembered evidence is decisive and reliable; ``warm_steps`` (a short confirming
-search) when a reliable remembered item already takes a side at the judge's decision level. A
+After every observation the passages it returned are scored by the stance model; the run stops as soon
+as one of them is decisive (P(supports) or P(refutes), times its topicality, ≥ ``stop_threshold``). A
 tool failure is an observation like any other: the policy notes it and moves on to the next action.
 
-Memory also remembers the lookups themselves (``EvidenceMemory.recall_lookup``): a planned call
-already made to the same source within its TTL is not made again; its remembered answer is the
-step's observation ("answered from memory"; passages come back as ``from_memory`` evidence, a
-lookup that found nothing as a known negative) and counts as a memory hit, not a tool call. It
-still takes its step of the budget, so the same claim gathers the same evidence as before.
+Remembered evidence (recalled by the claim's entities) joins the evidence before the first step, but
+never changes the plan or the budget: asking again must not change the answer when nothing new was
+found, so a claim asked twice takes the same steps and gathers the same evidence. What memory saves is
+the tool calls: it remembers the lookups themselves (``EvidenceMemory.recall_lookup``), and a planned call
+already made to the same source within its TTL is not made again; its remembered answer is the step's
+observation ("answered from memory"; passages come back as ``from_memory`` evidence, a lookup that found
+nothing as a known negative) and counts as a memory hit, not a tool call.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from mermaid_verifier.models import (
     TraceStep,
 )
 from mermaid_verifier.names import disambiguator
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
 from mermaid_verifier.topicality import Topicality
@@ -82,7 +82,6 @@ def _is_named(text: str, decomposition: Decomposition) -> bool:
 def plan_actions(
     claim: str,
     decomposition: Decomposition,
-    memory_titles: set[str],
     search_k: int,
     deeper: bool = False,
     available: dict[str, set[str]] | None = None,
@@ -95,7 +94,7 @@ def plan_actions(
     triplets = decomposition.triplets[:2]
     subject = triplets[0].subject if triplets else (decomposition.entities[0] if decomposition.entities else "")
     plan = [PlannedAction("Search the whole claim first.", "search", {"query": claim, "k": search_k})]
-    if subject and _without_article(subject).casefold() not in memory_titles:
+    if subject:
         plan.append(
             PlannedAction(
                 f"Read the page about the subject, {subject!r}.",
@@ -111,10 +110,7 @@ def plan_actions(
                 {"query": f"{triplet.subject} {triplet.object}", "k": search_k},
             )
         )
-        if (
-            _is_named(triplet.object, decomposition)
-            and _without_article(triplet.object).casefold() not in memory_titles
-        ):
+        if _is_named(triplet.object, decomposition):
             plan.append(
                 PlannedAction(
                     f"Read the page about the object, {triplet.object!r}.",
@@ -280,42 +276,20 @@ class OfflineExecutor:
         max_steps: int = 5,
         search_k: int = 5,
         stop_threshold: float = 0.9,
-        memory_trust: float = 0.6,
         reliability: ReliabilityConfig | None = None,
         clock: Callable[[], float] = time.time,
-        warm_steps: int | None = None,
-        lean_threshold: float = 0.3,
         topicality: Topicality | None = None,
         lookups=None,
     ):
         self.toolbox = toolbox
         self.lookups = lookups  # an EvidenceMemory: remembered lookups are answered from it (None: never)
-        self.warm_steps = max_steps if warm_steps is None else warm_steps
-        self.lean_threshold = lean_threshold
         self.stance = stance
         self.max_steps = max_steps
         self.search_k = search_k
         self.stop_threshold = stop_threshold
-        self.memory_trust = memory_trust
         self.reliability = reliability or ReliabilityConfig()
         self.clock = clock
         self.topicality = topicality or Topicality()
-
-    def _memory_settles(self, trusted: list[Evidence], topical: list[float]) -> bool:
-        """Remembered evidence ends the search only when decisive *and* still reliable (fresh, credible,
-        not contradicted): stale or planted items must not stop the executor from looking."""
-        decisive = _decisive(trusted, self.stop_threshold, topical)
-        return any(
-            e.trust is not None and e.trust.reliability >= self.memory_trust for e, d in zip(trusted, decisive) if d
-        )
-
-    def _memory_leans(self, trusted: list[Evidence], topical: list[float]) -> bool:
-        """Some reliable, topical remembered item already takes a side (stance ≥ ``lean_threshold``, the
-        level at which the judge would decide): a short confirming search is enough."""
-        return any(
-            e.trust is not None and e.trust.reliability >= self.memory_trust and leaning(e) * t >= self.lean_threshold
-            for e, t in zip(trusted, topical)
-        )
 
     def _source(self, server: str) -> str | None:
         return (getattr(self.toolbox, "sources", None) or {}).get(server)
@@ -347,37 +321,22 @@ class OfflineExecutor:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
 
-    async def _start(
-        self, claim: str, decomposition: Decomposition, remembered: list[Evidence]
-    ) -> tuple[ExecutionResult, int]:
-        """The result before any search (remembered evidence, scored) and the search budget it leaves:
-        0 when memory is decisive and reliable, ``warm_steps`` when it reliably takes a side."""
+    async def _start(self, claim: str, remembered: list[Evidence]) -> ExecutionResult:
+        """The result before any search: the remembered evidence, scored (the budget stays whole)."""
         result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
         result.stats.memory_hits = len(remembered)
-        if not remembered:
-            return result, self.max_steps
-        trusted = assess_trust(result.evidence, self.reliability, self.clock())
-        topical = self.topicality.weights(trusted, claim, decomposition.entities)
-        if self._memory_settles(trusted, topical):
-            budget, verdict = 0, "decisive and reliable, no search needed"
-        elif self.warm_steps < self.max_steps and self._memory_leans(trusted, topical):
-            budget, verdict = (
-                self.warm_steps,
-                f"reliable and taking a side; a confirming search of {self.warm_steps} step(s)",
+        if remembered:
+            result.trace.append(
+                TraceStep(
+                    step=0,
+                    thought="Check what the evidence memory already holds about the claim's entities.",
+                    action="memory.recall",
+                    action_input={"entities": sorted({e.title for e in remembered})},
+                    observation=f"{len(remembered)} remembered item(s), weighed with what the search finds",
+                    new_evidence=len(remembered),
+                )
             )
-        else:
-            budget, verdict = self.max_steps, "not decisive or not reliable enough"
-        result.trace.append(
-            TraceStep(
-                step=0,
-                thought="Check what the evidence memory already holds about the claim's entities.",
-                action="memory.recall",
-                action_input={"entities": decomposition.entities},
-                observation=f"{len(remembered)} remembered item(s); {verdict}",
-                new_evidence=len(remembered),
-            )
-        )
-        return result, budget
+        return result
 
     async def run(
         self,
@@ -392,23 +351,18 @@ class OfflineExecutor:
         if start is not None:
             await start()  # the plan depends on which servers and tools are up
         if previous is None:
-            result, budget = await self._start(claim, decomposition, remembered)
-            if budget == 0:
-                return result
+            result = await self._start(claim, remembered)
         else:
             result = ExecutionResult(
                 evidence=list(previous.evidence), trace=list(previous.trace), stats=previous.stats.model_copy(deep=True)
             )
-            budget = self.max_steps
+        budget = self.max_steps
         taken = {_step_key(step.action, step.action_input) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
-        memory_titles = {e.title.casefold() for e in remembered}
         available = {server: set(tools) for server, tools in getattr(self.toolbox, "tools", {}).items()} or None
         plan = [
             a
-            for a in plan_actions(
-                claim, decomposition, memory_titles, self.search_k, deeper=previous is not None, available=available
-            )
+            for a in plan_actions(claim, decomposition, self.search_k, deeper=previous is not None, available=available)
             if _step_key(f"{a.server}.{a.tool}", a.arguments) not in taken
         ]
         first_step = max((step.step for step in result.trace), default=0) + 1
@@ -452,7 +406,8 @@ class OfflineExecutor:
             )
             topical = self.topicality.weights(result.evidence, claim, decomposition.entities)
             decisive = _decisive(result.evidence, self.stop_threshold, topical)
-            if any(d for e, d in zip(result.evidence, decisive) if e.id in new_ids):
+            returned = {e.id for e in found}  # remembered or new: what this step found decides, as it did before
+            if any(d for e, d in zip(result.evidence, decisive) if e.id in returned):
                 result.trace[-1].observation += "; decisive evidence found, stopping"
                 break
             follow = page_of_that_name(action, outcome, claim)

@@ -137,16 +137,6 @@ class JudgeConfig(BaseModel):
     abstain_below: float = Field(0.50, ge=0, le=1)
     conflict_level: float = Field(0.60, ge=0, le=1, description="both weighted sides at least this strong = conflict")
     stop_threshold: float = Field(0.90, ge=0, le=1, description="executor stops once an item is this decisive")
-    memory_trust: float = Field(
-        0.60, ge=0, le=1, description="a remembered item may end the search only at this reliability"
-    )
-    warm_steps: int = Field(
-        2,
-        ge=0,
-        le=20,
-        description="executor step budget when reliable remembered evidence already "
-        "takes a side (stance ≥ nei_threshold): a short confirming search",
-    )
     use_reliability: bool = True
     topicality: Topicality = Field(
         default_factory=Topicality, description="how much items that are not about what the claim names may count"

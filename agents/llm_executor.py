@@ -14,7 +14,7 @@ Loop
 Evidence
     Exactly as offline: each observation's passages become Evidence (``evidence_from_outcome``),
     de-duplicated by id, capped at 30, and scored by the stance model; remembered evidence is scored
-    and may settle the claim before any model call (``OfflineExecutor._start``). Each tool call is a
+    and joins the evidence before the first model call (``OfflineExecutor._start``); it never shortens the budget. Each tool call is a
     TraceStep (thought = the model's text that turn, action = ``server.tool``); parallel calls share a
     step number.
 Cascade
@@ -252,10 +252,8 @@ class LLMExecutor:
         trace with a fresh budget. An LLM endpoint failure ends the search, not the claim: the trace
         says what failed, ``stats.llm_failure`` carries it to the judge, and the evidence gathered stays."""
         if previous is None:
-            result, budget = await self.offline._start(claim, decomposition, remembered)
+            result = await self.offline._start(claim, remembered)
             result.stats.backend = "llm"
-            if budget == 0:  # memory settled it; otherwise the model gets its full budget
-                return result
         else:
             result = ExecutionResult(
                 evidence=list(previous.evidence), trace=list(previous.trace), stats=previous.stats.model_copy(deep=True)

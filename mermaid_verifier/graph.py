@@ -201,11 +201,8 @@ def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
         max_steps=settings.max_steps,
         search_k=settings.search_k,
         stop_threshold=config.stop_threshold,
-        memory_trust=config.memory_trust,
         reliability=resources.reliability_config,
         clock=resources.clock,
-        warm_steps=config.warm_steps,
-        lean_threshold=config.nei_threshold,
         topicality=config.topicality,
         lookups=resources.memory,
     )

@@ -29,8 +29,6 @@ MECHANICS_JUDGE = JudgeConfig(
     abstain_below=0.5,
     conflict_level=0.6,
     stop_threshold=0.9,
-    memory_trust=0.6,
-    warm_steps=1,
 )
 
 

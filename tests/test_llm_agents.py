@@ -482,12 +482,12 @@ async def test_remembered_evidence_goes_into_the_first_message_or_settles_the_cl
     assert "- Stanley Kubrick | directed | 2001: A Space Odyssey | NASA" in first
     assert result.trace[0].action == "memory.recall" and result.stats.memory_hits == 1
 
-    silent = ScriptedChatModel()
-    decisive = LLMExecutor(
-        silent, OfflineExecutor(toolbox, ScriptedStance({"directed by Stanley Kubrick": "supports"}))
-    )
-    settled = await decisive.run(CLAIM, decomposition, remembered=[remembered])
-    assert silent.received == [] and "no search needed" in settled.trace[0].observation
+    # a decisive remembered item does not end the search before the model is asked: asking again must
+    # take the same path as asking first
+    asked = ScriptedChatModel(script=[answer("Memory covers it.")])
+    decisive = LLMExecutor(asked, OfflineExecutor(toolbox, ScriptedStance({"directed by Stanley Kubrick": "supports"})))
+    await decisive.run(CLAIM, decomposition, remembered=[remembered])
+    assert len(asked.received) == 1
 
 
 async def test_the_conversation_the_executor_builds_is_valid_chat_completions_json(toolbox):

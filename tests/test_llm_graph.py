@@ -375,9 +375,8 @@ def test_the_llm_executor_searches_and_weighs_with_the_configured_offline_execut
     llm = agents.executor.llm if isinstance(agents.executor, CascadeExecutor) else agents.executor
     assert isinstance(llm, LLMExecutor)
     offline = llm.offline
-    # one offline executor, configured once: warm start, leaning threshold and topicality included
+    # one offline executor, configured once: stop threshold and topicality included
     assert offline.topicality == resources.judge_config.topicality
-    assert offline.lean_threshold == resources.judge_config.nei_threshold
-    assert offline.warm_steps == resources.judge_config.warm_steps and llm.toolbox is resources.toolbox
+    assert offline.stop_threshold == resources.judge_config.stop_threshold and llm.toolbox is resources.toolbox
     if backend == "cascade":
         assert agents.executor.offline is offline
