@@ -221,16 +221,50 @@ def topicality_of(evidence: list[Evidence], config: JudgeConfig, claim: str, ent
 
 
 def annotate(
-    evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None
+    evidence: list[Evidence],
+    config: JudgeConfig,
+    claim: str = "",
+    entities: list[str] | None = None,
+    verdict: Verdict | None = None,
 ) -> list[Evidence]:
-    """Set each item's stance (argmax) and score (its trusted, topical weight for its side), best first."""
+    """Each item's stance and score as the judge used it, best first.
+
+    The judge reads an item's trusted, topical weight for each side (P(side) · reliability · topicality),
+    so that is what is shown: the side with the larger weight and that weight, or NEUTRAL when neither
+    reaches ``nei_threshold`` (the level at which the rule lets one item settle a claim). The item a
+    SUPPORTS / REFUTES ``verdict`` rests on (its strongest item for that side) shows that side whatever its
+    weight, so the explanation never contradicts the verdict."""
+    deciding = deciding_item(evidence, config, claim, entities, verdict)
     annotated = []
     for item, topical in zip(evidence, topicality_of(evidence, config, claim, entities)):
-        probs = item.stance_probabilities or {}
-        stance = Stance(max(probs, key=lambda side: probs[side])) if probs else Stance.NEUTRAL
-        score = max(_side(item, Stance.SUPPORTS), _side(item, Stance.REFUTES)) * _weight(item, config) * topical
-        annotated.append(item.model_copy(update={"stance": stance, "score": round(score, 4)}))
+        support = _side(item, Stance.SUPPORTS) * _weight(item, config) * topical
+        refute = _side(item, Stance.REFUTES) * _weight(item, config) * topical
+        side, score = (Stance.SUPPORTS, support) if support >= refute else (Stance.REFUTES, refute)
+        if deciding is not None and item.id == deciding[0]:
+            side, score = deciding[1], support if deciding[1] == Stance.SUPPORTS else refute
+        elif score < config.nei_threshold:
+            side = Stance.NEUTRAL
+        annotated.append(item.model_copy(update={"stance": side, "score": round(score, 4)}))
     return sorted(annotated, key=lambda e: e.score or 0.0, reverse=True)
+
+
+def deciding_item(
+    evidence: list[Evidence],
+    config: JudgeConfig,
+    claim: str = "",
+    entities: list[str] | None = None,
+    verdict: Verdict | None = None,
+) -> tuple[str, Stance] | None:
+    """(id, side) of the item a SUPPORTS or REFUTES verdict rests on: its strongest trusted item for that side."""
+    if verdict is None or verdict.label == Label.NOT_ENOUGH_INFO or not evidence:
+        return None
+    side = Stance.SUPPORTS if verdict.label == Label.SUPPORTS else Stance.REFUTES
+    weights = [
+        _side(e, side) * _weight(e, config) * t
+        for e, t in zip(evidence, topicality_of(evidence, config, claim, entities))
+    ]
+    best = max(range(len(evidence)), key=lambda i: weights[i])
+    return (evidence[best].id, side) if weights[best] > 0 else None
 
 
 @dataclass(frozen=True)
@@ -243,6 +277,8 @@ class Weighing:
     coverage: float
     has_evidence: bool
     features: tuple[float, ...] = ()  # in the order of FEATURES
+    support_title: str = ""  # the title of the strongest trusted supporting item, for the reason
+    refute_title: str = ""
 
 
 def _top_two(values: list[float]) -> tuple[float, float]:
@@ -270,7 +306,21 @@ def weigh(
         math.log1p(len(evidence)),
         float(not evidence),
     )
-    return Weighing(support, refute, coverage, bool(evidence), features)
+    return Weighing(
+        support,
+        refute,
+        coverage,
+        bool(evidence),
+        features,
+        _title_of_best(evidence, supports),
+        _title_of_best(evidence, refutes),
+    )
+
+
+def _title_of_best(evidence: list[Evidence], weights: list[float]) -> str:
+    if not evidence or max(weights) <= 0:
+        return ""
+    return evidence[max(range(len(weights)), key=lambda i: weights[i])].title
 
 
 def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
@@ -309,12 +359,14 @@ def _threshold_rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, boo
 
 def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
     label, confidence, conflict = rule(w, config)
+    support_item = f" ({w.support_title})" if w.support_title else ""
+    refute_item = f" ({w.refute_title})" if w.refute_title else ""
     if not w.has_evidence:
         reason = "no evidence was found"
     elif config.model is not None:
         reason = (
-            f"{label.value} at {confidence:.2f} by the fitted judge (best trusted support {w.support:.2f}, "
-            f"refutation {w.refute:.2f}, topic coverage {w.coverage:.0%})"
+            f"{label.value} at {confidence:.2f} by the fitted judge (best trusted support {w.support:.2f}"
+            f"{support_item}, refutation {w.refute:.2f}{refute_item}, topic coverage {w.coverage:.0%})"
         )
     elif label == Label.NOT_ENOUGH_INFO:
         reason = (
@@ -322,9 +374,9 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
             f"evidence covers {w.coverage:.0%} of the claim's entities)"
         )
     elif label == Label.SUPPORTS:
-        reason = f"strongest trusted supporting item at {w.support:.2f}"
+        reason = f"strongest trusted supporting item at {w.support:.2f}{support_item}"
     else:
-        reason = f"strongest trusted refuting item at {w.refute:.2f}"
+        reason = f"strongest trusted refuting item at {w.refute:.2f}{refute_item}"
     if _confidence_from_model(w, config):
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below

@@ -313,7 +313,7 @@ async def judge(state: VerifierState, agents: Agents) -> dict:
             verdict = abstain_after_llm_failure(stance_reading, stats.llm_failure)
     if stats.offline_label is not None and stats.offline_confidence is not None:  # a claim the cascade escalated
         verdict = cascade_verdict(verdict, stats.offline_label, stats.offline_confidence)
-    ranked = annotate(trusted, resources.judge_config, state["claim"], entities)
+    ranked = annotate(trusted, resources.judge_config, state["claim"], entities, verdict)
     return {"verdict": verdict, "evidence": ranked, "stats": add_usage(stats, usage, agents.pricing)}
 
 

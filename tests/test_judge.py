@@ -273,3 +273,37 @@ def test_a_confidence_model_also_scores_a_fitted_judges_label():
     assert alone.label == doubted.label == Label.SUPPORTS
     assert doubted.confidence == pytest.approx(1 / (1 + math.exp(3.0)), abs=1e-4)
     assert doubted.confidence < alone.confidence
+
+
+def test_the_explanation_matches_the_verdict():
+    """An item mostly read as 'does not settle' (P(neutral) 0.55) but with P(refutes) 0.38 is what a
+    REFUTES verdict rests on: it is shown as refuting, and the reason names it."""
+    import math
+
+    evidence = [
+        item(1, 0.02, 0.38, title="Rome"),
+        item(2, 0.05, 0.02, title="Eiffel Tower"),
+        item(3, 0.01, 0.03, title="Paris"),
+    ]
+    # a fitted judge that answers REFUTES whenever refutation is the stronger side
+    model = JudgeModel(
+        features=FEATURES,
+        classes=(Label.SUPPORTS.value, Label.REFUTES.value, Label.NOT_ENOUGH_INFO.value),
+        coef=[[5.0] + [0.0] * 8, [0.0, 5.0] + [0.0] * 7, [0.0] * 9],
+        intercept=[0.0, 0.0, math.log(3.0)],
+    )
+    fitted = RAW.model_copy(update={"model": model})
+    verdict = decide(evidence, fitted)
+    assert verdict.label == Label.REFUTES and "(Rome)" in verdict.reason
+    ranked = annotate(evidence, fitted, verdict=verdict)
+    assert ranked[0].title == "Rome" and ranked[0].stance == Stance.REFUTES and ranked[0].score == pytest.approx(0.38)
+    assert [e.stance for e in ranked[1:]] == [Stance.NEUTRAL, Stance.NEUTRAL]  # below the level that settles
+
+
+def test_an_item_that_weighs_nothing_is_never_shown_taking_a_side():
+    off_topic = item(1, 0.0, 0.95, title="Tim Hill (director)", text="Tim Hill is an American director.")
+    # beside an item about the claim's subject, a page about someone else weighs 0 (topicality)
+    on_topic = item(2, 0.1, 0.0, title="Marcus Bentley", text="Marcus Bentley is a British actor.")
+    ranked = annotate([off_topic, on_topic], RAW, "Marcus Bentley is a director.", ["Marcus Bentley"])
+    hill = next(e for e in ranked if e.id == "e1")
+    assert hill.score == 0.0 and hill.stance == Stance.NEUTRAL
