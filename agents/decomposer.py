@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import re
 import threading
 from collections.abc import Iterable, Iterator
 
@@ -166,11 +167,28 @@ class SpacyDecomposer:
 
 def decompose_doc(doc: Doc) -> Decomposition:
     names = name_spans(doc)
-    return Decomposition(
-        triplets=extract_triplets(doc, names),
-        keywords=extract_keywords(doc, names),
-        entities=extract_entities(doc, names),
-    )
+    triplets = extract_triplets(doc, names)
+    entities = extract_entities(doc, names)
+    if not entities and triplets:  # "Aspirin reduces the risk of …": what the claim is about is its subject
+        subject = subject_topic(triplets[0].subject)
+        entities = [subject] if subject else []
+    return Decomposition(triplets=triplets, keywords=extract_keywords(doc, names), entities=entities)
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_PRONOUNS = {"it", "he", "she", "they", "this", "that", "these", "those", "we", "i", "you", "one", "there"}
+
+
+def names_something(decomposition: Decomposition) -> bool:
+    """Whether a claim names anything evidence could be about: an entity, or a subject that is not a pronoun."""
+    return bool(decomposition.entities) or any(subject_topic(t.subject) for t in decomposition.triplets)
+
+
+def subject_topic(subject: str) -> str:
+    """A triplet subject as the name of what the claim is about: its article dropped ("the bridge" ->
+    "bridge"); a pronoun names nothing."""
+    bare = _ARTICLE.sub("", subject.strip())
+    return "" if bare.casefold() in _PRONOUNS else bare
 
 
 # --------------------------------------------------------------------------- name spans

@@ -535,6 +535,18 @@ def stance_reading_kept(stance_reading: Verdict, why: str) -> Verdict:
     )
 
 
+def abstention_names_nothing() -> Verdict:
+    """The verdict for a claim that names nothing to look up ("claim one"): evidence found for its words
+    would be about something else, so nothing is searched."""
+    return Verdict(
+        label=Label.NOT_ENOUGH_INFO,
+        confidence=0.0,
+        abstained=True,
+        reason="abstained: the claim names nothing that can be looked up (no named entity, and no subject "
+        "other than a pronoun); say who or what it is about",
+    )
+
+
 def abstention_without_decomposition(reason: str) -> Verdict:
     """The verdict for a claim that could not be decomposed: nothing was searched."""
     return Verdict(

@@ -27,12 +27,13 @@ from langgraph.types import Command, interrupt
 
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.chat_models import as_model_factory, chat_model_factory
-from mermaid_verifier.agents.decomposer import SpacyDecomposer
+from mermaid_verifier.agents.decomposer import SpacyDecomposer, names_something
 from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
 from mermaid_verifier.agents.judge import (
     JudgeConfig,
     OfflineJudge,
     abstain_after_llm_failure,
+    abstention_names_nothing,
     abstention_without_decomposition,
     annotate,
     assess,
@@ -260,6 +261,25 @@ async def decompose(state: VerifierState, agents: Agents) -> Command:
                 },
             )
     stats = add_usage(Stats(), usage, agents.pricing)
+    if not names_something(decomposition):  # "claim one": whatever a search returns, nothing is about it
+        step = TraceStep(
+            step=0,
+            thought="Split the claim into facts to check.",
+            action="decompose",
+            action_input={"claim": state["claim"]},
+            observation="no named entity and no subject to look up",
+        )
+        return Command(
+            goto=agents.after_failed_decomposition,
+            update={
+                "decomposition": decomposition,
+                "verdict": abstention_names_nothing(),
+                "evidence": [],
+                "trace": [step],
+                "stats": stats,
+                "started_at": started_at,
+            },
+        )
     return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
 
 
