@@ -408,3 +408,15 @@ def test_write_report_creates_the_file(tmp_path, rows):
 
 def test_the_template_ships_inside_the_package():
     assert (resources.files("mermaid_verifier.evaluation") / "templates" / "report.html.j2").is_file()
+
+
+def test_a_bin_where_every_claim_was_wrong_is_still_a_visible_bar():
+    from mermaid_verifier.evaluation.report import MIN_BAR_PX
+
+    metrics = {
+        "reliability_diagram": [
+            {"bin_low": 0.7, "bin_high": 0.8, "count": 3, "mean_confidence": 0.75, "accuracy": 0.0},
+        ]
+    }
+    bars = [a for a in Scan(render_report(metrics, [])).of("rect") if a.get("class") == "bar"]
+    assert len(bars) == 1 and float(bars[0]["height"]) >= MIN_BAR_PX

@@ -135,17 +135,7 @@ def test_costs_and_latency(rows):
     assert m["tool_calls"]["per_tool"] == {"local-corpus.search": pytest.approx(16 / 6)}
     assert m["memory_hit_rate"] == pytest.approx(2 / 6)
     assert m["latency"]["p50"] == pytest.approx(3.5) and m["latency"]["p95"] == pytest.approx(5.75)
-    assert m["llm"] == {
-        "calls": 0,
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "cost_usd": None,
-        "claims_on_llm_path": 0,
-        "claims_with_endpoint_failure": 0,
-        "tool_call_turns": 0,
-        "unreadable_call_turns": 0,
-        "parsed_call_share": None,
-    }
+    assert "llm" not in m  # an offline run has no LLM figures, not a row of zeros
 
 
 def test_llm_path_figures_count_claims_failures_and_readable_calls(rows):

@@ -307,9 +307,12 @@ def reliability_bins(metrics: dict) -> list[dict]:
     return kept
 
 
+MIN_BAR_PX = 2
+
+
 def _bar(item: dict) -> str:
     x, width = _x(item["low"]), _x(item["high"]) - _x(item["low"])
-    y = _y(item["accuracy"])
+    y = min(_y(item["accuracy"]), _y(0) - MIN_BAR_PX)  # a bin of accuracy 0 stays visible (and hoverable)
     tip = (
         f"{item['low']:.2f}–{item['high']:.2f}: accuracy {item['accuracy']:.3f}, "
         f"mean confidence {fmt_decimal(item['confidence'])}, {item['count']} claims"

@@ -125,9 +125,6 @@ def cost_metrics(rows: list[dict]) -> dict:
     for s in stats:
         per_tool.update(s.get("tool_calls_by_tool") or {})
     seconds = [s["seconds"] for s in stats]
-    costs = [s.get("cost_usd") for s in stats if s.get("cost_usd") is not None]
-    tool_turns = sum(s.get("llm_tool_turns", 0) for s in stats)
-    unreadable = sum(s.get("llm_unreadable_turns", 0) for s in stats)
     return {
         "tool_calls": {
             "mean": statistics.fmean(s["tool_calls"] for s in stats),
@@ -135,18 +132,8 @@ def cost_metrics(rows: list[dict]) -> dict:
             "per_tool": {tool: n / len(rows) for tool, n in sorted(per_tool.items())},
         },
         "memory_hit_rate": sum(s.get("memory_hits", 0) > 0 for s in stats) / len(rows),
-        "llm": {
-            "calls": sum(s.get("llm_calls", 0) for s in stats),
-            "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in stats),
-            "completion_tokens": sum(s.get("completion_tokens", 0) for s in stats),
-            "cost_usd": sum(costs) if costs else None,
-            "claims_on_llm_path": sum(s.get("backend") == "llm" for s in stats),
-            "claims_with_endpoint_failure": sum(bool(s.get("llm_failure")) for s in stats),
-            "tool_call_turns": tool_turns,
-            "unreadable_call_turns": unreadable,
-            # of the executor replies that tried to call a tool, the share whose call could be read
-            "parsed_call_share": tool_turns / (tool_turns + unreadable) if tool_turns + unreadable else None,
-        },
+        # LLM figures only for a run where some claim used an LLM (rows of zeros say nothing on an offline run)
+        **({"llm": llm_figures(stats)} if any(_used_llm(s) for s in stats) else {}),
         "latency": {"p50": percentile(seconds, 50), "p95": percentile(seconds, 95), "mean": statistics.fmean(seconds)},
     }
 
@@ -161,3 +148,28 @@ def run_metrics(rows: list[dict]) -> dict:
     metrics["reliability_diagram"] = reliability_diagram(rows)
     metrics["ece"] = expected_calibration_error(metrics["reliability_diagram"])
     return metrics
+
+
+def llm_figures(stats: list[dict]) -> dict:
+    """The LLM side of a run (only for runs where some claim took the LLM path)."""
+    costs = [s.get("cost_usd") for s in stats if s.get("cost_usd") is not None]
+    tool_turns = sum(s.get("llm_tool_turns", 0) for s in stats)
+    unreadable = sum(s.get("llm_unreadable_turns", 0) for s in stats)
+    return {
+        "calls": sum(s.get("llm_calls", 0) for s in stats),
+        "prompt_tokens": sum(s.get("prompt_tokens", 0) for s in stats),
+        "completion_tokens": sum(s.get("completion_tokens", 0) for s in stats),
+        "cost_usd": sum(costs) if costs else None,
+        "claims_on_llm_path": sum(s.get("backend") == "llm" for s in stats),
+        "claims_with_endpoint_failure": sum(bool(s.get("llm_failure")) for s in stats),
+        "tool_call_turns": tool_turns,
+        "unreadable_call_turns": unreadable,
+        # of the executor replies that tried to call a tool, the share whose call could be read
+        "parsed_call_share": tool_turns / (tool_turns + unreadable) if tool_turns + unreadable else None,
+    }
+
+
+def _used_llm(stats: dict) -> bool:
+    return (
+        stats.get("backend", "offline") != "offline" or bool(stats.get("llm_calls")) or bool(stats.get("llm_failure"))
+    )
