@@ -141,3 +141,15 @@ def test_a_memory_database_that_does_not_answer_ends_the_run(tmp_path):
     done = run(VERIFY, tmp_path, CLAIM, MERMAID_MEMORY_URL="postgresql://nobody@127.0.0.1:9/nothing")
     assert done.returncode == 1 and done.stdout == ""
     one_error_line(done, "postgres")
+
+
+@pytest.mark.parametrize("damaged", ["passages.json", "vocab.index.json", "data.csc.index.npy", "sources.json"])
+def test_a_damaged_index_cache_is_rebuilt_and_the_verdict_is_unchanged(tmp_path, damaged):
+    clean = run(VERIFY, tmp_path, "--json", "--no-memory", CLAIM)
+    assert clean.returncode == 0, clean.stderr
+    [index_dir] = (tmp_path / "cache" / "corpus-index").glob("bm25-*")
+    (index_dir / damaged).write_bytes(random_bytes(100))
+    again = run(VERIFY, tmp_path, "--json", "--no-memory", CLAIM)
+    assert again.returncode == 0, again.stderr
+    first, second = json.loads(clean.stdout), json.loads(again.stdout)
+    assert (second["verdict"], second["confidence"]) == (first["verdict"], first["confidence"])
