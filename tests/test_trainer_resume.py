@@ -261,3 +261,12 @@ def test_teacher_labelling_continues_after_a_torn_write_and_labels_every_row_onc
     assert rows[0]["teacher"] == [0.2, 0.3, 0.5]  # kept, not relabelled
     assert all(len(r["teacher"]) == 3 and abs(sum(r["teacher"]) - 1) < 1e-3 for r in rows[5:])
     assert teacher_labels.label_file(model, tokenizer, source, target, bf16=False, log=lambda _line: None) == 0
+
+
+def test_bf16_is_chosen_only_where_the_cpu_computes_in_bf16():
+    from trainer import use_bf16
+
+    assert use_bf16("auto", {"avx2", "avx512f", "avx512_bf16"}) is True
+    assert use_bf16("auto", {"avx2", "amx_bf16", "amx_tile"}) is True
+    assert use_bf16("auto", {"avx2", "fma", "avx512f"}) is False  # AVX-512 without bf16: 5-20x slower
+    assert use_bf16("bf16", set()) is True and use_bf16("fp32", {"avx512_bf16"}) is False
