@@ -270,3 +270,15 @@ def test_bf16_is_chosen_only_where_the_cpu_computes_in_bf16():
     assert use_bf16("auto", {"avx2", "amx_bf16", "amx_tile"}) is True
     assert use_bf16("auto", {"avx2", "fma", "avx512f"}) is False  # AVX-512 without bf16: 5-20x slower
     assert use_bf16("bf16", set()) is True and use_bf16("fp32", {"avx512_bf16"}) is False
+
+
+def test_a_student_keeps_the_chosen_layers_and_the_exporter_feeds_what_the_model_takes():
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    last = model.base_model.encoder.layer[1]
+    student = train_stance.keep_layers(model, [1])
+    assert len(student.base_model.encoder.layer) == 1 and student.config.num_hidden_layers == 1
+    assert student.base_model.encoder.layer[0] is last
+    assert student(**tokenizer(["a claim"], ["some evidence"], return_tensors="pt")).logits.shape == (1, 3)
+    assert train_stance.model_inputs(student) == ["input_ids", "attention_mask", "token_type_ids"]
+    with pytest.raises(SystemExit, match="--keep-layers"):
+        train_stance.keep_layers(student, [4])

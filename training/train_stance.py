@@ -79,6 +79,25 @@ def load_pairs(path: Path) -> list[dict]:
         return [orjson.loads(line) for line in handle]
 
 
+def keep_layers(model, layers: list[int]):
+    """``model`` with only the given encoder layers, in that order (a student made from a larger encoder,
+    e.g. layers 0, 2, …, 10 of the 12 of all-mpnet-base-v2); the configuration says how many remain."""
+    encoder = model.base_model.encoder
+    if not layers or min(layers) < 0 or max(layers) >= len(encoder.layer):
+        raise SystemExit(f"--keep-layers must name layers 0..{len(encoder.layer) - 1}, got {layers}")
+    encoder.layer = torch.nn.ModuleList([encoder.layer[i] for i in layers])
+    model.config.num_hidden_layers = len(layers)
+    return model
+
+
+def model_inputs(model) -> list[str]:
+    """The encoder inputs ``model`` takes, in the exporter's order (MPNet takes no token type ids)."""
+    import inspect
+
+    accepted = inspect.signature(model.forward).parameters
+    return [name for name in ("input_ids", "attention_mask", "token_type_ids") if name in accepted]
+
+
 def base_model(name: str, seed: int):
     """(tokenizer, model, description) for a base encoder with a fresh 3-way head.
 
@@ -164,7 +183,7 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict
     model.eval()
     fp32 = out_dir / "model.fp32.onnx"
     sample = encode(tokenizer, check_rows[:4])
-    names = ["input_ids", "attention_mask", "token_type_ids"]
+    names = model_inputs(model)
     torch.onnx.export(
         model,
         tuple(sample[n] for n in names),
@@ -224,6 +243,7 @@ def prepare_run(args) -> dict:
         "plan": args.plan,
         "stages": [s.__dict__ | {"origins": list(s.origins) if s.origins else None} for s in PLANS[args.plan]],
         "seed": args.seed,
+        "keep_layers": [int(i) for i in args.keep_layers.split(",") if i.strip()],
         "batch_size": args.batch_size,
         "bf16": use_bf16(args.precision),
         "cpu": cpu_model(),
@@ -260,6 +280,11 @@ def main(argv: list[str] | None = None) -> int:
         help="base encoder: minilm (default), tiny (tests) or a Hugging Face model directory",
     )
     parser.add_argument("--plan", default="default", choices=sorted(PLANS))
+    parser.add_argument(
+        "--keep-layers",
+        default="",
+        help="comma-separated encoder layers of --base to keep (e.g. 0,2,4,6,8,10: a 6-layer student of a 12-layer base)",
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument(
@@ -310,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     tokenizer, model, description = base_model(config["base"], config["seed"])
+    if config.get("keep_layers"):
+        model = keep_layers(model, config["keep_layers"])
+        description += f", encoder layers {config['keep_layers']} kept"
     with (run / "train_log.txt").open("a") as log_file:
 
         def log(line: str) -> None:

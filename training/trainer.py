@@ -78,6 +78,7 @@ def batch_order(rows: list[dict], batch_size: int, seed: int, stage: int, epoch:
 
 
 def encode(tokenizer, rows: list[dict], return_tensors: str = "pt"):
+    """The model inputs of ``rows`` (token type ids only where the tokenizer makes them: BERT, not MPNet)."""
     return tokenizer(
         [r["claim"] for r in rows],
         [evidence_segment(r.get("title") or "", r["evidence"]) for r in rows],
