@@ -49,6 +49,7 @@ from mermaid_verifier.agents.prompt_files import load_prompt
 from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
+from mermaid_verifier.topicality import addresses_checker, echoes
 
 PROMPT_PLACEHOLDERS = {"system": set(), "user": {"claim", "evidence", "ids"}, "repair": {"error", "ids"}}
 MAX_SHOWN = 30  # the executor keeps at most 30 items anyway
@@ -115,7 +116,15 @@ class LLMJudge:
         offline = decide(evidence, self.config, entities, claim)  # conflict and stance strengths
         if not evidence:
             return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
-        shown = annotate(evidence, self.config, claim, entities)[:MAX_SHOWN]
+        # text planted to steer a checker (an instruction, a ruling on the claim, the claim handed back)
+        # weighs nothing offline; the model never reads it
+        shown = [
+            item
+            for item in annotate(evidence, self.config, claim, entities)
+            if not (addresses_checker(item.text) or echoes(item.text, claim))
+        ][:MAX_SHOWN]
+        if not shown:
+            return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
         by_alias = {f"E{i}": item for i, item in enumerate(shown, 1)}
         by_id = {item.id: item for item in shown}
         ids = ", ".join(by_alias)
