@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import socket
 
+import pytest
+
 from ..conftest import WIKI_MINI
+from ..llm_stub import Reply, StubServer
 from .test_damaged_files import CLI, VERIFY, one_error_line, run
 
 CLAIM = "Stanley Kubrick directed 2001: A Space Odyssey."
@@ -63,3 +66,37 @@ def test_verify_against_a_dead_endpoint_prints_the_abstention_and_exits_1(tmp_pa
     result = json.loads(done.stdout)
     assert result["abstained"] is True
     one_error_line(done, "LLM endpoint failed on 1 of 1")
+
+
+@pytest.mark.parametrize(
+    "reply, timeout",
+    [(Reply(500, {"error": {"message": "model crashed"}}), "120"), (Reply(200, {}, delay=3.0), "1")],
+    ids=["http-500", "timing-out"],
+)
+def test_fever_against_an_endpoint_that_fails_or_times_out_records_failures_and_stops(tmp_path, reply, timeout):
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(
+        "".join(json.dumps({"id": f"c{i}", "claim": CLAIM, "label": "SUPPORTS"}) + "\n" for i in range(8))
+    )
+    out = tmp_path / "out"
+    with StubServer([reply] * 40) as stub:
+        env = dead_endpoint() | {"OPENAI_BASE_URL": stub.url, "MERMAID_LLM_TIMEOUT": timeout}
+        done = run(
+            CLI,
+            tmp_path,
+            "fever",
+            str(claims),
+            "--corpus",
+            str(WIKI_MINI),
+            "--no-memory",
+            "--concurrency",
+            "1",
+            "--out",
+            str(out),
+            **env,
+        )
+    assert done.returncode == 1, done.stderr
+    one_error_line(done, "in a row failed", "--resume")
+    assert len((out / "failures.jsonl").read_text().splitlines()) == 5
+    results = out / "results.jsonl"
+    assert not results.exists() or results.read_text() == ""
