@@ -11,6 +11,7 @@ from mermaid_verifier.errors import MemoryStoreError
 from mermaid_verifier.memory.store import open_local_store
 
 from .test_damaged_files import CLI, one_error_line, random_bytes, run
+from .test_damaged_files import VERIFY as VERIFY_CMD
 
 
 def test_a_full_disk_during_a_write_names_the_store(tmp_path):
@@ -33,3 +34,31 @@ def test_damaged_review_checkpoints_are_named(tmp_path):
     done = run(CLI, tmp_path, "review")
     assert done.returncode == 1
     one_error_line(done, str(checkpoints), "move it aside")
+
+
+def test_a_memory_store_locked_by_another_process_is_named_after_the_lock_wait(tmp_path):
+    import subprocess
+    import sys
+
+    store = tmp_path / "cache" / "evidence-memory" / "memory.sqlite"
+    store.parent.mkdir(parents=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(store)!r}, isolation_level=None)\n"
+            "c.execute('CREATE TABLE held (x)'); c.execute('BEGIN EXCLUSIVE')\n"
+            "print('held', flush=True); time.sleep(300)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        done = run(VERIFY_CMD, tmp_path, "Mount Everest is in the Himalayas.")  # waits LOCK_WAIT_S (30 s), then says so
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 1
+    one_error_line(done, str(store), "locked by another process", "--no-memory")
