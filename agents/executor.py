@@ -321,7 +321,7 @@ class OfflineExecutor:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
 
-    async def _start(self, claim: str, remembered: list[Evidence]) -> ExecutionResult:
+    async def _start(self, claim: str, entities: list[str], remembered: list[Evidence]) -> ExecutionResult:
         """The result before any search: the remembered evidence, scored (the budget stays whole)."""
         result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
         result.stats.memory_hits = len(remembered)
@@ -331,7 +331,7 @@ class OfflineExecutor:
                     step=0,
                     thought="Check what the evidence memory already holds about the claim's entities.",
                     action="memory.recall",
-                    action_input={"entities": sorted({e.title for e in remembered})},
+                    action_input={"entities": entities},
                     observation=f"{len(remembered)} remembered item(s), weighed with what the search finds",
                     new_evidence=len(remembered),
                 )
@@ -351,12 +351,11 @@ class OfflineExecutor:
         if start is not None:
             await start()  # the plan depends on which servers and tools are up
         if previous is None:
-            result = await self._start(claim, remembered)
+            result = await self._start(claim, decomposition.entities, remembered)
         else:
             result = ExecutionResult(
                 evidence=list(previous.evidence), trace=list(previous.trace), stats=previous.stats.model_copy(deep=True)
             )
-        budget = self.max_steps
         taken = {_step_key(step.action, step.action_input) for step in result.trace}
         seen_ids = {e.id for e in result.evidence}
         available = {server: set(tools) for server, tools in getattr(self.toolbox, "tools", {}).items()} or None
@@ -367,7 +366,7 @@ class OfflineExecutor:
         ]
         first_step = max((step.step for step in result.trace), default=0) + 1
         queue = plan[:]
-        for number in range(first_step, first_step + budget):
+        for number in range(first_step, first_step + self.max_steps):
             if not queue:
                 break
             action = queue.pop(0)

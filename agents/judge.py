@@ -220,6 +220,22 @@ def topicality_of(evidence: list[Evidence], config: JudgeConfig, claim: str, ent
     return config.topicality.weights(evidence, claim, entities or [])
 
 
+def side_weights(
+    evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None
+) -> tuple[list[float], list[float]]:
+    """Each item's weight for supporting and for refuting the claim: P(side) · reliability · topicality."""
+    topical = topicality_of(evidence, config, claim, entities)
+    supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
+    refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
+    return supports, refutes
+
+
+def _strongest(weights: list[float]) -> int | None:
+    """The index of the heaviest item, when any weighs more than nothing."""
+    best = max(range(len(weights)), key=lambda i: weights[i], default=None)
+    return best if best is not None and weights[best] > 0 else None
+
+
 def annotate(
     evidence: list[Evidence],
     config: JudgeConfig,
@@ -229,42 +245,25 @@ def annotate(
 ) -> list[Evidence]:
     """Each item's stance and score as the judge used it, best first.
 
-    The judge reads an item's trusted, topical weight for each side (P(side) · reliability · topicality),
-    so that is what is shown: the side with the larger weight and that weight, or NEUTRAL when neither
-    reaches ``nei_threshold`` (the level at which the rule lets one item settle a claim). The item a
-    SUPPORTS / REFUTES ``verdict`` rests on (its strongest item for that side) shows that side whatever its
-    weight, so the explanation never contradicts the verdict."""
-    deciding = deciding_item(evidence, config, claim, entities, verdict)
+    The judge reads an item's trusted, topical weight for each side (:func:`side_weights`), so that is
+    what is shown: the side with the larger weight and that weight, or NEUTRAL when neither reaches
+    ``nei_threshold`` (the level at which the rule lets one item settle a claim). The item a SUPPORTS /
+    REFUTES ``verdict`` rests on (its strongest item for that side) shows that side whatever its weight,
+    so the explanation never contradicts the verdict."""
+    supports, refutes = side_weights(evidence, config, claim, entities)
+    deciding, deciding_side = None, Stance.NEUTRAL
+    if verdict is not None and verdict.label != Label.NOT_ENOUGH_INFO:
+        deciding_side = Stance.SUPPORTS if verdict.label == Label.SUPPORTS else Stance.REFUTES
+        deciding = _strongest(supports if deciding_side == Stance.SUPPORTS else refutes)
     annotated = []
-    for item, topical in zip(evidence, topicality_of(evidence, config, claim, entities)):
-        support = _side(item, Stance.SUPPORTS) * _weight(item, config) * topical
-        refute = _side(item, Stance.REFUTES) * _weight(item, config) * topical
+    for index, (item, support, refute) in enumerate(zip(evidence, supports, refutes)):
         side, score = (Stance.SUPPORTS, support) if support >= refute else (Stance.REFUTES, refute)
-        if deciding is not None and item.id == deciding[0]:
-            side, score = deciding[1], support if deciding[1] == Stance.SUPPORTS else refute
+        if index == deciding:
+            side, score = deciding_side, support if deciding_side == Stance.SUPPORTS else refute
         elif score < config.nei_threshold:
             side = Stance.NEUTRAL
         annotated.append(item.model_copy(update={"stance": side, "score": round(score, 4)}))
     return sorted(annotated, key=lambda e: e.score or 0.0, reverse=True)
-
-
-def deciding_item(
-    evidence: list[Evidence],
-    config: JudgeConfig,
-    claim: str = "",
-    entities: list[str] | None = None,
-    verdict: Verdict | None = None,
-) -> tuple[str, Stance] | None:
-    """(id, side) of the item a SUPPORTS or REFUTES verdict rests on: its strongest trusted item for that side."""
-    if verdict is None or verdict.label == Label.NOT_ENOUGH_INFO or not evidence:
-        return None
-    side = Stance.SUPPORTS if verdict.label == Label.SUPPORTS else Stance.REFUTES
-    weights = [
-        _side(e, side) * _weight(e, config) * t
-        for e, t in zip(evidence, topicality_of(evidence, config, claim, entities))
-    ]
-    best = max(range(len(evidence)), key=lambda i: weights[i])
-    return (evidence[best].id, side) if weights[best] > 0 else None
 
 
 @dataclass(frozen=True)
@@ -289,10 +288,8 @@ def _top_two(values: list[float]) -> tuple[float, float]:
 def weigh(
     evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
 ) -> Weighing:
-    """An item counts for a side with P(side) · reliability · topicality."""
-    topical = topicality_of(evidence, config, claim, entities)
-    supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
-    refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
+    """An item counts for a side with P(side) · reliability · topicality (:func:`side_weights`)."""
+    supports, refutes = side_weights(evidence, config, claim, entities)
     (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
     coverage = topic_coverage(evidence, entities or [], claim)
     features = (
@@ -312,15 +309,13 @@ def weigh(
         coverage,
         bool(evidence),
         features,
-        _title_of_best(evidence, supports),
-        _title_of_best(evidence, refutes),
+        _title_of(evidence, _strongest(supports)),
+        _title_of(evidence, _strongest(refutes)),
     )
 
 
-def _title_of_best(evidence: list[Evidence], weights: list[float]) -> str:
-    if not evidence or max(weights) <= 0:
-        return ""
-    return evidence[max(range(len(weights)), key=lambda i: weights[i])].title
+def _title_of(evidence: list[Evidence], index: int | None) -> str:
+    return evidence[index].title if index is not None else ""
 
 
 def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:

@@ -14,8 +14,8 @@ Loop
 Evidence
     Exactly as offline: each observation's passages become Evidence (``evidence_from_outcome``),
     de-duplicated by id, capped at 30, and scored by the stance model; remembered evidence is scored
-    and joins the evidence before the first model call (``OfflineExecutor._start``); it never shortens the budget. Each tool call is a
-    TraceStep (thought = the model's text that turn, action = ``server.tool``); parallel calls share a
+    and joins the evidence before the first model call (``OfflineExecutor._start``), never shortening
+    the budget. Each tool call is a TraceStep (thought = the model's text that turn, action = ``server.tool``); parallel calls share a
     step number.
 Cascade
     :class:`CascadeExecutor` runs the offline executor and the offline judge's rule on its evidence;
@@ -252,7 +252,7 @@ class LLMExecutor:
         trace with a fresh budget. An LLM endpoint failure ends the search, not the claim: the trace
         says what failed, ``stats.llm_failure`` carries it to the judge, and the evidence gathered stays."""
         if previous is None:
-            result = await self.offline._start(claim, remembered)
+            result = await self.offline._start(claim, decomposition.entities, remembered)
             result.stats.backend = "llm"
         else:
             result = ExecutionResult(

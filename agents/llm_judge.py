@@ -49,7 +49,7 @@ from mermaid_verifier.agents.prompt_files import load_prompt
 from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
-from mermaid_verifier.topicality import addresses_checker, echoes
+from mermaid_verifier.topicality import is_planted
 
 PROMPT_PLACEHOLDERS = {"system": set(), "user": {"claim", "evidence", "ids"}, "repair": {"error", "ids"}}
 MAX_SHOWN = 30  # the executor keeps at most 30 items anyway
@@ -118,11 +118,8 @@ class LLMJudge:
             return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
         # text planted to steer a checker (an instruction, a ruling on the claim, the claim handed back)
         # weighs nothing offline; the model never reads it
-        shown = [
-            item
-            for item in annotate(evidence, self.config, claim, entities)
-            if not (addresses_checker(item.text) or echoes(item.text, claim))
-        ][:MAX_SHOWN]
+        shown = [item for item in annotate(evidence, self.config, claim, entities) if not is_planted(item.text, claim)]
+        shown = shown[:MAX_SHOWN]
         if not shown:
             return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
         by_alias = {f"E{i}": item for i, item in enumerate(shown, 1)}

@@ -11,17 +11,15 @@ Comparing two models on the same pairs file is how a new model earns its place: 
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import time
 from pathlib import Path
 
-LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 STANCE_TO_LABEL = {"supports": "SUPPORTS", "refutes": "REFUTES", "neutral": "NOT ENOUGH INFO"}
 
 
 def score_pairs(model, rows: list[dict]) -> dict:
-    from mermaid_verifier.evaluation.metrics import label_metrics
+    from mermaid_verifier.evaluation.metrics import pair_figures
 
     predicted = []
     started = time.perf_counter()
@@ -29,19 +27,7 @@ def score_pairs(model, rows: list[dict]) -> dict:
         probabilities = model.probabilities(row["claim"], [(row.get("title") or "", row["evidence"])])[0]
         predicted.append(STANCE_TO_LABEL[max(probabilities, key=probabilities.get)])
     seconds = time.perf_counter() - started
-    gold = [r["label"] for r in rows]
-    metrics = label_metrics(gold, predicted)
-    by_origin: dict[str, list[bool]] = collections.defaultdict(list)
-    for row, g, p in zip(rows, gold, predicted):
-        by_origin[row["origin"]].append(g == p)
-    return {
-        "pairs": len(rows),
-        "accuracy": round(metrics["accuracy"], 4),
-        "macro_f1": round(metrics["macro_f1"], 4),
-        "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
-        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())},
-        "pairs_per_second": round(len(rows) / seconds, 1) if seconds else None,
-    }
+    return pair_figures(rows, predicted) | {"pairs_per_second": round(len(rows) / seconds, 1) if seconds else None}
 
 
 def main() -> None:

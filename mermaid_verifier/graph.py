@@ -45,7 +45,7 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.memory.store import OpenedStore, open_store
-from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep
+from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.stance import StanceModel
@@ -242,45 +242,47 @@ async def decompose(state: VerifierState, agents: Agents) -> Command:
             stats = add_usage(Stats(backend="llm"), usage, agents.pricing)
             if isinstance(exc, LLMServiceError):
                 stats.llm_failure = str(exc)
-            step = TraceStep(
-                step=0,
-                thought="Split the claim into facts to check.",
-                action="decompose",
-                action_input={"claim": state["claim"]},
-                observation=str(exc),
-            )
-            return Command(
-                goto=agents.after_failed_decomposition,
-                update={
-                    "decomposition": Decomposition(),
-                    "verdict": abstention_without_decomposition(str(exc)),
-                    "evidence": [],
-                    "trace": [step],
-                    "stats": stats,
-                    "started_at": started_at,
-                },
+            return _abstain_unsearched(
+                state, agents, Decomposition(), abstention_without_decomposition(str(exc)), str(exc), stats, started_at
             )
     stats = add_usage(Stats(), usage, agents.pricing)
     if not names_something(decomposition):  # "claim one": whatever a search returns, nothing is about it
-        step = TraceStep(
-            step=0,
-            thought="Split the claim into facts to check.",
-            action="decompose",
-            action_input={"claim": state["claim"]},
-            observation="no named entity and no subject to look up",
-        )
-        return Command(
-            goto=agents.after_failed_decomposition,
-            update={
-                "decomposition": decomposition,
-                "verdict": abstention_names_nothing(),
-                "evidence": [],
-                "trace": [step],
-                "stats": stats,
-                "started_at": started_at,
-            },
+        observation = "no named entity and no subject to look up"
+        return _abstain_unsearched(
+            state, agents, decomposition, abstention_names_nothing(), observation, stats, started_at
         )
     return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
+
+
+def _abstain_unsearched(
+    state: VerifierState,
+    agents: Agents,
+    decomposition: Decomposition,
+    verdict: Verdict,
+    observation: str,
+    stats: Stats,
+    started_at: float,
+) -> Command:
+    """Straight to the end of the claim with an abstention and the decompose step that explains it: nothing
+    is searched."""
+    step = TraceStep(
+        step=0,
+        thought="Split the claim into facts to check.",
+        action="decompose",
+        action_input={"claim": state["claim"]},
+        observation=observation,
+    )
+    return Command(
+        goto=agents.after_failed_decomposition,
+        update={
+            "decomposition": decomposition,
+            "verdict": verdict,
+            "evidence": [],
+            "trace": [step],
+            "stats": stats,
+            "started_at": started_at,
+        },
+    )
 
 
 async def recall(state: VerifierState, agents: Agents) -> dict:

@@ -46,7 +46,7 @@ class Topicality(BaseModel):
 
     def weights(self, evidence: list[Evidence], claim: str, entities: list[str]) -> list[float]:
         """One weight per item, in order (see the module docstring)."""
-        planted = [addresses_checker(item.text) or echoes(item.text, claim) for item in evidence]
+        planted = [is_planted(item.text, claim) for item in evidence]
         if not self.enabled:
             return [0.0 if bad else 1.0 for bad in planted]
         levels = [self._level(item, claim, entities) for item in evidence]
@@ -84,6 +84,12 @@ _CHECKER_ADDRESSED = [
     ),
     re.compile(r"^\s*(?:system|assistant|user)\s*:", re.I),
 ]
+
+
+def is_planted(text: str, claim: str) -> bool:
+    """Whether ``text`` is no evidence for ``claim`` however it reads: it speaks to the checker, or it is
+    the claim itself handed back."""
+    return addresses_checker(text) or echoes(text, claim)
 
 
 def addresses_checker(text: str) -> bool:

@@ -112,20 +112,14 @@ def write_pairs(directory: Path) -> Path:
     return directory
 
 
+def smoke_args(run: Path, shared: Path) -> list[str]:
+    """The command line of a smoke run of the tiny model in ``run`` (fp32: the same on every CPU)."""
+    return ["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--precision", "fp32", "--shared", str(shared)]
+
+
 def test_the_command_stops_with_exit_75_and_resumes_to_a_run_record(tmp_path):
     pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
-    common = [
-        "--run-dir",
-        str(run),
-        "--base",
-        "tiny",
-        "--plan",
-        "smoke",
-        "--precision",
-        "fp32",
-        "--shared",
-        str(tmp_path),
-    ]
+    common = smoke_args(run, tmp_path)
     assert train_stance.main([*common, "--pairs", str(pairs), "--max-hours", "0", "--no-export"]) == 75
     assert (run / "checkpoint.pt").exists()
     config = json.loads((run / "config.json").read_text())
@@ -143,18 +137,7 @@ def test_the_command_stops_with_exit_75_and_resumes_to_a_run_record(tmp_path):
 
 def test_resume_refuses_changed_pairs(tmp_path):
     pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
-    common = [
-        "--run-dir",
-        str(run),
-        "--base",
-        "tiny",
-        "--plan",
-        "smoke",
-        "--precision",
-        "fp32",
-        "--shared",
-        str(tmp_path),
-    ]
+    common = smoke_args(run, tmp_path)
     assert train_stance.main([*common, "--pairs", str(pairs), "--max-hours", "0", "--no-export"]) == 75
     with (run / "pairs" / "pairs_train.jsonl").open("a") as handle:
         handle.write(json.dumps(tiny_rows(1)[0]) + "\n")
@@ -224,24 +207,7 @@ def test_distillation_moves_the_student_towards_the_teacher(tmp_path):
 def test_distillation_refuses_pairs_without_teacher_probabilities(tmp_path):
     pairs, run = write_pairs(tmp_path / "pairs"), tmp_path / "run"
     with pytest.raises(SystemExit, match="teacher probabilities"):
-        train_stance.main(
-            [
-                "--run-dir",
-                str(run),
-                "--base",
-                "tiny",
-                "--plan",
-                "smoke",
-                "--precision",
-                "fp32",
-                "--shared",
-                str(tmp_path),
-                "--pairs",
-                str(pairs),
-                "--distill-weight",
-                "0.5",
-            ]
-        )
+        train_stance.main([*smoke_args(run, tmp_path), "--pairs", str(pairs), "--distill-weight", "0.5"])
 
 
 def test_teacher_labelling_continues_after_a_torn_write_and_labels_every_row_once(tmp_path):

@@ -94,11 +94,8 @@ def default_corpus(cache_dir: Path) -> Path:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def resolve_corpora(paths: tuple[Path, ...], cache_dir: Path) -> list[Path]:

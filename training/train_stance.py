@@ -45,7 +45,7 @@ from trainer import (
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
 
 from mermaid_verifier.errors import TrainingStopped
-from mermaid_verifier.evaluation.metrics import label_metrics
+from mermaid_verifier.evaluation.metrics import pair_figures
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
@@ -155,22 +155,10 @@ def input_hashes(shared: Path, pairs_dir: Path) -> dict[str, str]:
 
 
 def score(model, tokenizer, rows: list[dict]) -> dict:
-    """Accuracy and macro-F1 over ``rows`` (``metrics.label_metrics``, as for verdicts), and accuracy per pair origin."""
+    """The stance figures of ``model`` on ``rows`` (``metrics.pair_figures``: accuracy, macro-F1, per origin)."""
     if not rows:
         return {"pairs": 0}
-    predicted = [LABELS[i] for i in predict(model, tokenizer, rows).argmax(-1)]
-    gold = [r["label"] for r in rows]
-    metrics = label_metrics(gold, predicted)
-    by_origin: dict[str, list[bool]] = {}
-    for row, g, p in zip(rows, gold, predicted):
-        by_origin.setdefault(row["origin"], []).append(g == p)
-    return {
-        "pairs": len(rows),
-        "accuracy": round(metrics["accuracy"], 4),
-        "macro_f1": round(metrics["macro_f1"], 4),
-        "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
-        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())},
-    }
+    return pair_figures(rows, [LABELS[i] for i in predict(model, tokenizer, rows).argmax(-1)])
 
 
 def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict:

@@ -100,9 +100,7 @@ async def review_tools(settings) -> AsyncIterator[tuple[Any, Any]]:
     settings.cache_dir.mkdir(parents=True, exist_ok=True)
     checkpoints = settings.cache_dir / "checkpoints.sqlite"
     check_sqlite_file(
-        checkpoints,
-        "the review checkpoints file",
-        "move it aside to start with no paused reviews (the claims paused in it cannot be resumed)",
+        checkpoints, "move it aside to start with no paused reviews (the claims paused in it cannot be resumed)"
     )
     queue = open_local_store(
         settings.cache_dir / "review-queue",

@@ -156,24 +156,15 @@ def make_run_dir(path: Path) -> None:
 
 LOCK_FILE = "run.lock"
 SELECTION_FILE = "selection.json"
-# the options that choose a run's claims, with the value each has when not given
-SELECTION_DEFAULTS: dict[str, object] = {
-    "claims_path": None,
-    "split_file": None,
-    "parts": (),
-    "limit": None,
-    "sample": None,
-    "seed": 0,
-    "order": "file",
-}
-SELECTION_FLAGS = {
-    "claims_path": "the claims file",
-    "split_file": "--split",
-    "parts": "--part",
-    "limit": "--limit",
-    "sample": "--sample",
-    "seed": "--seed",
-    "order": "--order",
+# the options that choose a run's claims: how the command line names each, and its value when not given
+SELECTION: dict[str, tuple[str, object]] = {
+    "claims_path": ("the claims file", None),
+    "split_file": ("--split", None),
+    "parts": ("--part", ()),
+    "limit": ("--limit", None),
+    "sample": ("--sample", None),
+    "seed": ("--seed", 0),
+    "order": ("--order", "file"),
 }
 
 
@@ -201,7 +192,7 @@ def run_lock(out_dir: Path) -> Iterator[None]:
 
 
 def _selection(options: RunOptions) -> dict:
-    values = {name: getattr(options, name) for name in SELECTION_DEFAULTS}
+    values = {name: getattr(options, name) for name in SELECTION}
     for name in ("claims_path", "split_file"):
         if values[name] is not None:
             values[name] = str(Path(values[name]).resolve())
@@ -226,14 +217,13 @@ def selection_for_run(options: RunOptions) -> RunOptions:
         raise UsageError(f"{path} is unreadable ({exc}); start a new run with another --out") from None
     current = _selection(options)
     updates, conflicts = {}, []
-    for name, default in SELECTION_DEFAULTS.items():
+    for name, (flag, default) in SELECTION.items():
         if name not in recorded or recorded[name] == current[name]:
             continue
-        given = getattr(options, name)
-        if name != "claims_path" and (given == default or (name == "parts" and not given)):
+        if name != "claims_path" and getattr(options, name) == default:
             updates[name] = recorded[name]
         else:
-            conflicts.append(f"{SELECTION_FLAGS[name]} {current[name]!r} (the run has {recorded[name]!r})")
+            conflicts.append(f"{flag} {current[name]!r} (the run has {recorded[name]!r})")
     if conflicts:
         raise UsageError(
             f"--resume continues the run in {options.out_dir} with the claims it was started on, but "

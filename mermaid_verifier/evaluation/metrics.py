@@ -45,3 +45,20 @@ def label_metrics(gold: list[str], predicted: list[str], abstained: list[bool] |
         out["coverage"] = len(answered) / len(gold)
         out["selective_accuracy"] = sum(g == p for g, p in answered) / len(answered) if answered else None
     return out
+
+
+def pair_figures(rows: list[dict], predicted: list[str]) -> dict:
+    """Figures of a stance model's labels ``predicted`` for labelled pairs ``rows`` (``label``, ``origin``):
+    accuracy, macro-F1, F1 per class and accuracy per pair origin — what training runs and benchmarks report."""
+    gold = [row["label"] for row in rows]
+    metrics = label_metrics(gold, predicted)
+    by_origin: dict[str, list[bool]] = {}
+    for row, g, p in zip(rows, gold, predicted):
+        by_origin.setdefault(row["origin"], []).append(g == p)
+    return {
+        "pairs": len(rows),
+        "accuracy": round(metrics["accuracy"], 4),
+        "macro_f1": round(metrics["macro_f1"], 4),
+        "f1_per_class": {label: round(metrics["per_class"][label]["f1"], 4) for label in LABELS},
+        "accuracy_by_origin": {o: [round(sum(v) / len(v), 4), len(v)] for o, v in sorted(by_origin.items())},
+    }

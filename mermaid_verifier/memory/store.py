@@ -115,21 +115,16 @@ def store_problem(path: Path, exc: sqlite3.Error, damaged_remedy: str | None = N
     return f"the store {path} is damaged ({text}); {remedy}"
 
 
-def check_sqlite_file(path: Path, what: str, remedy: str) -> None:
-    """A :class:`MemoryStoreError` naming ``path`` when it exists and SQLite cannot read it."""
+def check_sqlite_file(path: Path, damaged_remedy: str) -> None:
+    """A :class:`MemoryStoreError` naming ``path`` (:func:`store_problem`) when it exists and SQLite cannot
+    read it; ``damaged_remedy`` says what to do when it is damaged."""
     if not path.exists():
         return
     try:
-        connection = sqlite3.connect(path, timeout=LOCK_WAIT_S)
+        with contextlib.closing(sqlite3.connect(path, timeout=LOCK_WAIT_S)) as connection:
+            connection.execute("SELECT name FROM sqlite_master").fetchall()  # opening alone reads nothing
     except sqlite3.Error as exc:
-        raise MemoryStoreError(f"cannot open {what} {path}: {exc}; {remedy}") from exc
-    try:
-        connection.execute("PRAGMA schema_version").fetchone()
-        connection.execute("SELECT name FROM sqlite_master").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise MemoryStoreError(f"{what} {path} cannot be read ({exc}); {remedy}") from exc
-    finally:
-        connection.close()
+        raise MemoryStoreError(store_problem(path, exc, damaged_remedy)) from exc
 
 
 def recover_local_store(directory: Path | str, stamp: str) -> list[Path]:

@@ -31,33 +31,27 @@ def dead_endpoint() -> dict[str, str]:
     }
 
 
-def test_fever_against_a_dead_endpoint_records_failures_and_stops(tmp_path):
+def assert_fever_stops_after_five_failures(tmp_path, endpoint: dict[str, str]) -> None:
+    """A fever run of 8 claims against ``endpoint``: five failures in a row stop it with exit 1, each in
+    failures.jsonl for --resume, and no forced abstention counted as a verdict (no results, no metrics)."""
     claims = tmp_path / "claims.jsonl"
     claims.write_text(
         "".join(json.dumps({"id": f"c{i}", "claim": CLAIM, "label": "SUPPORTS"}) + "\n" for i in range(8))
     )
     out = tmp_path / "out"
-    done = run(
-        CLI,
-        tmp_path,
-        "fever",
-        str(claims),
-        "--corpus",
-        str(WIKI_MINI),
-        "--no-memory",
-        "--concurrency",
-        "1",
-        "--out",
-        str(out),
-        **dead_endpoint(),
-    )
+    args = ["fever", str(claims), "--corpus", str(WIKI_MINI), "--no-memory", "--concurrency", "1", "--out", str(out)]
+    done = run(CLI, tmp_path, *args, **endpoint)
     assert done.returncode == 1, done.stderr
     one_error_line(done, "in a row failed", "--resume")
     failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
     assert len(failures) == 5 and all("LLMServiceError" in f["error"] for f in failures)
     results = out / "results.jsonl"
-    assert not results.exists() or results.read_text() == ""  # no forced abstention counted as a verdict
+    assert not results.exists() or results.read_text() == ""
     assert not (out / "metrics.json").exists()
+
+
+def test_fever_against_a_dead_endpoint_records_failures_and_stops(tmp_path):
+    assert_fever_stops_after_five_failures(tmp_path, dead_endpoint())
 
 
 def test_verify_against_a_dead_endpoint_prints_the_abstention_and_exits_1(tmp_path):
@@ -74,29 +68,6 @@ def test_verify_against_a_dead_endpoint_prints_the_abstention_and_exits_1(tmp_pa
     ids=["http-500", "timing-out"],
 )
 def test_fever_against_an_endpoint_that_fails_or_times_out_records_failures_and_stops(tmp_path, reply, timeout):
-    claims = tmp_path / "claims.jsonl"
-    claims.write_text(
-        "".join(json.dumps({"id": f"c{i}", "claim": CLAIM, "label": "SUPPORTS"}) + "\n" for i in range(8))
-    )
-    out = tmp_path / "out"
     with StubServer([reply] * 40) as stub:
-        env = dead_endpoint() | {"OPENAI_BASE_URL": stub.url, "MERMAID_LLM_TIMEOUT": timeout}
-        done = run(
-            CLI,
-            tmp_path,
-            "fever",
-            str(claims),
-            "--corpus",
-            str(WIKI_MINI),
-            "--no-memory",
-            "--concurrency",
-            "1",
-            "--out",
-            str(out),
-            **env,
-        )
-    assert done.returncode == 1, done.stderr
-    one_error_line(done, "in a row failed", "--resume")
-    assert len((out / "failures.jsonl").read_text().splitlines()) == 5
-    results = out / "results.jsonl"
-    assert not results.exists() or results.read_text() == ""
+        endpoint = dead_endpoint() | {"OPENAI_BASE_URL": stub.url, "MERMAID_LLM_TIMEOUT": timeout}
+        assert_fever_stops_after_five_failures(tmp_path, endpoint)

@@ -5,7 +5,6 @@ sample), refusing an option that would mix two selections."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 
 import pytest
@@ -14,7 +13,7 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.evaluation.fever_run import RunOptions, run, run_lock
 
-from ..test_fever_run import output_for
+from ..test_fever_run import output_for, scripted
 
 
 class SlowVerifier:
@@ -26,14 +25,6 @@ class SlowVerifier:
     async def ainvoke(self, state):
         await asyncio.sleep(self.delay)
         return output_for(state["claim"])
-
-
-def factory(verifier):
-    @contextlib.asynccontextmanager
-    async def opened():
-        yield verifier
-
-    return opened
 
 
 def write_claims(tmp_path, count: int = 40):
@@ -54,13 +45,13 @@ def settings(tmp_path) -> Settings:
 async def test_a_second_run_on_the_same_directory_is_refused_and_no_claim_is_written_twice(tmp_path):
     claims, _ = write_claims(tmp_path, 6)
     options = RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1)
-    first = asyncio.create_task(run(options, settings(tmp_path), verifier_factory=factory(SlowVerifier(0.05))))
+    first = asyncio.create_task(run(options, settings(tmp_path), verifier_factory=scripted(SlowVerifier(0.05))))
     await asyncio.sleep(0.1)
     with pytest.raises(UsageError, match="another run is writing to"):
         await run(
             RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True),
             settings(tmp_path),
-            verifier_factory=factory(SlowVerifier()),
+            verifier_factory=scripted(SlowVerifier()),
         )
     outcome = await first
     ids = [json.loads(line)["id"] for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
@@ -106,18 +97,18 @@ async def test_resume_without_the_selection_options_continues_the_same_sample(tm
         sample="stratified",
         seed=3,
     )
-    await run(started, settings(tmp_path), verifier_factory=factory(SlowVerifier()))
+    await run(started, settings(tmp_path), verifier_factory=scripted(SlowVerifier()))
     results = tmp_path / "run" / "results.jsonl"
     results.write_text("".join(results.read_text().splitlines(keepends=True)[:4]))  # as a run killed after 4
     resumed = await run(
         RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True),
         settings(tmp_path),
-        verifier_factory=factory(SlowVerifier()),
+        verifier_factory=scripted(SlowVerifier()),
     )
     uninterrupted = await run(
         RunOptions(**{**started.__dict__, "out_dir": tmp_path / "whole"}),
         settings(tmp_path),
-        verifier_factory=factory(SlowVerifier()),
+        verifier_factory=scripted(SlowVerifier()),
     )
     assert len(resumed.rows) == 9 and resumed.resumed == 4
     assert sorted(r["id"] for r in resumed.rows) == sorted(r["id"] for r in uninterrupted.rows)
@@ -129,11 +120,11 @@ async def test_resume_with_a_different_selection_is_refused(tmp_path):
     await run(
         RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, limit=5),
         settings(tmp_path),
-        verifier_factory=factory(SlowVerifier()),
+        verifier_factory=scripted(SlowVerifier()),
     )
     with pytest.raises(UsageError, match="--limit 7 .the run has 5."):
         await run(
             RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, limit=7, resume=True),
             settings(tmp_path),
-            verifier_factory=factory(SlowVerifier()),
+            verifier_factory=scripted(SlowVerifier()),
         )
