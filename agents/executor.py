@@ -67,6 +67,7 @@ class ExecutionResult:
     evidence: list[Evidence]
     trace: list[TraceStep]
     stats: Stats = field(default_factory=Stats)
+    failure: str | None = None  # the LLM endpoint failure that ended an LLM executor's search
 
 
 def _without_article(text: str) -> str:

@@ -1,4 +1,4 @@
-"""The LLM executor: a ReAct loop of a chat model over the MCP tools, and the offline→LLM cascade.
+"""The LLM executor: a ReAct loop of a chat model over the MCP tools.
 
 Tools
     Every tool of every Toolbox server becomes an OpenAI function named ``<server>__<tool>`` (characters
@@ -18,11 +18,8 @@ Evidence
     the budget. Each tool call is a TraceStep (thought = the model's text that turn, action = ``server.tool``); parallel calls share a
     step number.
 Cascade
-    :class:`CascadeExecutor` runs the offline executor and the offline judge's rule on its evidence;
-    a confident (not abstained) verdict stands (``stats.backend == "offline"``), otherwise the LLM
-    executor continues from the offline evidence and trace with its own step budget
-    (``stats.backend == "llm"``, which makes the graph use the LLM judge). The offline label travels in
-    ``stats.offline_label``: the LLM path may confirm it, never overturn it (``judge.cascade_verdict``).
+    The graph escalates a claim whose offline verdict abstained to this executor, which continues the
+    offline evidence and trace with its own step budget (``mermaid_verifier.graph``).
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,7 +50,6 @@ from mermaid_verifier.agents.executor import (
     observation,
     remembered_observation,
 )
-from mermaid_verifier.agents.judge import JudgeConfig, assess, decide
 from mermaid_verifier.agents.model_calls import (
     Pricing,
     add_usage,
@@ -69,7 +64,6 @@ from mermaid_verifier.agents.tool_text import (
 )
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.models import Decomposition, Evidence, TraceStep
-from mermaid_verifier.scoring import ReliabilityConfig
 from mermaid_verifier.tools.toolbox import ToolOutcome
 
 PROMPT_PLACEHOLDERS = {
@@ -250,7 +244,7 @@ class LLMExecutor:
         """Let the model search until it answers or ``max_steps`` tool-using steps are spent. With
         ``previous`` (a reviewer asked for more, or the cascade escalated), continue its evidence and
         trace with a fresh budget. An LLM endpoint failure ends the search, not the claim: the trace
-        says what failed, ``stats.llm_failure`` carries it to the judge, and the evidence gathered stays."""
+        says what failed, ``result.failure`` carries it to the graph, and the evidence gathered stays."""
         if previous is None:
             result = await self.offline._start(claim, decomposition.entities, remembered)
             result.stats.backend = "llm"
@@ -283,7 +277,7 @@ class LLMExecutor:
             try:
                 await search.loop(model, messages)
             except LLMServiceError as exc:
-                result.stats.llm_failure = str(exc)
+                result.failure = str(exc)
                 result.trace.append(
                     TraceStep(
                         step=search.step,
@@ -506,50 +500,3 @@ class _Search:
 def _excerpt(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + " …"
-
-
-class CascadeExecutor:
-    """Offline first; the LLM executor only when the offline verdict would abstain."""
-
-    def __init__(
-        self,
-        offline: OfflineExecutor,
-        llm: LLMExecutor,
-        judge_config: JudgeConfig,
-        reliability: ReliabilityConfig | None = None,
-        clock: Callable[[], float] = time.time,
-    ):
-        self.offline = offline
-        self.llm = llm
-        self.judge_config = judge_config
-        self.reliability = reliability or ReliabilityConfig()
-        self.clock = clock
-
-    async def run(
-        self,
-        claim: str,
-        decomposition: Decomposition,
-        remembered: list[Evidence],
-        previous: ExecutionResult | None = None,
-    ) -> ExecutionResult:
-        if previous is not None and previous.stats.backend == "llm":  # a reviewer asked the LLM path for more
-            return await self.llm.run(claim, decomposition, remembered, previous=previous)
-        result = await self.offline.run(claim, decomposition, remembered, previous=previous)
-        assessed = assess(
-            result.evidence, self.reliability, self.judge_config, claim, decomposition.entities, self.clock()
-        )
-        verdict = decide(assessed, self.judge_config, decomposition.entities, claim)
-        if not verdict.abstained:
-            result.stats.backend = "offline"
-            return result
-        result.trace.append(
-            TraceStep(
-                step=max((s.step for s in result.trace), default=0) + 1,
-                thought="The offline verdict is not confident enough: hand the claim to the LLM executor and judge.",
-                action="cascade.escalate",
-                action_input={"offline_label": verdict.label.value, "offline_confidence": verdict.confidence},
-                observation=f"offline verdict {verdict.label.value} at {verdict.confidence:.2f} abstained",
-            )
-        )
-        result.stats.offline_label, result.stats.offline_confidence = verdict.label, verdict.confidence
-        return await self.llm.run(claim, decomposition, remembered, previous=result)

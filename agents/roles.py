@@ -5,7 +5,7 @@ graph (``mermaid_verifier.graph``) sees only these.
 role        offline                              LLM
 =========== ==================================== ========================================================
 Decomposer  ``decomposer.SpacyDecomposer``       ``llm_decomposer.LLMDecomposer``
-Executor    ``executor.OfflineExecutor``         ``llm_executor.LLMExecutor``, ``llm_executor.CascadeExecutor``
+Executor    ``executor.OfflineExecutor``         ``llm_executor.LLMExecutor``
 Judge       ``judge.OfflineJudge``               ``llm_judge.LLMJudge``
 =========== ==================================== ========================================================
 """

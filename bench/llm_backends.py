@@ -38,7 +38,7 @@ from mermaid_verifier.graph import open_verifier
 BACKENDS = ("offline", "llm", "cascade")
 DEFAULT_LEDGER = REPO / "bench" / "results" / "llm_backends"
 # What a ledger row keeps of a result row: enough for the figures, nothing of the claim's or evidence's text.
-LEDGER_FIELDS = ("id", "gold", "verdict", "abstained", "confidence", "backend")
+LEDGER_FIELDS = ("id", "gold", "verdict", "abstained", "confidence", "backend", "llm_failure")
 LEDGER_STATS = (
     "seconds",
     "tool_calls",
@@ -49,7 +49,6 @@ LEDGER_STATS = (
     "completion_tokens",
     "llm_tool_turns",
     "llm_unreadable_turns",
-    "llm_failure",
     "backend",
 )
 

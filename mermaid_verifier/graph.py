@@ -1,4 +1,21 @@
-"""The verification graph: decompose → recall → execute → judge → remember.
+"""The verification graph: decompose → recall → search → judge → explain → remember.
+
+A newcomer reads a claim's route here, in the edges: which search and which judge it gets, when the
+cascade escalates to the LLM path, and where an LLM failure falls back. The nodes call the agents
+(``mermaid_verifier.wiring``); the verdict itself is decided in ``agents/judge.py``.
+
+Routes, by backend (``MERMAID_BACKEND``)::
+
+    offline   decompose → recall → search → judge → explain → remember
+    llm       decompose → recall → search_llm → judge_llm → explain → remember
+    cascade   decompose → recall → search → judge ─(confident)→ explain → remember
+                                                  └(abstained)→ escalate → search_llm → judge_llm
+                                                                → keep_offline_label → explain → remember
+
+An LLM endpoint failure during ``search_llm`` or ``judge_llm`` goes to ``fall_back``: the stance model's
+reading of the evidence gathered so far, as an abstention that names the failure (then, in the cascade,
+``keep_offline_label``). A claim that cannot be decomposed, or names nothing, abstains at once. With
+``review=True`` an abstained verdict pauses at ``review`` before ``remember``.
 
 ``build_graph()`` returns the compiled graph; add it as a node of your own LangGraph app, or use
 ``open_verifier()`` to own its resources (tool-server sessions, memory) for the length of a block::
@@ -13,25 +30,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import logging
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.store.base import BaseStore
 from langgraph.types import Command, interrupt
 
-from mermaid_verifier import calibration as calibration_module
-from mermaid_verifier.agents.chat_models import as_model_factory, chat_model_factory
-from mermaid_verifier.agents.decomposer import SpacyDecomposer, names_something
-from mermaid_verifier.agents.executor import ExecutionResult, OfflineExecutor
+from mermaid_verifier.agents.decomposer import names_something
+from mermaid_verifier.agents.executor import ExecutionResult
 from mermaid_verifier.agents.judge import (
-    JudgeConfig,
-    OfflineJudge,
     abstain_after_llm_failure,
     abstention_names_nothing,
     abstention_without_decomposition,
@@ -39,232 +48,46 @@ from mermaid_verifier.agents.judge import (
     assess,
     cascade_verdict,
 )
-from mermaid_verifier.agents.model_calls import Pricing, add_usage, usage_scope
-from mermaid_verifier.agents.roles import Decomposer, Executor, Judge
+from mermaid_verifier.agents.model_calls import add_usage, usage_scope
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
-from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
-from mermaid_verifier.memory.store import OpenedStore, open_store
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
-from mermaid_verifier.scoring import ReliabilityConfig
-from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
-from mermaid_verifier.tools.sources import toolbox_for
-from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.wiring import Agents, Resources, judge_config_for, wire_agents
 
-logger = logging.getLogger(__name__)
+__all__ = ["Resources", "build_graph", "judge_config_for", "make_graph", "open_verifier", "wire_agents"]
+
 REMEMBER_MIN_SCORE = 0.5  # only evidence that bore on a verdict is worth keeping
-
-
-@dataclass
-class Resources:
-    """The live objects one graph uses; shared by every claim it verifies."""
-
-    settings: Settings
-    toolbox: Toolbox
-    decomposer: Decomposer  # SpacyDecomposer, LLMDecomposer
-    stance: StanceModel
-    judge_config: JudgeConfig
-    memory: EvidenceMemory | None
-    owned_store: OpenedStore | None = None  # closed by aclose(); a store passed in is the caller's
-    reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
-    clock: Callable[[], float] = time.time  # "now" for ages and decay; tests move it
-    backend: str = "offline"  # "offline" | "llm" | "cascade" (settings.effective_backend)
-    chat_models: Callable[[str], Any] | None = None  # role ("decomposer", "executor", "judge") -> chat model
-    skipped_sources: dict[str, str] = field(default_factory=dict)  # chosen sources not used in this run, and why
-
-    @classmethod
-    def create(
-        cls,
-        settings: Settings | None = None,
-        *,
-        toolbox: Toolbox | None = None,
-        store: BaseStore | None = None,
-        memory: EvidenceMemory | None = None,
-        stance: StanceModel | None = None,
-        decomposer: Any = None,
-        chat_model: Any = None,
-        judge_config: JudgeConfig | None = None,
-    ) -> Resources:
-        """Resources from settings; pass any of them ready-made to override (tests, host apps).
-
-        ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
-        evidence memory in; by default LangGraph's SQLite store under the cache directory.
-        ``chat_model`` (one chat model, a ``{role: model}`` mapping or a ``role -> model`` callable)
-        replaces the ChatOpenAI models the LLM and cascade backends build from the settings.
-        ``judge_config`` replaces the bundled thresholds (and any fitted ``calibrate`` threshold)."""
-        settings = settings or Settings.from_env()
-        backend = settings.effective_backend
-        chat_models = None
-        if backend != "offline":
-            chat_models = as_model_factory(chat_model) if chat_model is not None else chat_model_factory(settings)
-            if decomposer is None and backend == "llm":
-                from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
-
-                decomposer = LLMDecomposer(
-                    chat_models("decomposer"), method=settings.structured_method, prompts_dir=settings.prompts_dir
-                )
-        skipped_sources: dict[str, str] = {}
-        if toolbox is None:
-            toolbox, skipped_sources = toolbox_for(settings)
-            if skipped_sources:
-                logger.warning("not using %s", "; ".join(f"{k} ({v})" for k, v in skipped_sources.items()))
-        # Files are read before the store is opened, so a bad file leaves nothing open behind it.
-        reliability = (
-            ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
-        )
-        judge_config = judge_config or judge_config_for(settings)
-        stance = stance or StanceModel(settings.stance_model_dir)
-        owned_store = None
-        if memory is None and settings.use_memory:
-            if store is None:
-                owned_store = open_store(settings.memory_dir, settings.memory_url)
-                store = owned_store.store
-            memory = EvidenceMemory(
-                store,
-                lookups=LookupPolicy(local_days=settings.lookup_ttl_days, live_days=settings.live_lookup_ttl_days),
-            )
-        if memory is not None:
-            memory.reliability_config = reliability
-        try:
-            decomposer = decomposer or SpacyDecomposer()
-        except BaseException:
-            if owned_store is not None:
-                owned_store.close()
-            raise
-        return cls(
-            settings,
-            toolbox,
-            decomposer,
-            stance,
-            judge_config,
-            memory,
-            owned_store,
-            reliability,
-            backend=backend,
-            chat_models=chat_models,
-            skipped_sources=skipped_sources,
-        )
-
-    async def warm_up(self) -> None:
-        """Start the tool servers and load the parser and stance model, all at once."""
-        await asyncio.gather(
-            self.toolbox.start(),
-            asyncio.to_thread(self.decomposer.warm_up),
-            asyncio.to_thread(self.stance.load),
-        )
-
-    async def aclose(self) -> None:
-        await self.toolbox.aclose()
-        close_models = getattr(self.chat_models, "aclose", None)  # ChatModels built here; not a caller's models
-        if close_models is not None:
-            await close_models()
-        if self.owned_store is not None:
-            self.owned_store.close()
-
-
-def judge_config_for(settings: Settings) -> JudgeConfig:
-    """The bundled judge thresholds, with the abstention threshold from `calibrate` when one was fitted."""
-    config = JudgeConfig.bundled()
-    calibration = calibration_module.load(settings.calibration_path)
-    if calibration is not None:
-        config = config.model_copy(
-            update={
-                "abstain_below": calibration.abstain_below,
-                "threshold_source": f"calibrate: {settings.calibration_path} (max risk {calibration.max_risk:g} on "
-                f"{calibration.claims} claims of {calibration.fitted_on}, {calibration.fitted_at}; "
-                f"`mermaid-verifier calibrate --reset` removes it)",
-            }
-        )
-    return config
-
-
-@dataclass
-class Agents:
-    """What the nodes use, wired once per graph from its :class:`Resources`: the executor and judges of
-    the chosen backend, plus where a failed decomposition goes next."""
-
-    resources: Resources
-    executor: Executor  # OfflineExecutor, LLMExecutor or CascadeExecutor
-    judges: dict[str, Judge]  # "offline" and, with an LLM backend, "llm"
-    pricing: Pricing | None
-    after_failed_decomposition: str = "remember"
-
-
-def wire_agents(resources: Resources, *, review: bool = False) -> Agents:
-    """The executor and judges for ``resources.backend`` (offline, llm or cascade)."""
-    settings, config = resources.settings, resources.judge_config
-    pricing = Pricing.from_settings(settings)
-    offline_executor = OfflineExecutor(
-        resources.toolbox,
-        resources.stance,
-        max_steps=settings.max_steps,
-        search_k=settings.search_k,
-        stop_threshold=config.stop_threshold,
-        reliability=resources.reliability_config,
-        clock=resources.clock,
-        topicality=config.topicality,
-        lookups=resources.memory,
-    )
-    executor: Executor = offline_executor
-    judges: dict[str, Judge] = {"offline": OfflineJudge(config)}
-    if resources.backend != "offline":
-        from mermaid_verifier.agents.llm_executor import CascadeExecutor, LLMExecutor
-        from mermaid_verifier.agents.llm_judge import LLMJudge
-
-        models = resources.chat_models or chat_model_factory(settings)
-        llm_executor = LLMExecutor(
-            models("executor"), offline_executor, prompts_dir=settings.prompts_dir, pricing=pricing
-        )
-        judges["llm"] = LLMJudge(
-            models("judge"), config, method=settings.structured_method, prompts_dir=settings.prompts_dir
-        )
-        if resources.backend == "cascade":
-            executor = CascadeExecutor(
-                offline_executor, llm_executor, config, resources.reliability_config, resources.clock
-            )
-        else:
-            executor = llm_executor
-    return Agents(resources, executor, judges, pricing, "review" if review else "remember")
 
 
 # ----------------------------------------------------------------------------- the nodes
 
 
-async def decompose(state: VerifierState, agents: Agents) -> Command:
-    """Claim -> triplets, keywords, entities; a claim that cannot be decomposed abstains at once."""
+async def decompose(state: VerifierState, agents: Agents, *, unsearched: str) -> Command:
+    """Claim -> triplets, keywords, entities; a claim that cannot be decomposed, or names nothing, abstains
+    at once and goes to ``unsearched`` (remember, or review): nothing is searched."""
     started_at = time.time()
     with usage_scope() as usage:
         try:
             decomposition = await agents.resources.decomposer.adecompose(state["claim"])
         except (LLMOutputError, LLMServiceError) as exc:  # no decomposition: abstain and say why
             stats = add_usage(Stats(backend="llm"), usage, agents.pricing)
+            update = _unsearched(state, Decomposition(), abstention_without_decomposition(str(exc)), str(exc))
             if isinstance(exc, LLMServiceError):
-                stats.llm_failure = str(exc)
-            return _abstain_unsearched(
-                state, agents, Decomposition(), abstention_without_decomposition(str(exc)), str(exc), stats, started_at
-            )
+                update["llm_failure"] = str(exc)
+            return Command(goto=unsearched, update=update | {"stats": stats, "started_at": started_at})
     stats = add_usage(Stats(), usage, agents.pricing)
     if not names_something(decomposition):  # "claim one": whatever a search returns, nothing is about it
-        observation = "no named entity and no subject to look up"
-        return _abstain_unsearched(
-            state, agents, decomposition, abstention_names_nothing(), observation, stats, started_at
+        update = _unsearched(
+            state, decomposition, abstention_names_nothing(), "no named entity and no subject to look up"
         )
+        return Command(goto=unsearched, update=update | {"stats": stats, "started_at": started_at})
     return Command(goto="recall", update={"decomposition": decomposition, "started_at": started_at, "stats": stats})
 
 
-def _abstain_unsearched(
-    state: VerifierState,
-    agents: Agents,
-    decomposition: Decomposition,
-    verdict: Verdict,
-    observation: str,
-    stats: Stats,
-    started_at: float,
-) -> Command:
-    """Straight to the end of the claim with an abstention and the decompose step that explains it: nothing
-    is searched."""
+def _unsearched(state: VerifierState, decomposition: Decomposition, verdict: Verdict, observation: str) -> dict:
+    """The state of a claim that abstains before any search, with the decompose step that explains it."""
     step = TraceStep(
         step=0,
         thought="Split the claim into facts to check.",
@@ -272,17 +95,7 @@ def _abstain_unsearched(
         action_input={"claim": state["claim"]},
         observation=observation,
     )
-    return Command(
-        goto=agents.after_failed_decomposition,
-        update={
-            "decomposition": decomposition,
-            "verdict": verdict,
-            "evidence": [],
-            "trace": [step],
-            "stats": stats,
-            "started_at": started_at,
-        },
-    )
+    return {"decomposition": decomposition, "verdict": verdict, "evidence": [], "trace": [step]}
 
 
 async def recall(state: VerifierState, agents: Agents) -> dict:
@@ -295,52 +108,112 @@ async def recall(state: VerifierState, agents: Agents) -> dict:
     return {"remembered": recalled.items}
 
 
-async def execute(state: VerifierState, agents: Agents) -> dict:
-    """The executor's search (≤ max_steps tool-using steps), continuing an earlier round when a reviewer asked."""
+async def _search(state: VerifierState, agents: Agents, executor) -> dict:
+    """One executor's search (≤ max_steps tool-using steps); continues the evidence and trace in the state
+    when the cascade escalated or a reviewer asked for more."""
     previous = None
-    if state.get("search_more"):  # a reviewer asked for more search: continue where the last round stopped
+    if state.get("continue_search"):
         previous = ExecutionResult(evidence=state["evidence"], trace=state["trace"], stats=state["stats"])
-    result = await agents.executor.run(
-        state["claim"], state["decomposition"], state.get("remembered", []), previous=previous
-    )
+    result = await executor.run(state["claim"], state["decomposition"], state.get("remembered", []), previous=previous)
     stats = result.stats
     if previous is None and state.get("stats") is not None:  # count the decomposer's LLM calls too
         stats = add_usage(stats, state["stats"], agents.pricing)
-    return {"evidence": result.evidence, "trace": result.trace, "stats": stats, "search_more": False}
+    update = {"evidence": result.evidence, "trace": result.trace, "stats": stats, "continue_search": False}
+    if result.failure is not None:
+        update["llm_failure"] = result.failure
+    return update
 
 
-async def judge(state: VerifierState, agents: Agents) -> dict:
-    """Assess the evidence once (trust, topicality), then the verdict (agents/judge.py decides, whichever judge asks)."""
+async def search(state: VerifierState, agents: Agents) -> dict:
+    """The offline executor: corpus and source searches, every passage scored by the stance model."""
+    return await _search(state, agents, agents.offline_executor)
+
+
+async def search_llm(state: VerifierState, agents: Agents) -> dict:
+    """The LLM executor: a chat model's ReAct loop over the MCP tools. An endpoint failure ends the search,
+    not the claim: ``llm_failure`` says what failed and the evidence gathered so far stays."""
+    return await _search(state, agents, agents.llm_executor)
+
+
+def _assessed(state: VerifierState, agents: Agents) -> list:
     resources = agents.resources
-    stats = state["stats"]
-    entities = state["decomposition"].entities
-    trusted = assess(
+    return assess(
         state["evidence"],
         resources.reliability_config,
         resources.judge_config,
         state["claim"],
-        entities,
+        state["decomposition"].entities,
         resources.clock(),
     )
+
+
+async def judge(state: VerifierState, agents: Agents) -> dict:
+    """The offline judge: trust and topicality of each item, then the verdict (agents/judge.py decides)."""
+    assessed = _assessed(state, agents)
+    verdict = await agents.offline_judge.judge(state["claim"], assessed, state["decomposition"].entities)
+    return {"verdict": verdict, "assessed": assessed}
+
+
+async def judge_llm(state: VerifierState, agents: Agents, *, then: str) -> Command:
+    """The LLM judge on the same assessed evidence; an endpoint failure goes to ``fall_back``."""
+    assert agents.llm_judge is not None  # the node exists only in graphs wired with an LLM backend
+    assessed = _assessed(state, agents)
     with usage_scope() as usage:
-        if stats.llm_failure is None:
-            try:
-                verdict = await agents.judges.get(stats.backend, agents.judges["offline"]).judge(
-                    state["claim"], trusted, entities
-                )
-            except LLMServiceError as exc:
-                stats = stats.model_copy(update={"llm_failure": str(exc)})
-        if stats.llm_failure is not None:  # the search or the LLM judge failed: abstain, keep the evidence
-            stance_reading = await agents.judges["offline"].judge(state["claim"], trusted, entities)
-            verdict = abstain_after_llm_failure(stance_reading, stats.llm_failure)
-    if stats.offline_label is not None and stats.offline_confidence is not None:  # a claim the cascade escalated
-        verdict = cascade_verdict(verdict, stats.offline_label, stats.offline_confidence)
-    ranked = annotate(trusted, resources.judge_config, state["claim"], entities, verdict)
-    return {"verdict": verdict, "evidence": ranked, "stats": add_usage(stats, usage, agents.pricing)}
+        try:
+            verdict = await agents.llm_judge.judge(state["claim"], assessed, state["decomposition"].entities)
+        except LLMServiceError as exc:
+            failed = {"assessed": assessed, "llm_failure": str(exc)}
+            return Command(
+                goto="fall_back", update=failed | {"stats": add_usage(state["stats"], usage, agents.pricing)}
+            )
+    stats = add_usage(state["stats"], usage, agents.pricing)
+    return Command(goto=then, update={"verdict": verdict, "assessed": assessed, "stats": stats})
 
 
-async def ask_reviewer(state: VerifierState, agents: Agents) -> Command:
-    """Pause an abstained verdict for a person (LangGraph ``interrupt``); act on their decision."""
+async def fall_back(state: VerifierState, agents: Agents) -> dict:
+    """After an LLM endpoint failure: the stance model's reading of the evidence gathered, abstained,
+    naming the failure."""
+    assessed = state.get("assessed") or _assessed(state, agents)
+    reading = await agents.offline_judge.judge(state["claim"], assessed, state["decomposition"].entities)
+    failure = state.get("llm_failure") or "no reason given"
+    return {"verdict": abstain_after_llm_failure(reading, failure), "assessed": assessed}
+
+
+def escalate(state: VerifierState) -> dict:
+    """Cascade: the offline verdict abstained; keep it in the state and hand the claim to the LLM path,
+    whose search continues the offline evidence and trace with its own step budget."""
+    verdict = state["verdict"]
+    step = TraceStep(
+        step=max((s.step for s in state["trace"]), default=0) + 1,
+        thought="The offline verdict is not confident enough: hand the claim to the LLM executor and judge.",
+        action="cascade.escalate",
+        action_input={"offline_label": verdict.label.value, "offline_confidence": verdict.confidence},
+        observation=f"offline verdict {verdict.label.value} at {verdict.confidence:.2f} abstained",
+    )
+    return {"offline_verdict": verdict, "trace": [*state["trace"], step], "continue_search": True}
+
+
+def keep_offline_label(state: VerifierState) -> dict:
+    """Cascade: the LLM path may confirm the escalated offline label, never overturn it (judge.cascade_verdict)."""
+    offline = state["offline_verdict"]
+    return {"verdict": cascade_verdict(state["verdict"], offline.label, offline.confidence)}
+
+
+def explain(state: VerifierState, agents: Agents) -> dict:
+    """Rank the evidence and label each item with its stance as the final verdict used it."""
+    ranked = annotate(
+        state["assessed"],
+        agents.resources.judge_config,
+        state["claim"],
+        state["decomposition"].entities,
+        state["verdict"],
+    )
+    return {"evidence": ranked}
+
+
+async def ask_reviewer(state: VerifierState, *, backend: str) -> Command:
+    """Pause an abstained verdict for a person (LangGraph ``interrupt``); act on their decision. "Search
+    more" continues the path that searched last (in the cascade, the LLM path once the claim escalated)."""
     verdict = state["verdict"]
     if not verdict.abstained:
         return Command(goto="remember")
@@ -349,7 +222,8 @@ async def ask_reviewer(state: VerifierState, agents: Agents) -> Command:
     )
     decision = ReviewDecision.model_validate(interrupt(request.model_dump(mode="json")))
     if decision.action == "search_more":
-        return Command(goto="execute", update={"search_more": True})
+        on_llm_path = backend == "llm" or (backend == "cascade" and state.get("offline_verdict") is not None)
+        return Command(goto="search_llm" if on_llm_path else "search", update={"continue_search": True})
     return Command(goto="remember", update={"verdict": apply_review(verdict, decision)})
 
 
@@ -367,9 +241,20 @@ async def remember(state: VerifierState, agents: Agents) -> dict:
     return {"stats": stats}
 
 
+# ----------------------------------------------------------------------------- the routes
+
+
+def _after_offline_judge(state: VerifierState) -> str:
+    return "escalate" if state["verdict"].abstained else "explain"
+
+
+def _after_llm_search(state: VerifierState) -> str:
+    return "fall_back" if state.get("llm_failure") else "judge_llm"
+
+
 def build_graph(resources: Resources | None = None, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:
-    """The compiled verification graph. Without ``resources``, settings come from the environment
-    and the tool servers start on first use.
+    """The compiled verification graph for the resources' backend (offline, llm or cascade). Without
+    ``resources``, settings come from the environment and the tool servers start on first use.
 
     The nodes are the module-level functions above, each given the graph's :class:`Agents` (bound
     here, not passed at invoke time: the graph also runs as a node of a host app, whose runtime
@@ -378,21 +263,48 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
     With ``review=True`` an abstained verdict pauses the graph (LangGraph ``interrupt``) with a
     :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
     Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
-    agents = wire_agents(resources or Resources.create(), review=review)
+    resources = resources or Resources.create()
+    agents = wire_agents(resources)
+    backend = resources.backend
+    finish = "review" if review else "remember"
     graph = StateGraph(VerifierState, input_schema=VerifyInput, output_schema=VerifyOutput)
-    graph.add_node(
-        "decompose", partial(decompose, agents=agents), destinations=("recall", agents.after_failed_decomposition)
-    )
-    for name, node in [("recall", recall), ("execute", execute), ("judge", judge), ("remember", remember)]:
-        graph.add_node(name, partial(node, agents=agents))
+    graph.add_node("decompose", partial(decompose, agents=agents, unsearched=finish), destinations=("recall", finish))
+    graph.add_node("recall", partial(recall, agents=agents))
+    graph.add_node("explain", partial(explain, agents=agents))
+    graph.add_node("remember", partial(remember, agents=agents))
     graph.add_edge(START, "decompose")
-    graph.add_edge("recall", "execute")
-    graph.add_edge("execute", "judge")
-    if review:
-        graph.add_node("review", partial(ask_reviewer, agents=agents), destinations=("execute", "remember"))
-        graph.add_edge("judge", "review")
+    if backend in ("offline", "cascade"):
+        graph.add_node("search", partial(search, agents=agents))
+        graph.add_node("judge", partial(judge, agents=agents))
+        graph.add_edge("recall", "search")
+        graph.add_edge("search", "judge")
+    if backend in ("llm", "cascade"):
+        after_llm_verdict = "keep_offline_label" if backend == "cascade" else "explain"
+        graph.add_node("search_llm", partial(search_llm, agents=agents))
+        graph.add_node(
+            "judge_llm",
+            partial(judge_llm, agents=agents, then=after_llm_verdict),
+            destinations=(after_llm_verdict, "fall_back"),
+        )
+        graph.add_node("fall_back", partial(fall_back, agents=agents))
+        graph.add_conditional_edges("search_llm", _after_llm_search, ["judge_llm", "fall_back"])
+        graph.add_edge("fall_back", after_llm_verdict)
+    if backend == "offline":
+        graph.add_edge("judge", "explain")
+    elif backend == "llm":
+        graph.add_edge("recall", "search_llm")
     else:
-        graph.add_edge("judge", "remember")
+        graph.add_node("escalate", escalate)
+        graph.add_node("keep_offline_label", keep_offline_label)
+        graph.add_conditional_edges("judge", _after_offline_judge, ["escalate", "explain"])
+        graph.add_edge("escalate", "search_llm")
+        graph.add_edge("keep_offline_label", "explain")
+    graph.add_edge("explain", finish)
+    if review:
+        searches = (
+            ("search_llm",) if backend == "llm" else ("search", "search_llm") if backend == "cascade" else ("search",)
+        )
+        graph.add_node("review", partial(ask_reviewer, backend=backend), destinations=(*searches, "remember"))
     graph.add_edge("remember", END)
     return graph.compile(name="mermaid-verifier", checkpointer=checkpointer)
 

@@ -120,23 +120,12 @@ class Stats(BaseModel):
     backend: Literal["offline", "llm"] = Field(
         default="offline",
         description="The path that gathered the evidence "
-        "and decided: in cascade mode 'llm' when the offline verdict abstained",
+        "and decided: in cascade mode 'llm' when the offline verdict abstained and the claim escalated",
     )
     llm_tool_turns: int = Field(default=0, description="LLM executor replies that made a readable tool call")
     llm_unreadable_turns: int = Field(
         default=0, description="LLM executor replies that tried to call a tool but could not be read"
     )
-    llm_failure: str | None = Field(
-        default=None,
-        description="The LLM endpoint failure that cut this claim's "
-        "search or verdict short, if any (the claim then abstains and says so)",
-    )
-    offline_label: Label | None = Field(
-        default=None,
-        description="In cascade mode, the label of the offline verdict that abstained and sent the claim "
-        "to the LLM path: the LLM path may confirm it, never overturn it",
-    )
-    offline_confidence: float | None = Field(default=None, description="That offline verdict's confidence")
 
 
 class Verdict(BaseModel):
@@ -173,6 +162,11 @@ class VerificationResult(BaseModel):
     trace: list[TraceStep]
     stats: Stats
     backend: Literal["offline", "llm"] = "offline"
+    llm_failure: str | None = Field(
+        default=None,
+        description="The LLM endpoint failure that cut this claim's search or verdict short, if any (the claim "
+        "then abstains and says so)",
+    )
     abstain_below: float | None = Field(default=None, description="The abstention threshold in force")
     threshold_source: str | None = Field(default=None, description="Where it comes from (bundled or `calibrate`)")
 
@@ -188,3 +182,83 @@ class VerificationResult(BaseModel):
             if backend is not None:
                 values = {**values, "backend": backend}
         return values
+
+
+class ExtractedClaim(BaseModel):
+    """One atomic, self-contained claim taken from a text, with the sentence it came from."""
+
+    text: str = Field(description="The claim as checked: references resolved, one fact")
+    sentence: str = Field(description="The sentence of the text it came from, as written")
+    start: int = Field(ge=0, description="Character offset of that sentence in the text")
+    end: int = Field(ge=0, description="Character offset just past that sentence")
+    resolved: dict[str, str] = Field(
+        default_factory=dict, description="Words of the sentence replaced to make the claim stand alone"
+    )
+
+
+class DroppedSentence(BaseModel):
+    """A sentence of a text with nothing to check, and why."""
+
+    sentence: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    reason: str
+
+
+class TextClaims(BaseModel):
+    """What claim extraction made of a text."""
+
+    claims: list[ExtractedClaim]
+    dropped: list[DroppedSentence] = Field(default_factory=list)
+    extractor: Literal["offline", "llm"] = "offline"
+    fallback: str | None = Field(
+        default=None, description="Why the LLM extraction was not used and the offline one was, if so"
+    )
+
+
+class CheckedClaim(BaseModel):
+    """One claim of a text and its verification."""
+
+    index: int = Field(ge=0, description="The claim's place among the text's claims")
+    claim: ExtractedClaim
+    result: VerificationResult
+
+
+class TextSummary(BaseModel):
+    """A text's claims counted by verdict; abstentions apart from the decided ones."""
+
+    claims: int
+    supported: int
+    refuted: int
+    not_enough_info: int
+    abstained: int
+    supported_share: float | None = Field(
+        description="Supported among the decided (not abstained) claims: FActScore's measure; None when none was decided"
+    )
+    sentences_without_claims: int = Field(description="Sentences dropped as holding nothing to check")
+
+    @classmethod
+    def of(cls, checked: list[CheckedClaim], dropped: int) -> TextSummary:
+        """The text-level counts of its checked claims."""
+        decided = [c.result for c in checked if not c.result.abstained]
+        supported = sum(r.verdict == Label.SUPPORTS for r in decided)
+        return cls(
+            claims=len(checked),
+            supported=supported,
+            refuted=sum(r.verdict == Label.REFUTES for r in decided),
+            not_enough_info=sum(r.verdict == Label.NOT_ENOUGH_INFO for r in decided),
+            abstained=len(checked) - len(decided),
+            supported_share=round(supported / len(decided), 4) if decided else None,
+            sentences_without_claims=dropped,
+        )
+
+
+class TextCheckResult(BaseModel):
+    """What ``check`` gives for a whole text (also its --json object)."""
+
+    text: str
+    claims: list[CheckedClaim]
+    dropped: list[DroppedSentence]
+    summary: TextSummary
+    extractor: Literal["offline", "llm"] = "offline"
+    extraction_fallback: str | None = None

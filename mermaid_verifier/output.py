@@ -32,6 +32,7 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
         trace=output["trace"],
         stats=output["stats"],
         backend=output["stats"].backend,
+        llm_failure=output.get("llm_failure"),
     )
 
 

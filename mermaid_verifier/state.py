@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12 for JSON schemas
+from typing import NotRequired  # pydantic needs it on Python < 3.12 for JSON schemas
+
+from typing_extensions import TypedDict
 
 from mermaid_verifier.models import Decomposition, Evidence, Stats, TraceStep, Verdict
 
@@ -21,6 +23,7 @@ class VerifyOutput(TypedDict):
     trace: list[TraceStep]
     decomposition: Decomposition
     stats: Stats
+    llm_failure: NotRequired[str | None]  # the LLM endpoint failure that made the claim abstain, if any
 
 
 class VerifierState(VerifyInput, VerifyOutput, total=False):
@@ -28,4 +31,6 @@ class VerifierState(VerifyInput, VerifyOutput, total=False):
 
     remembered: list[Evidence]
     started_at: float
-    search_more: bool  # set by a reviewer's "search more"; the executor then continues its trace
+    assessed: list[Evidence]  # the gathered evidence with trust and topicality, as the verdict was judged on
+    offline_verdict: Verdict  # cascade: the offline verdict that abstained and sent the claim to the LLM path
+    continue_search: bool  # the next search continues the evidence and trace here (escalation, "search more")

@@ -61,7 +61,7 @@ class ScriptedStance:
 
 
 def in_process_corpus_server(corpora: list[Path], cache_dir: Path) -> ServerSpec:
-    from mermaid_verifier.tools.local_corpus_server import create_server
+    from mermaid_verifier.tools.servers.local_corpus_server import create_server
 
     server = create_server(corpora, cache_dir)
     return ServerSpec(

@@ -8,9 +8,9 @@ import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.errors import HTTPStatusError
-from mermaid_verifier.tools.arxiv_server import ArxivClient, create_server, search_result
-from mermaid_verifier.tools.source_cache import ResponseCache
-from mermaid_verifier.tools.source_errors import describe_error
+from mermaid_verifier.tools.servers.arxiv_server import ArxivClient, create_server, search_result
+from mermaid_verifier.tools.servers.source_cache import ResponseCache
+from mermaid_verifier.tools.servers.source_errors import describe_error
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
     FAST_RETRY,

@@ -14,12 +14,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from mermaid_verifier.claims import MAX_CLAIM_CHARS, claim_warnings, looks_like_question, mostly_non_latin
 from mermaid_verifier.cli import app
 from mermaid_verifier.cli import review as cli_review
 from mermaid_verifier.cli.options import OUTPUT_CLOSED, guarded
 from mermaid_verifier.cli.verify import read_claims
 from mermaid_verifier.errors import MermaidError, UsageError
-from mermaid_verifier.evaluation.datasets import MAX_CLAIM_CHARS, claim_warnings, looks_like_question, mostly_non_latin
 
 from .conftest import WIKI_MINI
 

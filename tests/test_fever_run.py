@@ -342,7 +342,7 @@ def test_claims_are_chosen_by_split_part_and_duplicate_ids_are_skipped(tmp_path)
 
 
 def test_a_claim_line_that_is_not_utf8_or_too_long_is_a_bad_line(tmp_path):
-    from mermaid_verifier.evaluation.datasets import MAX_CLAIM_CHARS
+    from mermaid_verifier.claims import MAX_CLAIM_CHARS
 
     path = write_claims(tmp_path / "claims.jsonl", 2)
     with path.open("ab") as handle:

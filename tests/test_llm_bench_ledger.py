@@ -42,6 +42,7 @@ def result_row() -> dict:
         "evidence": [{"page": "Ashgrove_murals", "line": 0, "text": passage, "source": "local-corpus"}],
         "trace": [{"thought": f"search {claim}", "action": "search", "observation": passage}],
         "backend": "llm",
+        "llm_failure": None,
         "stats": {
             "seconds": 141.2,
             "tool_calls": 2,
@@ -52,7 +53,6 @@ def result_row() -> dict:
             "completion_tokens": 310,
             "llm_tool_turns": 2,
             "llm_unreadable_turns": 0,
-            "llm_failure": None,
             "backend": "llm",
         },
     }

@@ -15,9 +15,8 @@ from langgraph.types import Command
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError
-from mermaid_verifier.graph import Resources, build_graph, wire_agents
-from mermaid_verifier.graph import judge as judge_node
-from mermaid_verifier.models import Label, Stance, Stats
+from mermaid_verifier.graph import Resources, build_graph, judge_llm, keep_offline_label, wire_agents
+from mermaid_verifier.models import Label, Stance, Stats, Verdict
 from mermaid_verifier.output import result_from_output
 from mermaid_verifier.tools.toolbox import Toolbox
 
@@ -272,25 +271,34 @@ async def test_cascade_calls_the_llm_only_when_the_offline_verdict_abstains(llm_
     assert uncertain["stats"].tool_calls == escalation + 1
     assert "Nothing mentions the Bronx." in uncertain["verdict"].reason and "LLM judge" in uncertain["verdict"].reason
     assert chat["decomposer"].received == []  # cascade decomposes offline
-    assert uncertain["stats"].offline_label == Label.NOT_ENOUGH_INFO  # confirmed, so the LLM's verdict stands
-    assert uncertain["stats"].offline_confidence is not None
+    assert trace[escalation].action_input["offline_label"] == "NOT ENOUGH INFO"  # confirmed: the LLM's verdict stands
+    assert trace[escalation].action_input["offline_confidence"] is not None
 
 
 async def test_in_the_cascade_the_llm_path_confirms_the_offline_label_but_never_overturns_it(llm_resources):
-    """The judge node of an escalated claim: an LLM reading that agrees with the stance model on the
-    evidence but not with the offline verdict that escalated gives that offline label, abstained."""
+    """The nodes after an escalated claim's LLM judge: an LLM reading that agrees with the stance model on
+    the evidence but not with the offline verdict that escalated gives that offline label, abstained."""
     stance = ScriptedStance(KUBRICK_RULES)
     offline = await run(llm_resources(stance, models(), backend="cascade"), KUBRICK)  # evidence to judge
     chat = models(judge=[cite("2001: A Space Odyssey (film)"), cite("2001: A Space Odyssey (film)")])
     resources = llm_resources(stance, chat, backend="cascade")
     agents = wire_agents(resources)
-    state = {"claim": KUBRICK, "evidence": offline["evidence"], "decomposition": offline["decomposition"]}
+    state = {
+        "claim": KUBRICK,
+        "evidence": offline["evidence"],
+        "decomposition": offline["decomposition"],
+        "stats": Stats(backend="llm"),
+    }
+
+    async def escalated_from(label: Label) -> dict:
+        offline_verdict = Verdict(label=label, confidence=0.41, abstained=True, reason="abstained: not confident")
+        judged = await judge_llm(state, agents, then="keep_offline_label")
+        assert judged.goto == "keep_offline_label"
+        return keep_offline_label(state | judged.update | {"offline_verdict": offline_verdict})
+
     try:
-        escalated_from = {"backend": "llm", "offline_label": Label.REFUTES, "offline_confidence": 0.41}
-        overturned = await judge_node(state | {"stats": Stats(**escalated_from)}, agents)
-        confirmed = await judge_node(
-            state | {"stats": Stats(**escalated_from | {"offline_label": Label.SUPPORTS})}, agents
-        )
+        overturned = await escalated_from(Label.REFUTES)
+        confirmed = await escalated_from(Label.SUPPORTS)
     finally:
         await resources.aclose()
     verdict = overturned["verdict"]
@@ -355,7 +363,17 @@ def test_the_llm_backend_with_a_local_endpoint_needs_no_key(tmp_path):
     resources = Resources.create(settings, toolbox=Toolbox([]), stance=ScriptedStance({}))
     assert resources.backend == "llm" and isinstance(resources.decomposer, LLMDecomposer)
     graph = build_graph(resources)
-    assert set(graph.get_graph().nodes) >= {"decompose", "recall", "execute", "judge", "remember"}
+    assert set(graph.get_graph().nodes) == {
+        "__start__",
+        "decompose",
+        "recall",
+        "search_llm",
+        "judge_llm",
+        "fall_back",
+        "explain",
+        "remember",
+        "__end__",
+    }
     offline = Resources.create(
         Settings.from_env({"MERMAID_CACHE_DIR": str(tmp_path), "MERMAID_MEMORY": "0"}),
         toolbox=Toolbox([]),
@@ -366,17 +384,15 @@ def test_the_llm_backend_with_a_local_endpoint_needs_no_key(tmp_path):
 
 @pytest.mark.parametrize("backend", ["llm", "cascade"])
 def test_the_llm_executor_searches_and_weighs_with_the_configured_offline_executor(llm_resources, backend):
-    from mermaid_verifier.agents.llm_executor import CascadeExecutor, LLMExecutor
-    from mermaid_verifier.graph import wire_agents
+    from mermaid_verifier.agents.llm_executor import LLMExecutor
 
     models = {role: ScriptedChatModel() for role in ("decomposer", "executor", "judge")}
     resources = llm_resources(ScriptedStance({}), models, backend=backend)
     agents = wire_agents(resources)
-    llm = agents.executor.llm if isinstance(agents.executor, CascadeExecutor) else agents.executor
+    llm = agents.llm_executor
     assert isinstance(llm, LLMExecutor)
     offline = llm.offline
     # one offline executor, configured once: stop threshold and topicality included
     assert offline.topicality == resources.judge_config.topicality
     assert offline.stop_threshold == resources.judge_config.stop_threshold and llm.toolbox is resources.toolbox
-    if backend == "cascade":
-        assert agents.executor.offline is offline
+    assert agents.offline_executor is offline

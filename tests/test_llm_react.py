@@ -155,7 +155,7 @@ async def test_an_endpoint_failure_mid_search_abstains_names_it_and_keeps_the_ev
     verdict = out["verdict"]
     assert verdict.abstained and "the LLM endpoint failed (LLM endpoint error (HTTP 500)" in verdict.reason
     assert "stance model's reading" in verdict.reason
-    assert out["stats"].llm_failure.startswith("LLM endpoint error (HTTP 500)")
+    assert out["llm_failure"].startswith("LLM endpoint error (HTTP 500)")
     assert not chat["judge"].received, "the judge is not asked once the endpoint failed"
 
 
@@ -163,12 +163,12 @@ async def test_an_endpoint_failure_in_the_judge_or_decomposer_abstains_too(llm_r
     chat = models([answer(DECOMPOSITION)], [calls(tool_call(**SEARCH)), answer("Done.")], [server_error(502)])
     out = await run(llm_resources(ScriptedStance(KUBRICK_RULES), chat), KUBRICK)
     assert chat["judge"].received and out["evidence"]
-    assert out["verdict"].abstained and "HTTP 502" in out["verdict"].reason and out["stats"].llm_failure
+    assert out["verdict"].abstained and "HTTP 502" in out["verdict"].reason and out["llm_failure"]
 
     chat = models([openai.APIConnectionError(request=httpx2.Request("POST", "http://127.0.0.1:8765/v1"))], [], [])
     out = await run(llm_resources(ScriptedStance({}), chat), KUBRICK)
     assert out["verdict"].abstained and "could not be decomposed" in out["verdict"].reason
-    assert "APIConnectionError" in out["stats"].llm_failure
+    assert "APIConnectionError" in out["llm_failure"]
 
 
 # ----------------------------------------------------------------------------- judge cross-check

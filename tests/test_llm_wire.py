@@ -170,7 +170,7 @@ async def test_a_server_that_is_down_makes_the_claim_abstain_with_the_reason(tmp
     async with open_verifier(settings) as verifier:
         out = await verifier.ainvoke({"claim": KUBRICK})
     assert out["verdict"].abstained and "could not be decomposed" in out["verdict"].reason
-    assert "Connection error" in out["stats"].llm_failure
+    assert "Connection error" in out["llm_failure"]
 
 
 def test_two_event_loops_in_one_process_each_get_a_working_client(tmp_path):

@@ -17,14 +17,14 @@ from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.tools import corpus_index
 from mermaid_verifier.tools.corpus_index import CorpusIndex
-from mermaid_verifier.tools.local_corpus_server import create_server
+from mermaid_verifier.tools.servers.local_corpus_server import create_server
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WIKI = FIXTURES / "wiki_mini.jsonl"
 SCIFACT = FIXTURES / "scifact_mini.jsonl"
 GENERIC = FIXTURES / "generic_mini.jsonl"
 MALFORMED = FIXTURES / "malformed.jsonl"
-MODULE = "mermaid_verifier.tools.local_corpus_server"
+MODULE = "mermaid_verifier.tools.servers.local_corpus_server"
 PASSAGE_FIELDS = {"id", "page", "line", "title", "text", "corpus", "score"}
 
 

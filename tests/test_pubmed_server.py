@@ -13,10 +13,10 @@ from Bio import Entrez
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.errors import SourceBusyError
-from mermaid_verifier.tools import pubmed_server
-from mermaid_verifier.tools.pubmed_server import create_server, settings_from_env
-from mermaid_verifier.tools.source_cache import ResponseCache
-from mermaid_verifier.tools.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, user_agent_for
+from mermaid_verifier.tools.servers import pubmed_server
+from mermaid_verifier.tools.servers.pubmed_server import create_server, settings_from_env
+from mermaid_verifier.tools.servers.source_cache import ResponseCache
+from mermaid_verifier.tools.servers.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, user_agent_for
 
 from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
     FAST_RETRY,
@@ -233,7 +233,7 @@ async def test_without_a_cassette_the_network_is_unreachable_at_once(server, blo
 def test_the_server_never_loads_entrez_dtd_machinery():
     # Bio.Entrez.Parser (Entrez.read) downloads DTDs it lacks, and creates ~/.config/biopython on import
     code = (
-        "import sys, mermaid_verifier.tools.pubmed_server as m; m.create_server(None); "
+        "import sys, mermaid_verifier.tools.servers.pubmed_server as m; m.create_server(None); "
         "sys.exit('Bio.Entrez.Parser' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

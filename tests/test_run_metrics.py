@@ -142,7 +142,7 @@ def test_llm_path_figures_count_claims_failures_and_readable_calls(rows):
     llm_rows = [
         r | {"stats": r["stats"] | {"backend": "llm", "llm_tool_turns": 3, "llm_unreadable_turns": 1}} for r in rows[:2]
     ]
-    llm_rows[1]["stats"]["llm_failure"] = "LLM endpoint error (HTTP 500): boom"
+    llm_rows[1]["llm_failure"] = "LLM endpoint error (HTTP 500): boom"
     m = cost_metrics(llm_rows + rows[2:])["llm"]
     assert (m["claims_on_llm_path"], m["claims_with_endpoint_failure"]) == (2, 1)
     assert (m["tool_call_turns"], m["unreadable_call_turns"]) == (6, 2) and m["parsed_call_share"] == pytest.approx(

@@ -1,4 +1,4 @@
-"""What the online source servers share (tools/source_errors.py, source_http.py, source_cache.py, source_server.py, source_passages.py), the test kit the three server test
+"""What the online source servers share (tools/servers/source_errors.py, source_http.py, source_cache.py, source_server.py, source_passages.py), the test kit the three server test
 modules import from here, and the proof that no test touches the network.
 
 No test in these modules reaches the network: ``block_network`` (autouse here and in every module
@@ -36,11 +36,17 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, RetriesExhausted
-from mermaid_verifier.tools import source_http
-from mermaid_verifier.tools.source_cache import ResponseCache
-from mermaid_verifier.tools.source_errors import describe_error, parse_retry_after
-from mermaid_verifier.tools.source_http import RateLimiter, RetryPolicy, SourceSession, ncbi_min_interval, with_retries
-from mermaid_verifier.tools.source_server import run_source_call
+from mermaid_verifier.tools.servers import source_http
+from mermaid_verifier.tools.servers.source_cache import ResponseCache
+from mermaid_verifier.tools.servers.source_errors import describe_error, parse_retry_after
+from mermaid_verifier.tools.servers.source_http import (
+    RateLimiter,
+    RetryPolicy,
+    SourceSession,
+    ncbi_min_interval,
+    with_retries,
+)
+from mermaid_verifier.tools.servers.source_server import run_source_call
 
 REPO = Path(__file__).resolve().parents[1]
 CASSETTES = Path(__file__).parent / "cassettes"
@@ -322,7 +328,7 @@ def test_cache_stores_text_and_refuses_to_unpickle(tmp_path, caplog):
     planted = diskcache.Cache(str(tmp_path))  # the default Disk pickles non-str values
     planted.set(ResponseCache.key("arxiv", "abstract", {"id": "1706.03762"}), {"pickled": True})
     planted.close()
-    with caplog.at_level(logging.WARNING, logger="mermaid_verifier.tools.source_cache"):
+    with caplog.at_level(logging.WARNING, logger="mermaid_verifier.tools.servers.source_cache"):
         assert ResponseCache(tmp_path).get("arxiv", "abstract", {"id": "1706.03762"}) is None
     assert "refusing to read" in caplog.text
 
@@ -448,9 +454,9 @@ def test_the_user_agent_names_the_tool_the_contact_and_the_http_library():
 
 
 SERVER_MODULES = {
-    "mermaid-verifier-wikipedia-server": "mermaid_verifier.tools.wikipedia_server",
-    "mermaid-verifier-arxiv-server": "mermaid_verifier.tools.arxiv_server",
-    "mermaid-verifier-pubmed-server": "mermaid_verifier.tools.pubmed_server",
+    "mermaid-verifier-wikipedia-server": "mermaid_verifier.tools.servers.wikipedia_server",
+    "mermaid-verifier-arxiv-server": "mermaid_verifier.tools.servers.arxiv_server",
+    "mermaid-verifier-pubmed-server": "mermaid_verifier.tools.servers.pubmed_server",
 }
 
 
@@ -464,21 +470,9 @@ def test_console_scripts_and_dependencies_are_declared():
     assert any(d.startswith("vcrpy") for d in project["optional-dependencies"]["dev"])
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "source_errors",
-        "source_http",
-        "source_cache",
-        "source_server",
-        "source_passages",
-        "wikipedia_server",
-        "arxiv_server",
-        "pubmed_server",
-    ],
-)
+@pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "tools" / "servers").glob("*.py")))
 def test_server_modules_never_print(name):
-    source = (REPO / "tools" / f"{name}.py").read_text()
+    source = (REPO / "tools" / "servers" / f"{name}.py").read_text()
     assert "print(" not in source and "sys.stdout" not in source
 
 
@@ -486,7 +480,7 @@ def test_server_modules_never_print(name):
 
 
 def _stdio_cases():
-    from mermaid_verifier.tools import arxiv_server, pubmed_server, wikipedia_server
+    from mermaid_verifier.tools.servers import arxiv_server, pubmed_server, wikipedia_server
 
     return [
         (

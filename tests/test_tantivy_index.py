@@ -17,7 +17,7 @@ from mermaid_verifier.config import Settings  # noqa: E402
 from mermaid_verifier.errors import ConfigError, CorpusError  # noqa: E402
 from mermaid_verifier.tools import tantivy_index, toolbox  # noqa: E402
 from mermaid_verifier.tools.corpus_index import CorpusIndex, read_corpus  # noqa: E402
-from mermaid_verifier.tools.local_corpus_server import create_server  # noqa: E402
+from mermaid_verifier.tools.servers.local_corpus_server import create_server  # noqa: E402
 from mermaid_verifier.tools.tantivy_index import (  # noqa: E402
     MANIFEST,
     TantivyCorpusIndex,
@@ -444,7 +444,7 @@ async def test_server_with_the_tantivy_backend_answers_search_and_get_page(tmp_p
 
 
 def test_stdio_server_parses_the_index_backend_option():
-    from mermaid_verifier.tools.local_corpus_server import parse_args
+    from mermaid_verifier.tools.servers.local_corpus_server import parse_args
 
     assert parse_args(["--index-backend", "TANTIVY"]).index_backend == "tantivy"
     assert parse_args([]).index_backend is None
@@ -463,7 +463,7 @@ async def test_stdio_server_with_the_tantivy_backend_answers(tmp_path):
         cwd=tmp_path,
         args=[
             "-m",
-            "mermaid_verifier.tools.local_corpus_server",
+            "mermaid_verifier.tools.servers.local_corpus_server",
             "--corpus",
             str(WIKI),
             "--cache-dir",
@@ -488,7 +488,7 @@ def _run_server(args: list[str], env_extra: dict[str, str], cwd: Path):
     env = {k: v for k, v in os.environ.items() if k not in ("MERMAID_CORPUS", "MERMAID_INDEX_BACKEND")}
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "mermaid_verifier.tools.local_corpus_server", *args],
+        [sys.executable, "-m", "mermaid_verifier.tools.servers.local_corpus_server", *args],
         capture_output=True,
         text=True,
         timeout=60,

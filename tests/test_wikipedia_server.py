@@ -8,8 +8,8 @@ import wikipedia
 import wikipedia.wikipedia as wikipedia_module
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from mermaid_verifier.tools.source_cache import ResponseCache
-from mermaid_verifier.tools.wikipedia_server import (
+from mermaid_verifier.tools.servers.source_cache import ResponseCache
+from mermaid_verifier.tools.servers.wikipedia_server import (
     WikipediaClient,
     create_server,
     disambiguation_options,

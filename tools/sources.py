@@ -19,9 +19,9 @@ from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_server, s
 
 LIVE_SOURCES = {
     # name: (module, host probed for reachability)
-    "wikipedia": ("mermaid_verifier.tools.wikipedia_server", "en.wikipedia.org"),
-    "arxiv": ("mermaid_verifier.tools.arxiv_server", "export.arxiv.org"),
-    "pubmed": ("mermaid_verifier.tools.pubmed_server", "eutils.ncbi.nlm.nih.gov"),
+    "wikipedia": ("mermaid_verifier.tools.servers.wikipedia_server", "en.wikipedia.org"),
+    "arxiv": ("mermaid_verifier.tools.servers.arxiv_server", "export.arxiv.org"),
+    "pubmed": ("mermaid_verifier.tools.servers.pubmed_server", "eutils.ncbi.nlm.nih.gov"),
 }
 
 

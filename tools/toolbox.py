@@ -97,11 +97,11 @@ def stdio_server(
 
 
 def corpus_server(corpora: list[Path], cache_dir: Path, index_backend: str | None = None) -> ServerSpec:
-    """The bundled local-corpus server (``tools/local_corpus_server.py``) over these corpora.
+    """The bundled local-corpus server (``tools/servers/local_corpus_server.py``) over these corpora.
 
     ``index_backend`` (``auto``, ``memory``, ``tantivy``) is passed as ``--index-backend``; None leaves
     the choice to the server (``MERMAID_INDEX_BACKEND``, else auto)."""
-    args = ["-m", "mermaid_verifier.tools.local_corpus_server", "--cache-dir", str(cache_dir)]
+    args = ["-m", "mermaid_verifier.tools.servers.local_corpus_server", "--cache-dir", str(cache_dir)]
     if index_backend is not None:
         args += ["--index-backend", index_backend]
     for path in corpora:

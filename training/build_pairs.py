@@ -17,6 +17,9 @@ Sources (all read from ../shared/data, never copied into the repo):
   date, same-type entity, role, negation) and SUPPORTS twins that keep the claim true (synonym,
   format, paraphrase); negation flips of the REFUTES gold pairs (``augment.py``) → SUPPORTS;
 * FEVER-style claims written from corpus sentences (``synthesize.py``);
+* the reader's failure kinds (``failure_kinds.py``): claims more specific than their evidence → NOT ENOUGH
+  INFO, hypernym / nationality / coarser date → SUPPORTS, type exclusion and a wrong decade → REFUTES, from
+  the SUPPORTS pairs of training pages (``--no-failure-kinds`` leaves them out);
 * ``scifact/claims_train.jsonl`` over ``corpus/scifact_abstracts.jsonl``, the train part of a split by
   cited-abstract group (80 / 20; the held-out part is for reporting);
 * ``train/contrastive_pairs.jsonl``: VitaminC real (a slice of its pages held out by title as
@@ -29,7 +32,8 @@ keep them out; its claims are never read) and the pages of the contrast test set
 (``tests/data/contrast_pairs.jsonl``). All generated pairs come from the remaining
 (training) pages. Writes ``training/splits/{fever_paper_dev,scifact_claims_train}.json`` (ids only) and
 ``<work>/pairs_train.jsonl``, ``pairs_validation.jsonl`` (comparable across models: gold → label,
-retrieved → NEI) and ``pairs_validation_edits.jsonl`` (the same generators on validation pages).
+retrieved → NEI), ``pairs_validation_edits.jsonl`` (the contrastive generators on validation pages) and
+``pairs_validation_kinds.jsonl`` (the failure-kind generators on validation pages; figures per ``kind-*`` origin).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from pathlib import Path
 import orjson
 from augment import entity_pool, mutated_pairs
 from contrast import contrastive_pairs
+from failure_kinds import failure_kind_pairs
 from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
 from synthesize import group_by_page, synthetic_pairs
 
@@ -334,6 +339,9 @@ def main() -> None:
         "--no-contrastive", action="store_true", help="leave out train/contrastive_pairs.jsonl (the earlier pair set)"
     )
     parser.add_argument(
+        "--no-failure-kinds", action="store_true", help="leave out failure_kinds.py's pairs (the earlier pair set)"
+    )
+    parser.add_argument(
         "--with-anli",
         action="store_true",
         help="add ANLI's pairs (CC BY-NC 4.0): the model built from them is for non-commercial use only",
@@ -394,6 +402,8 @@ def main() -> None:
         + edits
         + scifact_pairs(args.shared, sci_records, sci_split, rng)
     )
+    if not args.no_failure_kinds:
+        train += failure_kind_pairs([r for r in gold_train if r["label"] == "SUPPORTS"] + synthetic_gold, nlp, rng)
     vitaminc_validation: list[dict] = []
     if not args.no_contrastive:
         held_out_titles = {p.title for p in index.passages if p.page in held_out} | {
@@ -404,9 +414,11 @@ def main() -> None:
     validation, validation_records = fever_pairs(claims, split, index, "validation", set())
     validation_gold = [r for r in validation if r["origin"] == "fever"]
     validation_edits = edited_pairs(validation_gold, validation_records, index, nlp, rng, pool)
+    validation_kinds = failure_kind_pairs(validation_gold, nlp, rng, per_kind=10_000)
     write_rows(args.work / "pairs_train.jsonl", train, rng)
     write_rows(args.work / "pairs_validation.jsonl", validation, rng)
     write_rows(args.work / "pairs_validation_edits.jsonl", validation_edits, rng)
+    write_rows(args.work / "pairs_validation_kinds.jsonl", validation_kinds, rng)
     if vitaminc_validation:
         write_rows(args.work / "pairs_validation_vitaminc.jsonl", vitaminc_validation, rng)
     print("split", dict(sorted(counts.items())))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import random
 import shutil
 import subprocess
 import sys
@@ -237,6 +238,7 @@ def prepare_run(args) -> dict:
         "cpu": cpu_model(),
         "max_length": MAX_LENGTH,
         "limit": args.limit,
+        "train_pairs": args.train_pairs,
         "distill_weight": args.distill_weight,
         "checkpoint_minutes": args.checkpoint_minutes,
         "versions": package_versions(),
@@ -283,6 +285,13 @@ def main(argv: list[str] | None = None) -> int:
         " (bf16 autocast without them is 5-20x slower)",
     )
     parser.add_argument("--limit", type=int, default=0, help="first N training pairs only (smoke tests)")
+    parser.add_argument(
+        "--train-pairs",
+        type=int,
+        default=0,
+        help="train on a seeded random sample of N training pairs (validation stays whole): fits a slower base"
+        " into one session",
+    )
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument(
         "--max-hours", type=float, default=2.75, help="stop with a checkpoint after this much wall time"
@@ -315,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     validation = load_pairs(run / "pairs" / "pairs_validation.jsonl")
     if config["limit"]:
         train, validation = train[: config["limit"]], validation[: config["limit"]]
+    if config.get("train_pairs") and config["train_pairs"] < len(train):
+        train = random.Random(config["seed"]).sample(train, config["train_pairs"])
     distill_weight = config.get("distill_weight", 0.0)
     if distill_weight and any("teacher" not in row for row in train):
         raise SystemExit(
@@ -367,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         "validation": score(model, tokenizer, validation),
     }
     print("validation:", json.dumps(metrics["validation"]))
-    for name in ("edits", "vitaminc"):
+    for name in ("edits", "vitaminc", "kinds"):
         path = run / "pairs" / f"pairs_validation_{name}.jsonl"
         if path.exists():
             metrics[f"validation_{name}"] = score(model, tokenizer, load_pairs(path)[: config["limit"] or None])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from mermaid_verifier.cli.calibrate import calibrate_command
+from mermaid_verifier.cli.check import check_command
 from mermaid_verifier.cli.fever import fever_command
 from mermaid_verifier.cli.memory import memory_app
 from mermaid_verifier.cli.options import (
@@ -47,6 +48,7 @@ def review_command(
 
 
 app.command("verify")(verify_command)
+app.command("check")(check_command)
 app.command("review")(review_command)
 app.command("calibrate")(calibrate_command)
 app.command("fever")(fever_command)

@@ -32,7 +32,7 @@ from mermaid_verifier.errors import UsageError
 def stdin_claims(lines: Iterable[bytes], skip: Callable[[str], None]) -> list[str]:
     """The non-blank lines of stdin; a line that is not UTF-8, or longer than a claim may be, goes to
     ``skip`` with its line number and the rest are verified."""
-    from mermaid_verifier.evaluation.datasets import MAX_CLAIM_CHARS
+    from mermaid_verifier.claims import MAX_CLAIM_CHARS
 
     claims = []
     for number, raw in enumerate(lines, 1):
@@ -65,7 +65,7 @@ def read_claims(
 ) -> list[str]:
     """Claims from the arguments, with '-' expanded to the non-blank lines of stdin (read as
     UTF-8; a line that is not is skipped and named). A claim over the length limit is a usage error."""
-    from mermaid_verifier.evaluation.datasets import check_claim_length
+    from mermaid_verifier.claims import check_claim_length
 
     claims: list[str] = []
     for argument in arguments:
@@ -79,7 +79,7 @@ def read_claims(
 
 def warn_about_claims(claims: list[str]) -> None:
     """A warning on stderr for each claim whose verdict may mean little (a question, not English)."""
-    from mermaid_verifier.evaluation.datasets import claim_warnings
+    from mermaid_verifier.claims import claim_warnings
 
     for number, claim in enumerate(claims, 1):
         for warning in claim_warnings(claim):

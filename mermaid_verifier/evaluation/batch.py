@@ -29,8 +29,7 @@ def result_row(claim: LabelledClaim, output: dict) -> dict:
 def llm_failure(output: dict) -> str | None:
     """Why the LLM endpoint failed during this claim's verification (its verdict is then an abstention
     that says so), or None."""
-    stats = output.get("stats")
-    return getattr(stats, "llm_failure", None)
+    return output.get("llm_failure")
 
 
 async def verify_labelled(

@@ -120,7 +120,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def cost_metrics(rows: list[dict]) -> dict:
     """Tool calls (mean, total, mean per tool), memory hit rate, LLM usage and latency."""
-    stats = [row["stats"] for row in rows]
+    # a row's LLM endpoint failure sits beside its stats (inside them in results of earlier versions)
+    stats = [row["stats"] | ({"llm_failure": row["llm_failure"]} if row.get("llm_failure") else {}) for row in rows]
     per_tool: Counter[str] = Counter()
     for s in stats:
         per_tool.update(s.get("tool_calls_by_tool") or {})

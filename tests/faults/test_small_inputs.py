@@ -8,9 +8,10 @@ import json
 
 from typer.testing import CliRunner
 
+from mermaid_verifier.claims import MAX_CLAIM_CHARS
 from mermaid_verifier.cli import app
 from mermaid_verifier.cli.verify import read_claims
-from mermaid_verifier.evaluation.datasets import MAX_CLAIM_CHARS, read_labelled_claims
+from mermaid_verifier.evaluation.datasets import read_labelled_claims
 
 
 def test_an_over_long_stdin_line_is_skipped_and_named_by_its_line():

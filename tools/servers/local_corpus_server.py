@@ -11,7 +11,7 @@ shared by every call: in memory (:mod:`mermaid_verifier.tools.corpus_index`, bm2
 corpus size). Run it as::
 
     mermaid-verifier-corpus-server --corpus wiki_sentences.jsonl [--corpus more.jsonl] [--index-backend auto]
-    python -m mermaid_verifier.tools.local_corpus_server --corpus wiki_sentences.jsonl
+    python -m mermaid_verifier.tools.servers.local_corpus_server --corpus wiki_sentences.jsonl
 
 stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
 """
@@ -38,11 +38,11 @@ from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
-from mermaid_verifier.tools.server_logging import add_log_level_option, configure_logging
-from mermaid_verifier.tools.server_tools import tool
+from mermaid_verifier.tools.servers.server_logging import add_log_level_option, configure_logging
+from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex, open_index
 
-logger = logging.getLogger("mermaid_verifier.tools.local_corpus_server")  # also under -m
+logger = logging.getLogger("mermaid_verifier.tools.servers.local_corpus_server")  # also under -m
 
 SERVER_NAME = "local-corpus"
 PROG = "mermaid-verifier-corpus-server"

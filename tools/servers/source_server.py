@@ -17,10 +17,15 @@ import anyio
 import anyio.to_thread
 from mcp.server.fastmcp.exceptions import ToolError
 
-from mermaid_verifier.tools.server_logging import add_log_level_option
-from mermaid_verifier.tools.source_cache import ResponseCache
-from mermaid_verifier.tools.source_errors import UNEXPECTED_RESPONSE, describe_error
-from mermaid_verifier.tools.source_http import DEFAULT_CACHE_EXPIRE_S, DEFAULT_CALL_TIMEOUT_S, DEFAULT_TIMEOUT_S, T
+from mermaid_verifier.tools.servers.server_logging import add_log_level_option
+from mermaid_verifier.tools.servers.source_cache import ResponseCache
+from mermaid_verifier.tools.servers.source_errors import UNEXPECTED_RESPONSE, describe_error
+from mermaid_verifier.tools.servers.source_http import (
+    DEFAULT_CACHE_EXPIRE_S,
+    DEFAULT_CALL_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+    T,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ Two tools, both returning structured results:
 How the ``arxiv`` package is used
     ``arxiv.Client(page_size=k, delay_seconds=0, num_retries=0)`` builds the query URL and parses
     the Atom feed; its ``requests.Session`` is replaced by our
-    :class:`~mermaid_verifier.tools.source_http.SourceSession`, so every request has a timeout,
+    :class:`~mermaid_verifier.tools.servers.source_http.SourceSession`, so every request has a timeout,
     waits for the rate limiter (arXiv asks for at most one request every 3 seconds), is retried by
     our policy (the library's own retries are off) and must be an Atom feed -- the library would
     quietly read an HTML error page as "no results". ``page_size`` is ``k``, not the library's 100.
@@ -17,7 +17,7 @@ How the ``arxiv`` package is used
 Run it as::
 
     mermaid-verifier-arxiv-server [--cache-dir DIR] [--timeout 8] [--log-level INFO]
-    python -m mermaid_verifier.tools.arxiv_server
+    python -m mermaid_verifier.tools.servers.arxiv_server
 
 stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
 """
@@ -32,10 +32,10 @@ from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import MalformedResponse
-from mermaid_verifier.tools.server_logging import configure_logging
-from mermaid_verifier.tools.server_tools import tool
-from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
-from mermaid_verifier.tools.source_http import (
+from mermaid_verifier.tools.servers.server_logging import configure_logging
+from mermaid_verifier.tools.servers.server_tools import tool
+from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     RateLimiter,
@@ -45,8 +45,8 @@ from mermaid_verifier.tools.source_http import (
     parse_xml,
     warn_without_contact,
 )
-from mermaid_verifier.tools.source_passages import EvidencePassage, collapse, rank_score, unix_time
-from mermaid_verifier.tools.source_server import (
+from mermaid_verifier.tools.servers.source_passages import EvidencePassage, collapse, rank_score, unix_time
+from mermaid_verifier.tools.servers.source_server import (
     argument_parser,
     cache_from_args,
     check_common_args,
@@ -54,7 +54,7 @@ from mermaid_verifier.tools.source_server import (
     source_server,
 )
 
-logger = logging.getLogger("mermaid_verifier.tools.arxiv_server")  # also under -m
+logger = logging.getLogger("mermaid_verifier.tools.servers.arxiv_server")  # also under -m
 
 SERVER_NAME = "arxiv"
 PROG = "mermaid-verifier-arxiv-server"

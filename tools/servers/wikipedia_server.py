@@ -16,7 +16,7 @@ How the ``wikipedia`` package (1.4.0) is made safe to use here
     Rather than re-implement its page logic (redirects, disambiguation detection and option
     parsing, missing pages), this module replaces the one name it reaches the network through:
     ``wikipedia.wikipedia.requests`` becomes a shim whose ``get`` sends the request through the
-    calling server's :class:`~mermaid_verifier.tools.source_http.SourceSession` -- https URL,
+    calling server's :class:`~mermaid_verifier.tools.servers.source_http.SourceSession` -- https URL,
     timeout, rate limit, retries, status check, JSON check. The patch touches only that module
     attribute (the real ``requests`` module is untouched), is idempotent, and picks the session
     from a thread-local set around each call, so several servers in one process keep their own
@@ -27,7 +27,7 @@ How the ``wikipedia`` package (1.4.0) is made safe to use here
 Run it as::
 
     mermaid-verifier-wikipedia-server [--lang en] [--cache-dir DIR] [--timeout 8] [--log-level INFO]
-    python -m mermaid_verifier.tools.wikipedia_server
+    python -m mermaid_verifier.tools.servers.wikipedia_server
 
 stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
 """
@@ -49,10 +49,10 @@ from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import MalformedResponse, SourceAPIError
-from mermaid_verifier.tools.server_logging import configure_logging
-from mermaid_verifier.tools.server_tools import tool
-from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
-from mermaid_verifier.tools.source_http import (
+from mermaid_verifier.tools.servers.server_logging import configure_logging
+from mermaid_verifier.tools.servers.server_tools import tool
+from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     RateLimiter,
@@ -62,8 +62,8 @@ from mermaid_verifier.tools.source_http import (
     parse_json_object,
     warn_without_contact,
 )
-from mermaid_verifier.tools.source_passages import EvidencePassage, collapse
-from mermaid_verifier.tools.source_server import (
+from mermaid_verifier.tools.servers.source_passages import EvidencePassage, collapse
+from mermaid_verifier.tools.servers.source_server import (
     argument_parser,
     cache_from_args,
     check_common_args,
@@ -71,7 +71,7 @@ from mermaid_verifier.tools.source_server import (
     source_server,
 )
 
-logger = logging.getLogger("mermaid_verifier.tools.wikipedia_server")  # also under -m
+logger = logging.getLogger("mermaid_verifier.tools.servers.wikipedia_server")  # also under -m
 
 SERVER_NAME = "wikipedia"
 PROG = "mermaid-verifier-wikipedia-server"

@@ -15,7 +15,7 @@ How ``Bio.Entrez`` is used
     honoured) instead of Biopython's three tries 15 s apart. Entrez opens URLs with ``urlopen`` and
     no timeout; ``Bio.Entrez.urlopen`` is replaced (that module attribute only, idempotently) by a
     wrapper that adds the calling server's timeout, read from a thread-local. Our
-    :class:`~mermaid_verifier.tools.source_http.RateLimiter` keeps to NCBI's 3 requests/s
+    :class:`~mermaid_verifier.tools.servers.source_http.RateLimiter` keeps to NCBI's 3 requests/s
     (10/s with ``NCBI_API_KEY``); Entrez's own throttle stays on as well.
 
 Why the XML is parsed with ElementTree, not ``Entrez.read``
@@ -28,7 +28,7 @@ Environment: ``NCBI_API_KEY`` (optional), ``NCBI_EMAIL`` or ``ENTREZ_EMAIL`` (NC
 contact address). Run it as::
 
     mermaid-verifier-pubmed-server [--cache-dir DIR] [--timeout 8] [--log-level INFO]
-    python -m mermaid_verifier.tools.pubmed_server
+    python -m mermaid_verifier.tools.servers.pubmed_server
 
 stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
 """
@@ -51,12 +51,12 @@ from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, SourceAPIError, SourceBusyError
-from mermaid_verifier.tools.markup_text import inline_text
-from mermaid_verifier.tools.server_logging import configure_logging
-from mermaid_verifier.tools.server_tools import tool
-from mermaid_verifier.tools.source_cache import ResponseCache, cached_call
-from mermaid_verifier.tools.source_errors import parse_retry_after
-from mermaid_verifier.tools.source_http import (
+from mermaid_verifier.tools.servers.markup_text import inline_text
+from mermaid_verifier.tools.servers.server_logging import configure_logging
+from mermaid_verifier.tools.servers.server_tools import tool
+from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.servers.source_errors import parse_retry_after
+from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     MAX_ERROR_BODY,
@@ -70,8 +70,8 @@ from mermaid_verifier.tools.source_http import (
     warn_without_contact,
     with_retries,
 )
-from mermaid_verifier.tools.source_passages import EvidencePassage, collapse, rank_score
-from mermaid_verifier.tools.source_server import (
+from mermaid_verifier.tools.servers.source_passages import EvidencePassage, collapse, rank_score
+from mermaid_verifier.tools.servers.source_server import (
     argument_parser,
     cache_from_args,
     check_common_args,
@@ -79,7 +79,7 @@ from mermaid_verifier.tools.source_server import (
     source_server,
 )
 
-logger = logging.getLogger("mermaid_verifier.tools.pubmed_server")  # also under -m
+logger = logging.getLogger("mermaid_verifier.tools.servers.pubmed_server")  # also under -m
 T = TypeVar("T")
 
 SERVER_NAME = "pubmed"

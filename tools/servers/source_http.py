@@ -22,7 +22,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 
 from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, RetriesExhausted
-from mermaid_verifier.tools.source_errors import (
+from mermaid_verifier.tools.servers.source_errors import (
     describe_error,
     http_status_of,
     is_connection_reset,

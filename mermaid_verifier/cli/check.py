@@ -1,0 +1,163 @@
+"""``mermaid-verifier check FILE|-``: check every claim of a whole text (an article, a speech, an LLM's answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from mermaid_verifier.cli.options import (
+    CacheDirOpt,
+    CorpusOpt,
+    DebugOpt,
+    MaxStepsOpt,
+    MemoryUrlOpt,
+    NoMemoryOpt,
+    debug_requested,
+    guarded,
+    settings_from_options,
+    stderr,
+    stdout,
+)
+from mermaid_verifier.errors import LLMServiceError, UsageError
+
+TextArg = Annotated[str, typer.Argument(help="A text file (UTF-8), or '-' to read the text from stdin.")]
+TextJsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object: every claim with its span, verdict and evidence.")
+]
+ConcurrencyOpt = Annotated[
+    int, typer.Option("--concurrency", min=1, max=32, help="Claims verified at once (default 4).")
+]
+_COLOURS = {"SUPPORTS": "green", "REFUTES": "red", "NOT ENOUGH INFO": "yellow"}
+
+
+def read_text(source: str, stdin: bytes | None = None) -> str:
+    """The text of ``source`` (a path, or '-' for ``stdin``); a usage error naming it when it cannot be used."""
+    from mermaid_verifier.text_graph import MAX_TEXT_CHARS
+
+    name = "stdin" if source == "-" else source
+    if source == "-":
+        raw = stdin if stdin is not None else sys.stdin.buffer.read()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise UsageError(f"{source}: no such file (give a text file, or '-' to read stdin)")
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{source}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{name}: not UTF-8 text (byte {exc.start}); convert it to UTF-8 first") from None
+    if "\x00" in text:
+        raise UsageError(f"{name}: looks binary (it holds NUL bytes); give plain text")
+    if not text.strip():
+        raise UsageError(f"{name}: the text is empty")
+    if len(text) > MAX_TEXT_CHARS:
+        raise UsageError(f"{name}: {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,} (check the text in parts)")
+    return text
+
+
+def print_text_result(result) -> None:
+    """The text sentence by sentence, each claim with its verdict and best evidence; then the summary."""
+    by_sentence: dict[int, list] = {}
+    for checked in result.claims:
+        by_sentence.setdefault(checked.claim.start, []).append(checked)
+    dropped = {d.start: d for d in result.dropped}
+    for start in sorted(set(by_sentence) | set(dropped)):
+        if start in dropped:
+            item = dropped[start]
+            stdout.print(Text.assemble((item.sentence, "dim"), (f"  — not checked: {item.reason}", "dim italic")))
+            continue
+        claims = by_sentence[start]
+        stdout.print(Text(claims[0].claim.sentence, style="bold"))
+        for checked in claims:
+            r = checked.result
+            label = r.verdict.value
+            line = Text.assemble(
+                "  ",
+                (f"{label}", f"bold {_COLOURS[label]}"),
+                f" {r.confidence:.2f}",
+                (" ABSTAINED" if r.abstained else "", "magenta"),
+                "  ",
+                checked.claim.text,
+            )
+            stdout.print(line)
+            if r.evidence:
+                best = r.evidence[0]
+                where = best.url or (f"{best.page} #{best.line}" if best.line is not None else best.page or "")
+                stdout.print(Text(f"      {best.title}: {best.text[:160]}  ({where} · {best.source})", style="dim"))
+            else:
+                stdout.print(Text("      no evidence found", style="dim"))
+    s = result.summary
+    share = f"{s.supported_share:.0%} of decided claims supported" if s.supported_share is not None else "none decided"
+    stdout.print(
+        Text(
+            f"\n{s.claims} claim(s): {s.supported} supported, {s.refuted} refuted, {s.not_enough_info} not enough "
+            f"info, {s.abstained} abstained — {share}; {s.sentences_without_claims} sentence(s) with nothing to check",
+            style="bold",
+        )
+    )
+
+
+def check_command(
+    source: TextArg,
+    as_json: TextJsonOpt = False,
+    corpus: CorpusOpt = None,
+    no_memory: NoMemoryOpt = False,
+    memory_url: MemoryUrlOpt = None,
+    cache_dir: CacheDirOpt = None,
+    max_steps: MaxStepsOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    debug: DebugOpt = False,
+) -> None:
+    """Check a whole text: split it into claims, verify each, and sum up (share supported among decided)."""
+
+    def body() -> None:
+        settings = settings_from_options(
+            corpus=corpus,
+            use_memory=False if no_memory else None,
+            cache_dir=cache_dir,
+            max_steps=max_steps,
+            debug=debug_requested(debug) or None,
+            memory_url=memory_url,
+        )
+        text = read_text(source)
+        asyncio.run(_check(text, settings, as_json, concurrency))
+
+    guarded(debug, body)
+
+
+async def _check(text: str, settings, as_json: bool, concurrency: int) -> None:
+    from mermaid_verifier.text_graph import check_text
+
+    status = stderr.status("extracting claims …") if stderr.is_terminal else None
+    if status:
+        status.start()
+
+    done: list = []
+
+    def progress(checked, total: int) -> None:
+        done.append(checked)
+        if status:
+            status.update(f"checked {len(done)}/{total} claims …")
+    try:
+        result = await check_text(text, settings, concurrency=concurrency, on_claim=progress)
+    finally:
+        if status:
+            status.stop()
+    if as_json:
+        stdout.print(result.model_dump_json(), soft_wrap=True)
+    else:
+        print_text_result(result)
+    failures = [c.result.llm_failure for c in result.claims if c.result.llm_failure]
+    if failures:
+        raise LLMServiceError(
+            f"the LLM endpoint failed on {len(failures)} of {len(result.claims)} claim(s), whose verdicts are "
+            f"abstentions (last: {failures[-1]})"
+        )

