@@ -261,10 +261,19 @@ def calibration_path(cache_dir: Path) -> Path:
 
 
 def save(calibration: Calibration, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the calibration file whole or not at all (a temporary file renamed over it); a
+    :class:`CalibrationError` naming the file when it cannot be written, with nothing left behind."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(calibration.model_dump_json(indent=2) + "\n")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(calibration.model_dump_json(indent=2) + "\n")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CalibrationError(
+            f"the calibration file {path} cannot be written ({exc.strerror or exc}); make it and its folder "
+            "writable, or set MERMAID_CALIBRATION to another path"
+        ) from exc
 
 
 def load(path: Path) -> Calibration | None:

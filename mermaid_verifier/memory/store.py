@@ -109,6 +109,11 @@ def store_problem(path: Path, exc: sqlite3.Error, damaged_remedy: str | None = N
         return f"the store {path} is locked by another process ({text}); wait for it to end, or use --no-memory"
     if isinstance(exc, sqlite3.OperationalError) and ("readonly" in text or "read-only" in text):
         return f"the store {path} cannot be written ({text}); make it writable, or use --no-memory"
+    if isinstance(exc, sqlite3.OperationalError) and "unable to open" in text:  # the file or its folder
+        return (
+            f"the store {path} cannot be opened for writing ({text}); check that it and its folder {path.parent} "
+            "can be written, or use --no-memory"
+        )
     if "disk is full" in text or "disk I/O" in text:
         return f"the store {path} cannot be written ({text}); free disk space, or use --no-memory"
     remedy = damaged_remedy or "`mermaid-verifier memory recover` moves it aside and starts an empty one"
