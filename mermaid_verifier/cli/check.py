@@ -25,9 +25,19 @@ from mermaid_verifier.cli.options import (
 )
 from mermaid_verifier.errors import LLMServiceError, UsageError
 
-TextArg = Annotated[str, typer.Argument(help="A text file (UTF-8), or '-' to read the text from stdin.")]
+TextArg = Annotated[
+    str, typer.Argument(metavar="FILE|-", help="A text file (UTF-8), or '-' to read the text from stdin.")
+]
 TextJsonOpt = Annotated[
     bool, typer.Option("--json", help="Print one JSON object: every claim with its span, verdict and evidence.")
+]
+SourceOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--source",
+        help="Check against your own documents: a file or folder of .txt, .md, .html, .pdf (or .jsonl corpora);"
+        " repeatable. They become this run's corpus, and no live source is used unless MERMAID_SOURCES asks.",
+    ),
 ]
 ConcurrencyOpt = Annotated[
     int, typer.Option("--concurrency", min=1, max=32, help="Claims verified at once (default 4).")
@@ -61,6 +71,24 @@ def read_text(source: str, stdin: bytes | None = None) -> str:
     if len(text) > MAX_TEXT_CHARS:
         raise UsageError(f"{name}: {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,} (check the text in parts)")
     return text
+
+
+def with_documents(settings, paths: list[Path]):
+    """The settings with the user's documents as the only corpus (and no live source unless
+    MERMAID_SOURCES names some); each file left out is named on stderr."""
+    import dataclasses
+    import os
+
+    from mermaid_verifier.cli.options import warn
+    from mermaid_verifier.tools.documents import prepare_documents
+
+    documents = prepare_documents(list(paths), settings.cache_dir)
+    for problem in documents.problems:
+        warn(f"not using {problem}")
+    changes: dict = {"corpora": documents.corpora}
+    if "MERMAID_SOURCES" not in os.environ:
+        changes["sources"] = ("local",)
+    return dataclasses.replace(settings, **changes)
 
 
 def print_text_result(result) -> None:
@@ -106,7 +134,7 @@ def print_text_result(result) -> None:
 
 
 def check_command(
-    source: TextArg,
+    text_source: TextArg,
     as_json: TextJsonOpt = False,
     corpus: CorpusOpt = None,
     no_memory: NoMemoryOpt = False,
@@ -114,6 +142,7 @@ def check_command(
     cache_dir: CacheDirOpt = None,
     max_steps: MaxStepsOpt = None,
     concurrency: ConcurrencyOpt = 4,
+    source: SourceOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Check a whole text: split it into claims, verify each, and sum up (share supported among decided)."""
@@ -127,7 +156,9 @@ def check_command(
             debug=debug_requested(debug) or None,
             memory_url=memory_url,
         )
-        text = read_text(source)
+        text = read_text(text_source)
+        if source:
+            settings = with_documents(settings, source)
         asyncio.run(_check(text, settings, as_json, concurrency))
 
     guarded(debug, body)
@@ -146,6 +177,7 @@ async def _check(text: str, settings, as_json: bool, concurrency: int) -> None:
         done.append(checked)
         if status:
             status.update(f"checked {len(done)}/{total} claims …")
+
     try:
         result = await check_text(text, settings, concurrency=concurrency, on_claim=progress)
     finally:

@@ -78,7 +78,13 @@ def test_a_read_only_calibration_file_is_named_and_nothing_is_left_behind(tmp_pa
     calibration.write_text("{}")
     with read_only(calibration):
         done = run(
-            CLI, tmp_path, "calibrate", "--from-results", str(results), "--max-risk", "0.3",
+            CLI,
+            tmp_path,
+            "calibrate",
+            "--from-results",
+            str(results),
+            "--max-risk",
+            "0.3",
             MERMAID_CALIBRATION=str(calibration),
         )
     assert done.returncode == 1
