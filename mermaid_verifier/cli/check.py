@@ -39,6 +39,12 @@ SourceOpt = Annotated[
         " repeatable. They become this run's corpus, and no live source is used unless MERMAID_SOURCES asks.",
     ),
 ]
+HtmlOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--html", help="Also write a self-contained page: the text highlighted by verdict, evidence a click away."
+    ),
+]
 ConcurrencyOpt = Annotated[
     int, typer.Option("--concurrency", min=1, max=32, help="Claims verified at once (default 4).")
 ]
@@ -143,6 +149,7 @@ def check_command(
     max_steps: MaxStepsOpt = None,
     concurrency: ConcurrencyOpt = 4,
     source: SourceOpt = None,
+    html: HtmlOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Check a whole text: split it into claims, verify each, and sum up (share supported among decided)."""
@@ -159,12 +166,12 @@ def check_command(
         text = read_text(text_source)
         if source:
             settings = with_documents(settings, source)
-        asyncio.run(_check(text, settings, as_json, concurrency))
+        asyncio.run(_check(text, settings, as_json, concurrency, html))
 
     guarded(debug, body)
 
 
-async def _check(text: str, settings, as_json: bool, concurrency: int) -> None:
+async def _check(text: str, settings, as_json: bool, concurrency: int, html: Path | None = None) -> None:
     from mermaid_verifier.text_graph import check_text
 
     status = stderr.status("extracting claims …") if stderr.is_terminal else None
@@ -183,10 +190,19 @@ async def _check(text: str, settings, as_json: bool, concurrency: int) -> None:
     finally:
         if status:
             status.stop()
+    if html is not None:
+        from mermaid_verifier.evaluation.text_report import write_text_report
+
+        try:
+            write_text_report(html, result)
+        except OSError as exc:
+            raise UsageError(f"{html}: the page cannot be written ({exc.strerror or exc})") from None
     if as_json:
         stdout.print(result.model_dump_json(), soft_wrap=True)
     else:
         print_text_result(result)
+        if html is not None:
+            stderr.print(f"page: {html}", highlight=False, soft_wrap=True)
     failures = [c.result.llm_failure for c in result.claims if c.result.llm_failure]
     if failures:
         raise LLMServiceError(

@@ -1,0 +1,100 @@
+"""A self-contained HTML page for one checked text (``check --html FILE``): the text with each sentence
+highlighted by the verdicts of its claims, and each claim's verdict, reason and evidence a click away.
+
+One file, no external resources and no script: the evidence opens with ``<details>``. Everything from the
+text, the claims and the evidence is escaped (Jinja autoescape); the batch report's evidence views and
+formatting are reused (``report.evidence_view``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mermaid_verifier.evaluation.report import SHOWN_EVIDENCE, _environment, evidence_view, fmt_decimal, fmt_percent
+from mermaid_verifier.models import TextCheckResult
+
+DOCUMENTS_CORPUS = "documents"  # tools.documents writes the user's documents under this corpus name
+
+
+def sentence_tone(verdicts: list[tuple[str, bool]]) -> str:
+    """One colour for a sentence from its claims' (verdict, abstained): refuted wins, then not enough info,
+    then abstained; supported only when every claim is."""
+    decided = [label for label, abstained in verdicts if not abstained]
+    if "REFUTES" in decided:
+        return "refutes"
+    if "NOT ENOUGH INFO" in decided:
+        return "nei"
+    if len(decided) < len(verdicts):
+        return "abstained"
+    return "supports"
+
+
+def _evidence(item: dict) -> dict:
+    view = evidence_view(item)
+    if item.get("corpus") == DOCUMENTS_CORPUS and not item.get("url"):
+        view["href"] = None  # the user's own file: there is no page to link to
+        view["where"] = f"{item.get('page')} #{item.get('line')}"
+    else:
+        view["where"] = item.get("url") or (f"{item.get('page')} #{item.get('line')}" if item.get("page") else "")
+    return view
+
+
+def text_view(result: TextCheckResult) -> dict:
+    """The template's data: the text cut into plain stretches and sentences with their claims."""
+    data = result.model_dump(mode="json")
+    claims_at: dict[tuple[int, int], list[dict]] = {}
+    for checked in data["claims"]:
+        r = checked["result"]
+        claims_at.setdefault((checked["claim"]["start"], checked["claim"]["end"]), []).append(
+            {
+                "number": checked["index"] + 1,
+                "text": checked["claim"]["text"],
+                "verdict": r["verdict"],
+                "abstained": r["abstained"],
+                "confidence": fmt_decimal(r["confidence"], 2),
+                "reason": r["reason"],
+                "evidence": [_evidence(e) for e in r["evidence"][:SHOWN_EVIDENCE]],
+            }
+        )
+    dropped_at = {(d["start"], d["end"]): d["reason"] for d in data["dropped"]}
+    pieces: list[dict] = []
+    position = 0
+    for start, end in sorted(set(claims_at) | set(dropped_at)):
+        if start < position:  # overlapping spans cannot happen from one extraction; never show text twice
+            continue
+        if start > position:
+            pieces.append({"kind": "plain", "text": result.text[position:start]})
+        claims = claims_at.get((start, end), [])
+        pieces.append(
+            {
+                "kind": "sentence",
+                "text": result.text[start:end],
+                "tone": sentence_tone([(c["verdict"], c["abstained"]) for c in claims]) if claims else "dropped",
+                "claims": claims,
+                "dropped": dropped_at.get((start, end)),
+            }
+        )
+        position = end
+    if position < len(result.text):
+        pieces.append({"kind": "plain", "text": result.text[position:]})
+    summary = data["summary"]
+    return {
+        "pieces": pieces,
+        "claims": [c for piece in pieces for c in piece.get("claims", [])],
+        "summary": summary,
+        "supported_share": fmt_percent(summary["supported_share"], 0),
+        "dropped": data["dropped"],
+    }
+
+
+def render_text_report(result: TextCheckResult, title: str = "mermaid-verifier: checked text") -> str:
+    return _environment().get_template("text_report.html.j2").render(title=title, **text_view(result))
+
+
+def write_text_report(path: Path, result: TextCheckResult) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(render_text_report(result), encoding="utf-8")
+    tmp.replace(path)
+    return path
