@@ -157,18 +157,24 @@ class SpacyClaimExtractor:
     async def aextract(self, text: str) -> TextClaims:
         return await asyncio.to_thread(self.extract, text)
 
-    def extract(self, text: str) -> TextClaims:
+    def sentence_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, sentence) for each non-blank sentence of ``text``, stripped of surrounding space."""
+        return [span for span, _ in self._sentences(text)]
+
+    def _sentences(self, text: str):
         doc = self.nlp(_IN_WORD_HYPHEN.sub(NON_BREAKING_HYPHEN, text))
+        for sentence in doc.sents:
+            raw = text[sentence.start_char : sentence.end_char]
+            stripped = raw.strip()
+            if stripped:
+                start = sentence.start_char + len(raw) - len(raw.lstrip())
+                yield (start, start + len(stripped), stripped), sentence
+
+    def extract(self, text: str) -> TextClaims:
         antecedents = _Antecedents()
         claims: list[ExtractedClaim] = []
         dropped: list[DroppedSentence] = []
-        for sentence in doc.sents:
-            stripped = text[sentence.start_char : sentence.end_char].strip()
-            if not stripped:
-                continue
-            raw = text[sentence.start_char : sentence.end_char]
-            start = sentence.start_char + len(raw) - len(raw.lstrip())
-            end = start + len(stripped)
+        for (start, end, stripped), sentence in self._sentences(text):
             reason = why_not_checkworthy(sentence, stripped)
             if reason is not None:
                 dropped.append(DroppedSentence(sentence=stripped, start=start, end=end, reason=reason))

@@ -7,6 +7,7 @@ role        offline                              LLM
 Decomposer  ``decomposer.SpacyDecomposer``       ``llm_decomposer.LLMDecomposer``
 Executor    ``executor.OfflineExecutor``         ``llm_executor.LLMExecutor``
 Judge       ``judge.OfflineJudge``               ``llm_judge.LLMJudge``
+Claims      ``claim_extractor.SpacyClaimExtractor`` ``llm_claim_extractor.LLMClaimExtractor``
 =========== ==================================== ========================================================
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from mermaid_verifier.agents.executor import ExecutionResult
-from mermaid_verifier.models import Decomposition, Evidence, Verdict
+from mermaid_verifier.models import Decomposition, Evidence, TextClaims, Verdict
 
 
 class Decomposer(Protocol):
@@ -40,3 +41,12 @@ class Executor(Protocol):
 class Judge(Protocol):
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
         """The verdict on trust-assessed evidence (``agents/judge.py`` decides it, whichever judge asks)."""
+
+
+class ClaimExtractor(Protocol):
+    def warm_up(self) -> None:
+        """Load what the first text would otherwise wait for (a parser); may do nothing."""
+
+    async def aextract(self, text: str) -> TextClaims:
+        """A whole text's atomic, self-contained claims with their sentences' spans, and the sentences
+        dropped as holding nothing to check (with why)."""

@@ -12,6 +12,7 @@ are verified at once is the run's ``max_concurrency`` (``check_text(concurrency=
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from collections.abc import Callable
 from typing import Annotated
@@ -22,10 +23,12 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
+from mermaid_verifier.agents.roles import ClaimExtractor
 from mermaid_verifier.config import Settings
-from mermaid_verifier.graph import open_verifier
+from mermaid_verifier.graph import build_graph
 from mermaid_verifier.models import CheckedClaim, ExtractedClaim, TextCheckResult, TextClaims, TextSummary
 from mermaid_verifier.output import result_from_output
+from mermaid_verifier.wiring import Resources, claim_extractor_for
 
 DEFAULT_CONCURRENCY = 4
 MAX_TEXT_CHARS = 100_000
@@ -50,7 +53,7 @@ class ClaimTask(TypedDict):
     claim: ExtractedClaim
 
 
-def build_text_graph(verifier: CompiledStateGraph, extractor=None) -> CompiledStateGraph:
+def build_text_graph(verifier: CompiledStateGraph, extractor: ClaimExtractor | None = None) -> CompiledStateGraph:
     """The text graph over a compiled verification graph (``graph.build_graph`` / ``open_verifier``)."""
     extractor = extractor or SpacyClaimExtractor()
 
@@ -89,12 +92,13 @@ async def check_text(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     on_claim: Callable[[CheckedClaim, int], None] | None = None,
-    extractor=None,
+    extractor: ClaimExtractor | None = None,
     **resource_overrides,
 ) -> TextCheckResult:
     """Every claim of ``text`` verified, with one shared memory; ``on_claim(checked, total)`` sees each
     claim as it is decided. Without memory in the settings, the text's claims still share an in-memory
-    store that ends with the call."""
+    store that ends with the call. The claims come from ``extractor``, by default the backend's
+    (``wiring.claim_extractor_for``); the resources are built, started and closed here."""
     settings = settings or Settings.from_env()
     if not settings.use_memory and "memory" not in resource_overrides and "store" not in resource_overrides:
         from langgraph.store.memory import InMemoryStore
@@ -104,7 +108,11 @@ async def check_text(
         resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
     checked: list[CheckedClaim] = []
     extraction: TextClaims | None = None
-    async with open_verifier(settings, **resource_overrides) as verifier:
+    resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
+    try:
+        extractor = extractor or claim_extractor_for(resources)
+        await asyncio.gather(resources.warm_up(), asyncio.to_thread(extractor.warm_up))
+        verifier = await asyncio.to_thread(build_graph, resources)
         graph = build_text_graph(verifier, extractor)
         async for update in graph.astream(
             {"text": text}, {"max_concurrency": max(1, concurrency)}, stream_mode="updates"
@@ -117,6 +125,8 @@ async def check_text(
                         checked.append(item)
                         if on_claim is not None:
                             on_claim(item, len(extraction.claims) if extraction else 0)
+    finally:
+        await resources.aclose()
     assert extraction is not None
     checked.sort(key=lambda c: c.index)
     return TextCheckResult(

@@ -22,7 +22,7 @@ from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge
 from mermaid_verifier.agents.model_calls import Pricing
-from mermaid_verifier.agents.roles import Decomposer, Executor, Judge
+from mermaid_verifier.agents.roles import ClaimExtractor, Decomposer, Executor, Judge
 from mermaid_verifier.config import Settings
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.memory.store import OpenedStore, open_store
@@ -197,3 +197,20 @@ def wire_agents(resources: Resources) -> Agents:
             models("judge"), config, method=settings.structured_method, prompts_dir=settings.prompts_dir
         )
     return agents
+
+
+def claim_extractor_for(resources: Resources) -> ClaimExtractor:
+    """The offline claim extractor, or with the llm backend the LLM one (its fall-back is the offline one);
+    the cascade extracts offline, as it decomposes."""
+    from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
+
+    offline = SpacyClaimExtractor()
+    if resources.backend != "llm":
+        return offline
+    from mermaid_verifier.agents.llm_claim_extractor import LLMClaimExtractor
+
+    settings = resources.settings
+    models = resources.chat_models or chat_model_factory(settings)
+    return LLMClaimExtractor(
+        models("decomposer"), method=settings.structured_method, prompts_dir=settings.prompts_dir, offline=offline
+    )

@@ -190,6 +190,10 @@ async def _check(text: str, settings, as_json: bool, concurrency: int, html: Pat
     finally:
         if status:
             status.stop()
+    if result.extraction_fallback:
+        from mermaid_verifier.cli.options import warn
+
+        warn(result.extraction_fallback)
     if html is not None:
         from mermaid_verifier.evaluation.text_report import write_text_report
 
