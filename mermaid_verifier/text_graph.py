@@ -13,8 +13,9 @@ are verified at once is the run's ``max_concurrency`` (``check_text(concurrency=
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import operator
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 from langgraph.graph import END, START, StateGraph
@@ -26,7 +27,14 @@ from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 from mermaid_verifier.agents.roles import ClaimExtractor
 from mermaid_verifier.config import Settings
 from mermaid_verifier.graph import build_graph
-from mermaid_verifier.models import CheckedClaim, ExtractedClaim, TextCheckResult, TextClaims, TextSummary
+from mermaid_verifier.models import (
+    CheckedClaim,
+    ExtractedClaim,
+    TextCheckResult,
+    TextClaims,
+    TextSummary,
+    VerificationResult,
+)
 from mermaid_verifier.output import result_from_output
 from mermaid_verifier.wiring import Resources, claim_extractor_for
 
@@ -86,6 +94,89 @@ def build_text_graph(verifier: CompiledStateGraph, extractor: ClaimExtractor | N
     return graph.compile(name="mermaid-verifier-text")
 
 
+class TextChecker:
+    """The resources, the verification graph and the text graph, opened once and used for many texts
+    (``check_text`` opens one for one text; the HTTP service keeps one for its lifetime)."""
+
+    def __init__(self, resources: Resources, verifier: CompiledStateGraph, extractor: ClaimExtractor):
+        self.resources = resources
+        self.verifier = verifier
+        self.graph = build_text_graph(verifier, extractor)
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def open(
+        cls, settings: Settings | None = None, *, extractor: ClaimExtractor | None = None, **resource_overrides
+    ) -> AsyncIterator[TextChecker]:
+        """Resources built in a worker thread, started, and closed when the block ends, on every path.
+        Without memory in the settings, the texts still share an in-memory store that ends with the block."""
+        settings = settings or Settings.from_env()
+        if not settings.use_memory and "memory" not in resource_overrides and "store" not in resource_overrides:
+            from langgraph.store.memory import InMemoryStore
+
+            from mermaid_verifier.memory.evidence import EvidenceMemory
+
+            resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
+        resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
+        try:
+            extractor = extractor or claim_extractor_for(resources)
+            await asyncio.gather(resources.warm_up(), asyncio.to_thread(extractor.warm_up))
+            verifier = await asyncio.to_thread(build_graph, resources)
+            yield cls(resources, verifier, extractor)
+        finally:
+            await resources.aclose()
+
+    async def verify(self, claim: str) -> VerificationResult:
+        """One claim through the verification graph."""
+        return result_from_output(claim, await self.verifier.ainvoke({"claim": claim}))
+
+    async def events(
+        self, text: str, concurrency: int = DEFAULT_CONCURRENCY
+    ) -> AsyncIterator[TextClaims | CheckedClaim]:
+        """The text's extraction first, then each claim as it is decided (completion order)."""
+        async for update in self.graph.astream(
+            {"text": text}, {"max_concurrency": max(1, concurrency)}, stream_mode="updates"
+        ):
+            for node, values in update.items():
+                if node == "extract":
+                    yield values["extraction"]
+                elif node == "verify":
+                    for item in values["checked"]:
+                        yield item
+
+    async def check(
+        self,
+        text: str,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        on_claim: Callable[[CheckedClaim, int], None] | None = None,
+    ) -> TextCheckResult:
+        checked: list[CheckedClaim] = []
+        extraction: TextClaims | None = None
+        async for event in self.events(text, concurrency):
+            if isinstance(event, TextClaims):
+                extraction = event
+            else:
+                checked.append(event)
+                if on_claim is not None:
+                    on_claim(event, len(extraction.claims) if extraction else 0)
+        if extraction is None:
+            raise RuntimeError("the text graph ended without extracting claims")
+        return result_of(text, extraction, checked)
+
+
+def result_of(text: str, extraction: TextClaims, checked: list[CheckedClaim]) -> TextCheckResult:
+    checked = sorted(checked, key=lambda c: c.index)
+    return TextCheckResult(
+        text=text,
+        claims=checked,
+        dropped=extraction.dropped,
+        summary=TextSummary.of(checked, len(extraction.dropped)),
+        extractor=extraction.extractor,
+        extraction_fallback=extraction.fallback,
+    )
+
+
 async def check_text(
     text: str,
     settings: Settings | None = None,
@@ -96,44 +187,7 @@ async def check_text(
     **resource_overrides,
 ) -> TextCheckResult:
     """Every claim of ``text`` verified, with one shared memory; ``on_claim(checked, total)`` sees each
-    claim as it is decided. Without memory in the settings, the text's claims still share an in-memory
-    store that ends with the call. The claims come from ``extractor``, by default the backend's
+    claim as it is decided. The claims come from ``extractor``, by default the backend's
     (``wiring.claim_extractor_for``); the resources are built, started and closed here."""
-    settings = settings or Settings.from_env()
-    if not settings.use_memory and "memory" not in resource_overrides and "store" not in resource_overrides:
-        from langgraph.store.memory import InMemoryStore
-
-        from mermaid_verifier.memory.evidence import EvidenceMemory
-
-        resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
-    checked: list[CheckedClaim] = []
-    extraction: TextClaims | None = None
-    resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
-    try:
-        extractor = extractor or claim_extractor_for(resources)
-        await asyncio.gather(resources.warm_up(), asyncio.to_thread(extractor.warm_up))
-        verifier = await asyncio.to_thread(build_graph, resources)
-        graph = build_text_graph(verifier, extractor)
-        async for update in graph.astream(
-            {"text": text}, {"max_concurrency": max(1, concurrency)}, stream_mode="updates"
-        ):
-            for node, values in update.items():
-                if node == "extract":
-                    extraction = values["extraction"]
-                elif node == "verify":
-                    for item in values["checked"]:
-                        checked.append(item)
-                        if on_claim is not None:
-                            on_claim(item, len(extraction.claims) if extraction else 0)
-    finally:
-        await resources.aclose()
-    assert extraction is not None
-    checked.sort(key=lambda c: c.index)
-    return TextCheckResult(
-        text=text,
-        claims=checked,
-        dropped=extraction.dropped,
-        summary=TextSummary.of(checked, len(extraction.dropped)),
-        extractor=extraction.extractor,
-        extraction_fallback=extraction.fallback,
-    )
+    async with TextChecker.open(settings, extractor=extractor, **resource_overrides) as checker:
+        return await checker.check(text, concurrency=concurrency, on_claim=on_claim)

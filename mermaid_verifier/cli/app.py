@@ -18,6 +18,7 @@ from mermaid_verifier.cli.options import (
     stderr,
     stdout,
 )
+from mermaid_verifier.cli.serve import serve_command
 from mermaid_verifier.cli.verify import verify_command
 
 app = typer.Typer(
@@ -49,6 +50,7 @@ def review_command(
 
 app.command("verify")(verify_command)
 app.command("check")(check_command)
+app.command("serve")(serve_command)
 app.command("review")(review_command)
 app.command("calibrate")(calibrate_command)
 app.command("fever")(fever_command)

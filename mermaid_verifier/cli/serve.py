@@ -1,0 +1,75 @@
+"""``mermaid-verifier serve``: the HTTP service and its web page."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mermaid_verifier.cli.options import (
+    CacheDirOpt,
+    CorpusOpt,
+    DebugOpt,
+    MaxStepsOpt,
+    MemoryUrlOpt,
+    NoMemoryOpt,
+    debug_requested,
+    guarded,
+    settings_from_options,
+    stderr,
+)
+
+HostOpt = Annotated[
+    str, typer.Option("--host", help="Address to listen on; beyond 127.0.0.1 needs --token or --no-auth.")
+]
+PortOpt = Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token", envvar="MERMAID_TOKEN", help="Bearer token every API request must send (env MERMAID_TOKEN)."
+    ),
+]
+NoAuthOpt = Annotated[bool, typer.Option("--no-auth", help="Serve beyond this machine without a token.")]
+MaxConcurrentOpt = Annotated[int, typer.Option("--max-concurrent", min=1, max=64, help="Checks at once (429 beyond).")]
+MaxClaimsOpt = Annotated[int, typer.Option("--max-claims", min=1, max=1000, help="Claims per text.")]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", min=1, help="Seconds a request may take.")]
+
+
+def serve_command(
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8000,
+    token: TokenOpt = None,
+    no_auth: NoAuthOpt = False,
+    corpus: CorpusOpt = None,
+    no_memory: NoMemoryOpt = False,
+    memory_url: MemoryUrlOpt = None,
+    cache_dir: CacheDirOpt = None,
+    max_steps: MaxStepsOpt = None,
+    max_concurrent: MaxConcurrentOpt = 4,
+    max_claims: MaxClaimsOpt = 60,
+    timeout: TimeoutOpt = 300.0,
+    debug: DebugOpt = False,
+) -> None:
+    """Serve the HTTP API (POST /v1/verify, POST /v1/check streaming NDJSON) and the web page at /."""
+
+    def body() -> None:
+        import uvicorn
+
+        from mermaid_verifier.service import Limits, check_bind, create_app
+
+        check_bind(host, token, no_auth)
+        settings = settings_from_options(
+            corpus=corpus,
+            use_memory=False if no_memory else None,
+            cache_dir=cache_dir,
+            max_steps=max_steps,
+            debug=debug_requested(debug) or None,
+            memory_url=memory_url,
+        )
+        limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)
+        app = create_app(settings, token=token, limits=limits)
+        where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+        stderr.print(f"serving on {where} (API schema at {where}docs); Ctrl-C stops", highlight=False, soft_wrap=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
+
+    guarded(debug, body)

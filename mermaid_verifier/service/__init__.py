@@ -1,0 +1,296 @@
+"""``mermaid-verifier serve``: the HTTP service and its web page (FastAPI, MIT; served by uvicorn, BSD-3-Clause).
+
+Endpoints (the OpenAPI schema is at ``/openapi.json``, its browsable form at ``/docs``):
+
+* ``POST /v1/verify`` ``{"claim": …}`` → one ``VerificationResult``;
+* ``POST /v1/check`` ``{"text": …, "sources": [{"name", "content"}]?}`` → NDJSON, one event per line as it
+  happens: ``extraction`` (the claims and the sentences dropped), one ``claim`` per claim as it is
+  decided, then ``summary`` — or ``error`` (the time limit, a failure) and nothing after it;
+* ``GET /healthz``; ``GET /`` the page: paste a text, watch its claims appear and colour as they are decided.
+
+Safe by default: it listens on 127.0.0.1; any other address needs a bearer ``--token`` or an explicit
+``--no-auth``. A request body is at most ``max_request_bytes``, a text gives at most ``max_claims`` claims,
+at most ``max_concurrent`` checks run at once (429 beyond), and each request has ``request_timeout_s``.
+Source documents come only as uploaded text (``.txt``/``.md``/``.html`` content), never as server paths.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from importlib import resources as package_files
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+
+from mermaid_verifier.claims import MAX_CLAIM_CHARS
+from mermaid_verifier.config import Settings
+from mermaid_verifier.errors import MermaidError
+from mermaid_verifier.models import (
+    CheckedClaim,
+    DroppedSentence,
+    ExtractedClaim,
+    TextClaims,
+    TextSummary,
+    VerificationResult,
+)
+from mermaid_verifier.text_graph import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS, TextChecker
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+UPLOAD_SUFFIXES = {".txt", ".md", ".markdown", ".html", ".htm"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_request_bytes: int = 1_000_000
+    max_claims: int = 60
+    max_concurrent: int = 4
+    request_timeout_s: float = 300.0
+    max_sources: int = 20
+
+
+class VerifyRequest(BaseModel):
+    claim: str = Field(min_length=1, max_length=MAX_CLAIM_CHARS, description="One claim, a sentence or two")
+
+
+class SourceDocument(BaseModel):
+    name: str = Field(min_length=1, max_length=200, description="A file name ending .txt, .md or .html")
+    content: str = Field(description="The document's text (UTF-8)")
+
+
+class CheckRequest(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="The text to check")
+    sources: list[SourceDocument] = Field(
+        default_factory=list, description="Check against these documents only (their text, uploaded)"
+    )
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=8, description="Claims verified at once")
+
+
+class ExtractionEvent(BaseModel):
+    event: Literal["extraction"] = "extraction"
+    claims: list[ExtractedClaim]
+    dropped: list[DroppedSentence]
+    extractor: str
+    fallback: str | None = None
+
+
+class ClaimEvent(BaseModel):
+    event: Literal["claim"] = "claim"
+    checked: CheckedClaim
+
+
+class SummaryEvent(BaseModel):
+    event: Literal["summary"] = "summary"
+    summary: TextSummary
+
+
+class ErrorEvent(BaseModel):
+    event: Literal["error"] = "error"
+    message: str
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    backend: str
+    sources: list[str]
+
+
+_BEARER = HTTPBearer(auto_error=False)
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_BEARER)]
+
+
+def authorised(request: Request, credentials: Credentials) -> None:
+    """With a token set, every API request must send it as ``Authorization: Bearer``; 401 otherwise."""
+    token: str | None = request.app.state.token
+    if token is None:
+        return
+    if credentials is None or not hmac.compare_digest(credentials.credentials.encode(), token.encode()):
+        raise HTTPException(
+            status_code=401, detail="a bearer token is required", headers={"WWW-Authenticate": "Bearer"}
+        )
+
+
+def _line(event: BaseModel) -> bytes:
+    return event.model_dump_json().encode() + b"\n"
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    token: str | None = None,
+    limits: Limits = Limits(),
+    **resource_overrides,
+) -> FastAPI:
+    """The ASGI app. Its resources (tool servers, models, memory) open when it starts and close when it stops."""
+    settings = settings or Settings.from_env()
+    state: dict = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with TextChecker.open(settings, **resource_overrides) as checker:
+            state["checker"] = checker
+            state["slots"] = asyncio.Semaphore(limits.max_concurrent)
+            yield
+
+    app = FastAPI(
+        title="mermaid-verifier",
+        summary="Fact-check a claim or a whole text against open sources or your own documents.",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.token = token
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > limits.max_request_bytes:
+            return JSONResponse(
+                {"detail": f"the request is {int(length):,} bytes; the limit is {limits.max_request_bytes:,}"},
+                status_code=413,
+            )
+        return await call_next(request)
+
+    @contextlib.asynccontextmanager
+    async def slot() -> AsyncIterator[None]:
+        slots: asyncio.Semaphore = state["slots"]
+        if slots.locked():
+            raise HTTPException(
+                status_code=429,
+                detail=f"{limits.max_concurrent} checks are running; try again shortly",
+                headers={"Retry-After": "5"},
+            )
+        async with slots:
+            yield
+
+    @app.get("/healthz", response_model=Health)
+    async def healthz() -> Health:
+        return Health(backend=settings.effective_backend, sources=sorted(state["checker"].resources.toolbox.sources))
+
+    @app.post("/v1/verify", response_model=VerificationResult, dependencies=[Depends(authorised)])
+    async def verify(body: VerifyRequest) -> VerificationResult:
+        async with slot():
+            try:
+                async with asyncio.timeout(limits.request_timeout_s):
+                    return await state["checker"].verify(" ".join(body.claim.split()))
+            except TimeoutError:
+                raise HTTPException(
+                    status_code=504, detail=f"no verdict within {limits.request_timeout_s:g} s"
+                ) from None
+            except MermaidError as exc:
+                raise HTTPException(status_code=502, detail=str(exc)) from None
+
+    @app.post(
+        "/v1/check",
+        dependencies=[Depends(authorised)],
+        response_class=StreamingResponse,
+        responses={200: {"content": {"application/x-ndjson": {}}, "description": "One JSON event per line"}},
+    )
+    async def check(body: CheckRequest) -> StreamingResponse:
+        if len(body.sources) > limits.max_sources:
+            raise HTTPException(status_code=422, detail=f"at most {limits.max_sources} source documents")
+        for source in body.sources:
+            if Path(source.name).suffix.lower() not in UPLOAD_SUFFIXES or Path(source.name).name != source.name:
+                raise HTTPException(
+                    status_code=422,
+                    detail=f"{source.name!r}: a plain file name ending {', '.join(sorted(UPLOAD_SUFFIXES))}",
+                )
+        slots: asyncio.Semaphore = state["slots"]
+        if slots.locked():
+            raise HTTPException(
+                status_code=429,
+                detail=f"{limits.max_concurrent} checks are running; try again shortly",
+                headers={"Retry-After": "5"},
+            )
+        await slots.acquire()
+        return StreamingResponse(_stream(body, slots), media_type="application/x-ndjson")
+
+    async def _stream(body: CheckRequest, slots: asyncio.Semaphore) -> AsyncIterator[bytes]:
+        try:
+            async with asyncio.timeout(limits.request_timeout_s):
+                if body.sources:
+                    with tempfile.TemporaryDirectory(prefix="mermaid-sources-") as folder:
+                        async with _checker_for_sources(body.sources, Path(folder)) as checker:
+                            async for line in _events(checker, body):
+                                yield line
+                else:
+                    async for line in _events(state["checker"], body):
+                        yield line
+        except TimeoutError:
+            yield _line(ErrorEvent(message=f"the check did not end within {limits.request_timeout_s:g} s"))
+        except MermaidError as exc:
+            yield _line(ErrorEvent(message=str(exc)))
+        finally:
+            slots.release()
+
+    async def _events(checker: TextChecker, body: CheckRequest) -> AsyncIterator[bytes]:
+        checked: list[CheckedClaim] = []
+        extraction: TextClaims | None = None
+        async for event in checker.events(body.text, body.concurrency):
+            if isinstance(event, TextClaims):
+                if len(event.claims) > limits.max_claims:
+                    yield _line(
+                        ErrorEvent(
+                            message=f"the text gives {len(event.claims)} claims; the limit is {limits.max_claims} (check it in parts)"
+                        )
+                    )
+                    return
+                extraction = event
+                yield _line(
+                    ExtractionEvent(
+                        claims=event.claims, dropped=event.dropped, extractor=event.extractor, fallback=event.fallback
+                    )
+                )
+            else:
+                checked.append(event)
+                yield _line(ClaimEvent(checked=event))
+        if extraction is not None:
+            yield _line(
+                SummaryEvent(summary=TextSummary.of(sorted(checked, key=lambda c: c.index), len(extraction.dropped)))
+            )
+
+    @contextlib.asynccontextmanager
+    async def _checker_for_sources(sources: list[SourceDocument], folder: Path) -> AsyncIterator[TextChecker]:
+        import dataclasses
+
+        from mermaid_verifier.tools.documents import prepare_documents
+
+        uploaded = folder / "uploaded"
+        uploaded.mkdir()
+        for source in sources:
+            (uploaded / source.name).write_text(source.content, encoding="utf-8")
+        # converted inside the request's own folder: nothing of the upload outlives the request
+        documents = await asyncio.to_thread(prepare_documents, [uploaded], folder / "cache")
+        own = dataclasses.replace(settings, corpora=documents.corpora, sources=("local",))
+        async with TextChecker.open(own) as checker:
+            yield checker
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def page() -> HTMLResponse:
+        html = (package_files.files("mermaid_verifier.service") / "page.html").read_text(encoding="utf-8")
+        return HTMLResponse(
+            html,
+            headers={
+                "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'"
+            },
+        )
+
+    return app
+
+
+def check_bind(host: str, token: str | None, no_auth: bool) -> None:
+    """A :class:`UsageError` when the service would listen beyond this machine without a token."""
+    from mermaid_verifier.errors import UsageError
+
+    if host not in LOOPBACK and token is None and not no_auth:
+        raise UsageError(
+            f"--host {host} lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer TOKEN')"
+            " or, to serve without one, --no-auth"
+        )
