@@ -1,0 +1,275 @@
+"""The HTTP service: a real ``mermaid-verifier serve`` process on loopback, reached with httpx; the limits and
+the token in process (FastAPI's TestClient); the bind guard on the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from mermaid_verifier.config import Settings
+from mermaid_verifier.service import Limits, create_app
+from mermaid_verifier.tools.toolbox import Toolbox
+
+from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
+
+CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
+TEXT = "Stanley Kubrick directed 2001: A Space Odyssey. He was born in the Bronx. Thanks for reading!"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def events(response: httpx.Response) -> list[dict]:
+    return [json.loads(line) for line in response.text.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``mermaid-verifier serve`` in its own process over the test corpus; stopped (and waited for) at the end."""
+    tmp = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp / "cache"), "MERMAID_SOURCES": "local", "MERMAID_MEMORY": "0"}
+    process = subprocess.Popen(
+        [*CLI, "serve", "--port", str(port), "--corpus", str(WIKI_MINI), "--max-claims", "5"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"serve exited with {process.returncode}: {process.stderr.read()}")
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("serve did not answer /healthz within 120 s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_health_says_what_the_service_searches(server):
+    health = httpx.get(f"{server}/healthz").json()
+    assert health == {"status": "ok", "backend": "offline", "sources": ["local-corpus"]}
+
+
+def test_verify_answers_one_claim_with_its_evidence(server):
+    response = httpx.post(f"{server}/v1/verify", json={"claim": "Mount Everest is in the Himalayas."}, timeout=120)
+    assert response.status_code == 200
+    result = response.json()
+    assert result["verdict"] in {"SUPPORTS", "REFUTES", "NOT ENOUGH INFO"}
+    assert result["evidence"][0]["title"] == "Mount Everest"
+
+
+def test_check_streams_the_extraction_each_claim_once_then_the_summary(server):
+    with httpx.stream("POST", f"{server}/v1/check", json={"text": TEXT}, timeout=120) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("application/x-ndjson")
+        lines = [json.loads(line) for line in response.iter_lines() if line.strip()]
+    kinds = [line["event"] for line in lines]
+    assert kinds == ["extraction", "claim", "claim", "summary"]
+    extraction = lines[0]
+    assert [c["text"] for c in extraction["claims"]] == [
+        "Stanley Kubrick directed 2001: A Space Odyssey.",
+        "Stanley Kubrick was born in the Bronx.",
+    ]
+    assert [d["sentence"] for d in extraction["dropped"]] == ["Thanks for reading!"]
+    assert sorted(line["checked"]["index"] for line in lines[1:3]) == [0, 1]
+    summary = lines[-1]["summary"]
+    assert summary["claims"] == 2 and summary["sentences_without_claims"] == 1
+
+
+def test_check_against_uploaded_documents_uses_only_them(server):
+    body = {
+        "text": "The harbour of Holm Island was rebuilt in 1923.",
+        "sources": [
+            {"name": "harbour.txt", "content": "The harbour of Holm Island was rebuilt in 1923 after a storm."}
+        ],
+    }
+    lines = events(httpx.post(f"{server}/v1/check", json=body, timeout=120))
+    (claim,) = [line for line in lines if line["event"] == "claim"]
+    evidence = claim["checked"]["result"]["evidence"]
+    assert evidence and {e["page"] for e in evidence} == {"harbour.txt"}
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd.txt", "/etc/hosts.txt", "notes.exe", "a/b.md"])
+def test_a_source_is_uploaded_text_never_a_server_path(server, name):
+    body = {"text": "Paris is in France.", "sources": [{"name": name, "content": "x"}]}
+    response = httpx.post(f"{server}/v1/check", json=body, timeout=30)
+    assert response.status_code == 422
+
+
+def test_a_text_with_too_many_claims_ends_with_an_error_event(server):
+    text = " ".join(f"Stanley Kubrick directed film number {n}." for n in range(8))
+    lines = events(httpx.post(f"{server}/v1/check", json={"text": text}, timeout=120))
+    assert [line["event"] for line in lines] == ["error"]
+    assert "the limit is 5" in lines[0]["message"]
+
+
+def test_bad_requests_are_refused_with_a_reason(server):
+    assert httpx.post(f"{server}/v1/verify", json={"claim": ""}).status_code == 422
+    assert httpx.post(f"{server}/v1/check", json={"text": "x" * 100_001}).status_code == 422
+    too_big = httpx.post(
+        f"{server}/v1/check",
+        content=b'{"text": "' + b"x" * 1_100_000 + b'"}',
+        headers={"content-type": "application/json"},
+    )
+    assert too_big.status_code == 413 and "the limit is 1,000,000" in too_big.json()["detail"]
+
+
+def test_the_page_is_served_with_a_content_security_policy(server):
+    page = httpx.get(f"{server}/")
+    assert page.status_code == 200 and "<textarea" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert "innerHTML" not in page.text  # the page writes data only as text
+
+
+def test_the_schema_describes_the_api(server):
+    schema = httpx.get(f"{server}/openapi.json").json()
+    assert {"/v1/verify", "/v1/check", "/healthz"} <= set(schema["paths"])
+
+
+# ----------------------------------------------------------------------------- in process: token and limits
+
+
+class BlockingStance(ScriptedStance):
+    """Holds every scoring call until released: a check that is still running."""
+
+    def __init__(self):
+        super().__init__({})
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def probabilities(self, claim, evidence):
+        self.started.set()
+        self.release.wait(timeout=60)
+        return super().probabilities(claim, evidence)
+
+    async def aprobabilities(self, claim, evidence):  # blocks a worker thread, as the ONNX model does
+        return await asyncio.to_thread(self.probabilities, claim, evidence)
+
+
+def app_for(tmp_path: Path, decomposer, stance, **options):
+    settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False)
+    toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
+    return create_app(
+        settings, toolbox=toolbox, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE, **options
+    )
+
+
+def test_with_a_token_every_api_call_needs_it(tmp_path, decomposer):
+    app = app_for(tmp_path, decomposer, ScriptedStance({}), token="s3cret")
+    with TestClient(app) as client:
+        claim = {"claim": "Mount Everest is in the Himalayas."}
+        assert client.post("/v1/verify", json=claim).status_code == 401
+        wrong = client.post("/v1/verify", json=claim, headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+        assert client.post("/v1/verify", json=claim, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        assert client.post("/v1/check", json={"text": "Paris is in France."}).status_code == 401
+        assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200
+
+
+def test_checks_beyond_the_limit_get_429_while_one_runs(tmp_path, decomposer):
+    stance = BlockingStance()
+    app = app_for(tmp_path, decomposer, stance, limits=Limits(max_concurrent=1))
+    with TestClient(app) as client:
+        first: dict = {}
+        runner = threading.Thread(
+            target=lambda: first.update(r=client.post("/v1/verify", json={"claim": "Mount Everest is in Nepal."}))
+        )
+        runner.start()
+        try:
+            assert stance.started.wait(timeout=60)
+            busy = client.post("/v1/check", json={"text": "Mount Everest is in the Andes."})
+            assert busy.status_code == 429 and busy.headers["retry-after"] == "5"
+        finally:
+            stance.release.set()
+            runner.join(timeout=60)
+        assert first["r"].status_code == 200
+        assert client.post("/v1/verify", json={"claim": "Mount Everest is in Nepal."}).status_code == 200
+
+
+def test_a_request_over_its_time_limit_is_told_so(tmp_path, decomposer):
+    stance = BlockingStance()
+    app = app_for(tmp_path, decomposer, stance, limits=Limits(request_timeout_s=1))
+    with TestClient(app) as client:
+        try:
+            slow = client.post("/v1/verify", json={"claim": "Mount Everest is in Nepal."})
+            assert slow.status_code == 504 and "within 1 s" in slow.json()["detail"]
+        finally:
+            stance.release.set()
+
+
+def test_serving_beyond_this_machine_needs_a_token_or_no_auth():
+    done = subprocess.run([*CLI, "serve", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: --host 0.0.0.0 lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer "
+        "TOKEN') or, to serve without one, --no-auth"
+    ]
+
+
+# ----------------------------------------------------------------------------- the page in a real browser
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def browser_page():
+    playwright_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed (dev extra)")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("no Chromium at /usr/bin/chromium (Debian package 'chromium')")
+    return playwright_api
+
+
+async def test_the_page_shows_claims_as_they_are_decided_and_opens_their_evidence(server, browser_page, tmp_path):
+    planted = 'Mount Everest is in the Andes <img src=x onerror="window.pwned=1">.'
+    async with browser_page.async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page()
+            await page.goto(f"{server}/")
+            await page.fill("#input", f"{TEXT} {planted}")
+            await page.click("#go")
+            # the page's CSP forbids eval, so the waits and reads are Playwright's own locators
+            await page.locator("#summary", has_text="claims:").wait_for(timeout=120_000)
+            verdicts = await page.locator("#claims li .verdict").all_text_contents()
+            assert len(verdicts) == 3 and not any("checking" in v for v in verdicts)
+            tones = [await span.get_attribute("class") for span in await page.locator("#text .s").all()]
+            assert tones[-2] == "s dropped" and "s pending" not in tones and "s supports" in tones
+            assert await page.locator("img").count() == 0  # the planted markup stayed text
+            assert "<img" in await page.locator("#text").text_content()
+            first = page.locator("#claims li").first
+            assert not await first.locator(".evidence").is_visible()
+            await first.click()
+            assert await first.locator(".evidence").is_visible()
+            assert "2001: A Space Odyssey" in await first.locator(".evidence").text_content()
+            shot = tmp_path / "page.png"
+            await page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 10_000
+        finally:
+            await browser.close()
