@@ -273,3 +273,26 @@ async def test_the_page_shows_claims_as_they_are_decided_and_opens_their_evidenc
             assert shot.stat().st_size > 10_000
         finally:
             await browser.close()
+
+
+# ----------------------------------------------------------------------------- the schema, fuzzed
+
+schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed (dev extra)")
+from hypothesis import HealthCheck, given  # noqa: E402
+from hypothesis import settings as fuzzing  # noqa: E402
+
+
+def test_the_api_holds_to_its_schema_for_any_input(server):
+    """No input makes a 5xx, and every answer matches what the schema says (status, type, body). Driven
+    through schemathesis's strategies with Hypothesis directly (its pytest plugin does not load on pytest 9)."""
+    schema = schemathesis.openapi.from_url(f"{server}/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert {operation.path for operation in operations} >= {"/v1/verify", "/v1/check", "/healthz"}
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @fuzzing(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+        def holds(case):
+            case.call_and_validate(timeout=120)
+
+        holds()
