@@ -1,0 +1,139 @@
+"""A bounded load test of ``mermaid-verifier serve`` on loopback: N concurrent ``POST /v1/check`` of short texts.
+
+Starts the service in its own process (the corpus given, no memory, ``--max-concurrent`` at least N so
+nothing is refused), sends N checks at once and reads every NDJSON stream to its end. Checks, per text:
+no error event, the extraction first and the summary last, every extracted claim decided exactly once.
+Reports the wall time of each whole check (p50 / p95 / max), claims checked, and the run's wall time.
+
+Texts: the first N ``factool-qa`` answers of ``text/factbench_dev.jsonl`` (LLM answers, a few sentences
+each). Evidence for most of them is not in the corpus; this measures the service, not the verdicts.
+
+    python bench/serve_load.py [--data ../shared/data] [--corpus FILE] [--n 20] [--out bench/results/serve_load.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def one_check(client: httpx.AsyncClient, text: str) -> dict:
+    started = time.perf_counter()
+    events = []
+    async with client.stream("POST", "/v1/check", json={"text": text}) as response:
+        status = response.status_code
+        async for line in response.aiter_lines():
+            if line.strip():
+                events.append(json.loads(line))
+    seconds = time.perf_counter() - started
+    kinds = [e["event"] for e in events]
+    extracted = len(events[0]["claims"]) if events and events[0]["event"] == "extraction" else None
+    decided = sorted(e["checked"]["index"] for e in events if e["event"] == "claim")
+    problems = []
+    if status != 200:
+        problems.append(f"HTTP {status}")
+    if "error" in kinds:
+        problems.append(next(e["message"] for e in events if e["event"] == "error"))
+    if not kinds or kinds[0] != "extraction" or kinds[-1] != "summary":
+        problems.append(f"events out of order: {kinds}")
+    if extracted is not None and decided != list(range(extracted)):
+        problems.append(f"claims decided {decided}, extracted {extracted}")
+    return {"seconds": seconds, "claims": len(decided), "problems": problems}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+async def run(base: str, texts: list[str]) -> tuple[list[dict], float]:
+    async with httpx.AsyncClient(base_url=base, timeout=600) as client:
+        started = time.perf_counter()
+        results = await asyncio.gather(*(one_check(client, text) for text in texts))
+        return list(results), time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--corpus", type=Path, default=None, help="default: DATA/corpus/wiki_sentences.jsonl")
+    parser.add_argument("--n", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    corpus = args.corpus or args.data / "corpus" / "wiki_sentences.jsonl"
+    answers = args.data / "text" / "factbench_dev.jsonl"
+    for needed in (corpus, answers):
+        if not needed.exists():
+            print(f"{needed} not found: pass --data DIR (the shared data folder) or --corpus FILE", file=sys.stderr)
+            return 2
+    rows = [r for r in map(json.loads, answers.open()) if r["source"] == "factool-qa"][: args.n]
+    texts = [r["response"] for r in rows]
+    port = free_port()
+    env = {**os.environ, "MERMAID_SOURCES": "local", "MERMAID_MEMORY": "0"}
+    command = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()", "serve", "--port", str(port)]
+    command += ["--corpus", str(corpus), "--max-concurrent", str(max(args.n, 4)), "--timeout", "900"]
+    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        ready_at = time.monotonic() + 300
+        while True:
+            if server.poll() is not None:
+                print(f"serve exited with {server.returncode}: {server.stderr.read()}", file=sys.stderr)
+                return 1
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > ready_at:
+                print("serve did not answer /healthz within 300 s", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+        results, wall = asyncio.run(run(base, texts))
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    seconds = [r["seconds"] for r in results]
+    problems = [p for r in results for p in r["problems"]]
+    figures = {
+        "concurrent_checks": len(texts),
+        "claims_checked": sum(r["claims"] for r in results),
+        "errors": len(problems),
+        "problems": problems[:10],
+        "check_seconds": {
+            "p50": round(statistics.median(seconds), 2),
+            "p95": round(percentile(seconds, 95), 2),
+            "max": round(max(seconds), 2),
+        },
+        "wall_seconds": round(wall, 2),
+        "machine": f"{os.cpu_count()} cpu {platform.machine()}",
+        "command": "python bench/serve_load.py " + " ".join(sys.argv[1:]),
+    }
+    print(json.dumps(figures, indent=1))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(figures, indent=1) + "\n")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
