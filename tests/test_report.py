@@ -420,3 +420,14 @@ def test_a_bin_where_every_claim_was_wrong_is_still_a_visible_bar():
     }
     bars = [a for a in Scan(render_report(metrics, [])).of("rect") if a.get("class") == "bar"]
     assert len(bars) == 1 and float(bars[0]["height"]) >= MIN_BAR_PX
+
+
+def test_table_headers_read_as_separate_words_when_the_page_is_copied_as_text(rows):
+    """Text taken from the page (copy and paste, a text browser, get_text) keeps its cells apart: no
+    "confidenceevidence" or "labelprecision"."""
+    from bs4 import BeautifulSoup
+
+    text = BeautifulSoup(render_report(make_metrics(rows), rows), "html.parser").get_text()
+    words = set(text.split())
+    assert {"confidence", "evidence", "label", "precision", "recall", "abstained"} <= words
+    assert "confidenceevidence" not in text and "labelprecision" not in text
