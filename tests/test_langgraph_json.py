@@ -44,7 +44,7 @@ async def test_the_factory_yields_the_graph_for_inspection_without_starting_anyt
     before = children()
     with blockbuster_ctx():
         async with factory({"configurable": {"__is_for_execution__": False}}) as graph:
-            assert set(graph.get_graph().nodes) >= {"decompose", "recall", "execute", "judge", "remember"}
+            assert set(graph.get_graph().nodes) >= {"decompose", "recall", "search", "judge", "explain", "remember"}
             assert list(graph.get_input_jsonschema()["properties"]) == ["claim"]
             assert set(graph.get_output_jsonschema()["properties"]) == {
                 "verdict",
@@ -52,6 +52,7 @@ async def test_the_factory_yields_the_graph_for_inspection_without_starting_anyt
                 "trace",
                 "decomposition",
                 "stats",
+                "llm_failure",
             }
             assert await asyncio.to_thread(children) == before
 
