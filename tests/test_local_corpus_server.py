@@ -229,7 +229,7 @@ async def test_waiting_too_long_for_the_index_is_a_tool_error(tmp_path, monkeypa
 
 
 def test_server_module_never_prints():
-    source = Path(corpus_index.__file__).with_name("local_corpus_server.py").read_text()
+    source = (Path(corpus_index.__file__).parent / "servers" / "local_corpus_server.py").read_text()
     assert "print(" not in source and "sys.stdout" not in source
 
 
