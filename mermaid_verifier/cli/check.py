@@ -17,9 +17,8 @@ from mermaid_verifier.cli.options import (
     MaxStepsOpt,
     MemoryUrlOpt,
     NoMemoryOpt,
-    debug_requested,
     guarded,
-    settings_from_options,
+    run_settings,
     stderr,
     stdout,
 )
@@ -155,12 +154,12 @@ def check_command(
     """Check a whole text: split it into claims, verify each, and sum up (share supported among decided)."""
 
     def body() -> None:
-        settings = settings_from_options(
+        settings = run_settings(
             corpus=corpus,
-            use_memory=False if no_memory else None,
+            no_memory=no_memory,
             cache_dir=cache_dir,
             max_steps=max_steps,
-            debug=debug_requested(debug) or None,
+            debug=debug,
             memory_url=memory_url,
         )
         text = read_text(text_source)

@@ -160,6 +160,18 @@ def guarded(debug: bool, action: Callable[[], None]) -> None:
         raise typer.Exit(1) from None
 
 
+def run_settings(*, corpus, no_memory: bool, cache_dir, max_steps, debug: bool, memory_url):
+    """The settings of a command that verifies claims (verify, check, serve), from its shared options."""
+    return settings_from_options(
+        corpus=corpus,
+        use_memory=False if no_memory else None,
+        cache_dir=cache_dir,
+        max_steps=max_steps,
+        debug=debug_requested(debug) or None,
+        memory_url=memory_url,
+    )
+
+
 def settings_from_options(**options):
     from mermaid_verifier.config import Settings
 

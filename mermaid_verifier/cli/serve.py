@@ -13,9 +13,8 @@ from mermaid_verifier.cli.options import (
     MaxStepsOpt,
     MemoryUrlOpt,
     NoMemoryOpt,
-    debug_requested,
     guarded,
-    settings_from_options,
+    run_settings,
     stderr,
 )
 
@@ -58,12 +57,12 @@ def serve_command(
         from mermaid_verifier.service import Limits, check_bind, create_app
 
         check_bind(host, token, no_auth)
-        settings = settings_from_options(
+        settings = run_settings(
             corpus=corpus,
-            use_memory=False if no_memory else None,
+            no_memory=no_memory,
             cache_dir=cache_dir,
             max_steps=max_steps,
-            debug=debug_requested(debug) or None,
+            debug=debug,
             memory_url=memory_url,
         )
         limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)

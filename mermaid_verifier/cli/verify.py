@@ -18,10 +18,9 @@ from mermaid_verifier.cli.options import (
     MemoryUrlOpt,
     NoMemoryOpt,
     ReviewOpt,
-    debug_requested,
     guarded,
+    run_settings,
     say_skipped_sources,
-    settings_from_options,
     stderr,
     stdout,
     warn,
@@ -182,12 +181,12 @@ def _run_verify(
     memory_url: str | None = None,
 ) -> None:
     def body() -> None:
-        settings = settings_from_options(
+        settings = run_settings(
             corpus=corpus,
-            use_memory=False if no_memory else None,
+            no_memory=no_memory,
             cache_dir=cache_dir,
             max_steps=max_steps,
-            debug=debug_requested(debug) or None,
+            debug=debug,
             memory_url=memory_url,
         )
         claim_list = read_claims(claims, sys.stdin.buffer if "-" in claims else [], skip=say_skipped_line)
