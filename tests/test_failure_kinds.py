@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
-from contrast import evidence_text, wordnet  # noqa: E402
+from contrast import MONTHS, evidence_text, wordnet  # noqa: E402
 from failure_kinds import (  # noqa: E402
     date_coarse,
     date_wrong_decade,
@@ -56,20 +56,7 @@ def test_specific_date_adds_a_day_or_a_month_the_evidence_lacks():
     day = specific_date("Strauss died in September 1949.", STRAUSS, rng)
     assert day is not None and day.startswith("Strauss died on ") and day.endswith(" September 1949.")
     month = specific_date("Olive was elected in 2006.", OLIVE, rng)
-    assert month is not None and month.split()[-2] in {
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    }
+    assert month is not None and month.split()[-2] in MONTHS
 
 
 def test_specific_date_skips_evidence_that_gives_the_day_and_year_ranges():
