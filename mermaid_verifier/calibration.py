@@ -9,6 +9,11 @@ whose errors go together) it is the larger of Wilson's and the cluster-robust no
 counts groups rather than claims.
 Claims the judge abstains on for conflicting evidence stay unanswered whatever t is.
 
+Outcomes may carry a ``weight``: :func:`label_prior_weights` gives each claim the weight that makes every
+gold label count the same (a tuning set's own label mix — FEVER ``paper_dev`` here is 44 % NOT ENOUGH INFO
+— is not the mix a user's claims come in, and a threshold fitted under one mix does not hold under
+another). Risk and coverage are then weighted shares, and the bounds use the effective number of claims.
+
 ``check_held_out`` re-runs the fit with each fold of groups held out and answers the held-out claims:
 how the procedure does on topics it never saw, which the bound alone cannot show when a user's
 claims cluster more than the groups say.
@@ -36,14 +41,31 @@ class Outcome:
     correct: bool
     forced_abstention: bool = False  # e.g. conflicting evidence: never answered
     group: str | None = None  # claims of one group are not independent (None: a group of its own)
+    weight: float = 1.0  # how much the claim counts (label_prior_weights); 1 for every claim: plain shares
+
+
+LABEL_PRIORS = ("balanced", "as-given")
+
+
+def label_prior_weights(golds: list[str], prior: str = "balanced") -> list[float]:
+    """Per claim, the weight under which each gold label counts the same in total ("balanced"), or 1
+    ("as-given": the claims' own label mix)."""
+    if prior not in LABEL_PRIORS:
+        raise ConfigError(f"label prior must be one of {', '.join(LABEL_PRIORS)}, got {prior!r}")
+    if prior == "as-given" or not golds:
+        return [1.0] * len(golds)
+    counts: dict[str, int] = {}
+    for gold in golds:
+        counts[gold] = counts.get(gold, 0) + 1
+    return [len(golds) / (len(counts) * counts[gold]) for gold in golds]
 
 
 class HeldOutCheck(BaseModel):
     """The threshold fit re-run ``folds`` times, each time without one fold of groups, then applied to it."""
 
     folds: int
-    coverage: float  # share of all claims answered by the threshold fitted without their fold
-    risk: float | None  # error rate among those answered claims (None when none was)
+    coverage: float  # (weighted) share of all claims answered by the threshold fitted without their fold
+    risk: float | None  # (weighted) error rate among those answered claims (None when none was)
     answered: int
     folds_over_budget: int  # folds whose own held-out risk exceeded max_risk
     folds_answering: int  # folds in which anything was answered
@@ -60,11 +82,13 @@ class Calibration(BaseModel):
     claims: int
     fitted_on: str
     fitted_at: str
+    label_prior: str = "as-given"  # how claims were weighed by gold label (label_prior_weights)
     held_out: HeldOutCheck | None = None  # None: not checked (older files, or too few groups)
 
 
-def wilson_upper(errors: int, n: int, delta: float) -> float:
-    """One-sided Wilson score upper bound on an error rate (``errors`` out of ``n``)."""
+def wilson_upper(errors: float, n: float, delta: float) -> float:
+    """One-sided Wilson score upper bound on an error rate (``errors`` out of ``n``; with weighted
+    claims, the effective number of claims and the errors scaled to it)."""
     if n == 0:
         return 1.0
     if delta not in _Z:
@@ -78,45 +102,57 @@ def wilson_upper(errors: int, n: int, delta: float) -> float:
 
 class AnsweredTally:
     """Errors among the answered claims, counted per group as claims are added one at a time, so a
-    threshold scan computes every bound in linear time. Ungrouped outcomes are groups of their own."""
+    threshold scan computes every bound in linear time. Ungrouped outcomes are groups of their own.
+    Sizes and errors are weighted (``Outcome.weight``); with unit weights they are counts."""
 
     def __init__(self) -> None:
-        self.groups: dict[object, tuple[int, int]] = {}  # group -> (claims, errors)
-        self.claims = self.errors = 0
+        self.groups: dict[object, tuple[float, float]] = {}  # group -> (weight, weighted errors)
+        self.claims = 0  # answered claims, counted
+        self.weight = self.errors = 0.0  # their weight, and the weight of the wrong ones
+        self._weight_sq = 0.0  # Σ w²: the effective number of claims is weight² / Σ w²
         self.grouped = False
-        self._errors_sq = self._errors_by_size = self._size_sq = 0  # Σ e_g², Σ e_g·n_g, Σ n_g²
+        self._errors_sq = self._errors_by_size = self._size_sq = 0.0  # Σ e_g², Σ e_g·n_g, Σ n_g²
 
     def add(self, outcome: Outcome) -> None:
         key = group_key(outcome, self.claims)
-        size, errors = self.groups.get(key, (0, 0))
+        size, errors = self.groups.get(key, (0.0, 0.0))
         self._errors_sq -= errors * errors
         self._errors_by_size -= errors * size
         self._size_sq -= size * size
-        size, errors = size + 1, errors + (not outcome.correct)
+        wrong = outcome.weight * (not outcome.correct)
+        size, errors = size + outcome.weight, errors + wrong
         self._errors_sq += errors * errors
         self._errors_by_size += errors * size
         self._size_sq += size * size
         self.groups[key] = (size, errors)
         self.claims += 1
-        self.errors += not outcome.correct
+        self.weight += outcome.weight
+        self._weight_sq += outcome.weight * outcome.weight
+        self.errors += wrong
         self.grouped |= outcome.group is not None
+
+    @property
+    def risk(self) -> float:
+        return self.errors / self.weight if self.weight else 0.0
 
     def cluster_upper(self, delta: float) -> float:
         """Normal upper bound on the error rate with the cluster-robust (ratio-estimator) variance:
         Var(R) ≈ K/(K−1) · Σ_g (e_g − R·n_g)² / N², over the K groups of the N answered claims."""
         if delta not in _Z:
             raise ConfigError(f"delta must be one of {sorted(_Z)}, got {delta}")
-        n, k = self.claims, len(self.groups)
+        n, k = self.weight, len(self.groups)
         if k < 2:
             return 1.0
-        risk = self.errors / n
+        risk = self.risk
         spread = self._errors_sq - 2 * risk * self._errors_by_size + risk * risk * self._size_sq
         variance = k / (k - 1) * max(spread, 0.0) / n**2
         return min(risk + _Z[delta] * math.sqrt(variance), 1.0)
 
     def upper(self, delta: float) -> float:
-        """Wilson's bound, or — when the outcomes carry groups — the larger of it and the cluster bound."""
-        bound = wilson_upper(self.errors, self.claims, delta)
+        """Wilson's bound (over the effective number of claims), or — when the outcomes carry groups —
+        the larger of it and the cluster bound."""
+        effective = self.weight * self.weight / self._weight_sq if self._weight_sq else 0.0
+        bound = wilson_upper(self.risk * effective, effective, delta)
         return max(bound, self.cluster_upper(delta)) if self.grouped else bound
 
 
@@ -163,6 +199,7 @@ def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) 
         raise ConfigError(f"max risk must be between 0 and 1, got {max_risk}")
     answerable = sorted((o for o in outcomes if not o.forced_abstention), key=lambda o: o.confidence, reverse=True)
     best = (1.0 + 1e-9, 0.0, 0.0, 0.0)
+    total = sum(o.weight for o in outcomes)
     tally = AnsweredTally()
     for answered, outcome in enumerate(answerable, 1):
         tally.add(outcome)
@@ -170,7 +207,7 @@ def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) 
             continue  # a threshold cannot split equal confidences
         bound = tally.upper(delta)
         if bound <= max_risk:
-            best = (outcome.confidence, answered / len(outcomes), tally.errors / answered, bound)
+            best = (outcome.confidence, tally.weight / total, tally.risk, bound)
     return best
 
 
@@ -205,23 +242,29 @@ def check_held_out(
         raise ConfigError(
             f"a {folds}-fold held-out check needs at least {max(folds, 2)} groups; these claims fall in {len(groups)}"
         )
-    answered = errors = over = answering = 0
+    answered = over = answering = 0
+    answered_weight = errors = 0.0
     for held in deal_folds(list(groups), folds, random.Random(seed)):
         fitted = [o for o, key in zip(outcomes, keys) if key not in held]
         threshold, *_ = fit_threshold(fitted, max_risk, delta)
         fold_answered = [
             o for o, key in zip(outcomes, keys) if key in held and not o.forced_abstention and o.confidence >= threshold
         ]
-        fold_errors = sum(not o.correct for o in fold_answered)
-        answered, errors = answered + len(fold_answered), errors + fold_errors
+        fold_weight = sum(o.weight for o in fold_answered)
+        fold_errors = sum(o.weight for o in fold_answered if not o.correct)
+        answered, answered_weight, errors = (
+            answered + len(fold_answered),
+            answered_weight + fold_weight,
+            errors + fold_errors,
+        )
         if fold_answered:
             answering += 1
-            over += fold_errors / len(fold_answered) > max_risk
+            over += fold_errors / fold_weight > max_risk
     return HeldOutCheck(
         folds=folds,
-        coverage=round(answered / len(outcomes), 4),
+        coverage=round(answered_weight / sum(o.weight for o in outcomes), 4),
         answered=answered,
-        risk=round(errors / answered, 4) if answered else None,
+        risk=round(errors / answered_weight, 4) if answered else None,
         folds_over_budget=over,
         folds_answering=answering,
         seed=seed,
@@ -229,7 +272,12 @@ def check_held_out(
 
 
 def fit(
-    outcomes: list[Outcome], max_risk: float, delta: float, fitted_on: str, held_out: HeldOutCheck | None = None
+    outcomes: list[Outcome],
+    max_risk: float,
+    delta: float,
+    fitted_on: str,
+    held_out: HeldOutCheck | None = None,
+    label_prior: str = "as-given",
 ) -> Calibration:
     """The threshold with the most coverage whose error bound meets ``max_risk``.
 
@@ -253,6 +301,7 @@ def fit(
         fitted_on=fitted_on,
         fitted_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         held_out=held_out,
+        label_prior=label_prior,
     )
 
 

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import JudgeConfig
-from mermaid_verifier.calibration import fit_threshold
+from mermaid_verifier.calibration import LABEL_PRIORS, fit_threshold, label_prior_weights
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
     CONFIGS,
@@ -52,6 +52,13 @@ def tuning_arguments(description: str, results_help: str, several_deltas: bool =
     parser.add_argument("results", type=Path, nargs="+", help=results_help)
     parser.add_argument("--split", type=Path, default=DEFAULT_SPLIT)
     parser.add_argument("--max-risk", type=float, default=0.10)
+    parser.add_argument(
+        "--label-prior",
+        choices=LABEL_PRIORS,
+        default="balanced",
+        help="weigh tuning claims so each gold label counts the same (balanced; paper_dev's own mix is 44 %% "
+        "NOT ENOUGH INFO), or as they come, when fitting the confidence model and the abstention threshold",
+    )
     delta_help = "the risk bound's error probability"
     if several_deltas:
         parser.add_argument(
@@ -92,6 +99,7 @@ def main() -> None:
     test = parts.get("test", [])
     if not validation:
         raise SystemExit(f"need tuning (validation/calibration) results; got {sorted(parts)}")
+    prior = label_prior_weights([c.gold for c in validation], args.label_prior)
     if test:
         print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
     else:  # fix the judge before the test part is ever run with it
@@ -121,11 +129,13 @@ def main() -> None:
         for decider in DECIDERS:
             if decider == "max-rule":
                 chosen = tune(validation, tuning_weighed, base)
-                tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
+                tuning_outcomes = outcomes(validation, tuning_weighed, chosen, prior)
             elif decider == "max-rule + confidence model":
                 thresholds = tune(validation, tuning_weighed, base)
                 try:
-                    confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, thresholds)
+                    confidence_model, tuning_outcomes = fit_confidence(
+                        validation, tuning_weighed, thresholds, weights=prior
+                    )
                 except ValueError as exc:
                     raise SystemExit(f"{name}: cannot fit the confidence model: {exc}") from exc
                 chosen = thresholds.model_copy(update={"confidence_model": confidence_model})
@@ -137,11 +147,13 @@ def main() -> None:
                     fitted_on="train-part claims (the pipeline's own evidence)",
                 )
                 chosen = base.model_copy(update={"model": model})
-                tuning_outcomes = outcomes(validation, tuning_weighed, chosen)
+                tuning_outcomes = outcomes(validation, tuning_weighed, chosen, prior)
                 if (
                     decider == "fitted + confidence model"
                 ):  # how likely its label is right, out of fold on tuning claims
-                    confidence_model, tuning_outcomes = fit_confidence(validation, tuning_weighed, chosen)
+                    confidence_model, tuning_outcomes = fit_confidence(
+                        validation, tuning_weighed, chosen, weights=prior
+                    )
                     chosen = chosen.model_copy(update={"confidence_model": confidence_model})
             elif decider == "fitted + confidence model":
                 continue  # needs --fit-on-train: a judge fitted on the tuning claims leaves none to fit its confidence on
@@ -149,7 +161,7 @@ def main() -> None:
                 model, out_of_fold = fit_model(validation, tuning_weighed)
                 chosen = base.model_copy(update={"model": model})
                 tuning_outcomes = outcomes_from_probabilities(
-                    validation, tuning_weighed, out_of_fold, model.classes, chosen
+                    validation, tuning_weighed, out_of_fold, model.classes, chosen, prior
                 )
             threshold, val_coverage, val_risk, bound = fit_threshold(tuning_outcomes, args.max_risk, args.delta)
             final = chosen.model_copy(update={"abstain_below": threshold})
@@ -195,7 +207,8 @@ def main() -> None:
             results[f"full, {args.decider}"]["judge"],
             args.write_judge_config,
             max_risk=args.max_risk,
-            tuned_on=f"{decided_on}FEVER paper_dev validation + calibration parts ({len(validation)} claims)",
+            tuned_on=f"{decided_on}FEVER paper_dev validation + calibration parts ({len(validation)} claims, "
+            f"label prior {args.label_prior})",
         )
 
 

@@ -13,6 +13,7 @@ from mermaid_verifier.calibration import (
     cluster_upper,
     deal_folds,
     fit_threshold,
+    label_prior_weights,
     load,
     risk_coverage,
     risk_upper_bound,
@@ -280,3 +281,58 @@ def test_calibrate_reset_removes_the_saved_threshold_and_says_what_it_was(tmp_pa
         app, ["calibrate", "--reset", "--from-results", str(tmp_path), "--cache-dir", str(tmp_path)]
     )
     assert both.exit_code == 2
+
+
+def test_balanced_label_prior_makes_each_label_weigh_the_same():
+    golds = ["NOT ENOUGH INFO"] * 6 + ["SUPPORTS"] * 3 + ["REFUTES"] * 1
+    weights = label_prior_weights(golds)
+    totals = {g: sum(w for w, x in zip(weights, golds) if x == g) for g in set(golds)}
+    assert totals == pytest.approx({g: 10 / 3 for g in totals})
+    assert sum(weights) == pytest.approx(len(golds))  # the total stays the number of claims
+    assert label_prior_weights(golds, "as-given") == [1.0] * 10
+    with pytest.raises(ConfigError, match="label prior must be one of balanced, as-given"):
+        label_prior_weights(golds, "uniform")
+
+
+def test_weighted_outcomes_give_weighted_risk_and_coverage():
+    # a claim of weight 2 counts as two claims of weight 1 in the shares (not in the margin: n_eff is smaller)
+    weighted = [Outcome(0.9, True, weight=2.0), Outcome(0.8, False, weight=1.0), Outcome(0.5, True, weight=1.0)]
+    repeated = [Outcome(0.9, True), Outcome(0.9, True), Outcome(0.8, False), Outcome(0.5, True)]
+    for outcomes in (weighted, repeated):
+        assert fit_threshold(outcomes, max_risk=0.2, delta=0.5) == pytest.approx((0.9, 2 / 4, 0.0, 0.0))
+        assert fit_threshold(outcomes, max_risk=0.26, delta=0.5) == pytest.approx((0.5, 1.0, 1 / 4, 1 / 4))
+    assert risk_upper_bound(weighted[:2], 0.1) > risk_upper_bound(repeated[:3], 0.1)
+
+
+def test_a_confident_region_of_one_label_costs_coverage_under_the_balanced_prior():
+    # 500 NOT ENOUGH INFO claims answered right at high confidence, 100 SUPPORTS claims that the same
+    # region gets wrong a third of the time: fine for this mix, not for a mix where each label counts the same
+    rows = [("NOT ENOUGH INFO", 0.95, True)] * 500 + [("SUPPORTS", 0.95, i % 3 != 0) for i in range(100)]
+    rows += [("SUPPORTS", 0.4, True)] * 100 + [("REFUTES", 0.4, False)] * 100
+    golds = [gold for gold, _, _ in rows]
+    as_given = [Outcome(c, ok) for _, c, ok in rows]
+    balanced = [Outcome(c, ok, weight=w) for (_, c, ok), w in zip(rows, label_prior_weights(golds))]
+    assert fit_threshold(as_given, max_risk=0.10, delta=0.1)[:3] == pytest.approx((0.95, 600 / 800, 34 / 600))
+    threshold, coverage, _, _ = fit_threshold(balanced, max_risk=0.10, delta=0.1)
+    assert coverage == 0.0 and threshold > 1  # each label counted the same, that region errs 11 % of the time
+
+
+def test_calibrate_label_prior_is_saved_and_changes_the_threshold(tmp_path):
+    rows = [{"gold": "NOT ENOUGH INFO", "verdict": "NOT ENOUGH INFO", "confidence": 0.95} for _ in range(300)]
+    rows += [
+        {"gold": "SUPPORTS", "verdict": "SUPPORTS" if i % 3 else "REFUTES", "confidence": 0.95} for i in range(100)
+    ]
+    rows += [{"gold": "REFUTES", "verdict": "REFUTES", "confidence": 0.99 - i / 1000} for i in range(100)]
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    base = ["calibrate", "--from-results", str(results), "--check-folds", "0", "--max-risk", "0.10"]
+    out = CliRunner().invoke(app, [*base, "--cache-dir", str(tmp_path / "given"), "--label-prior", "as-given"])
+    assert out.exit_code == 0, out.output
+    given = load(tmp_path / "given" / "calibration.json")
+    assert given.label_prior == "as-given" and given.abstain_below == pytest.approx(0.891) and given.coverage == 1.0
+    out = CliRunner().invoke(app, [*base, "--cache-dir", str(tmp_path / "balanced")])
+    assert out.exit_code == 0, out.output
+    balanced = load(tmp_path / "balanced" / "calibration.json")
+    assert balanced.label_prior == "balanced" and balanced.abstain_below > 0.95  # only the REFUTES rows above 0.95
+    out = CliRunner().invoke(app, [*base, "--cache-dir", str(tmp_path), "--label-prior", "uniform"])
+    assert out.exit_code == 2 and "--label-prior takes balanced or as-given, not 'uniform'" in out.output

@@ -264,3 +264,28 @@ def test_fit_on_train_needs_train_results(tmp_path):
     rows = made_up_rows()
     done = run(tmp_path, rows, {r["id"]: "validation" for r in rows}, "--fit-on-train")
     assert done.returncode != 0 and "needs results of train-part claims" in done.stderr
+
+
+def test_label_prior_changes_nothing_on_balanced_claims_and_reweighs_a_skewed_mix(tmp_path):
+    def figures(rows: list[dict], prior: str) -> dict:
+        parts = {r["id"]: "validation" if int(r["id"]) % 2 else "calibration" for r in rows}
+        out = tmp_path / f"{prior}-{len(rows)}.json"
+        judge = tmp_path / f"{prior}-{len(rows)}" / "judge_config.json"
+        judge.parent.mkdir()
+        done = run(
+            tmp_path, rows, parts, "--max-risk", "0.15", "--label-prior", prior, "--out", str(out),
+            "--write-judge-config", str(judge),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert json.loads(judge.read_text())["tuned_on"].endswith(f"label prior {prior})")
+        return {k: v["tuning"] for k, v in json.loads(out.read_text()).items() if "confidence model" in k}
+
+    balanced_rows = made_up_rows(120, seed=3)  # one label in three each: every weight is 1
+    assert figures(balanced_rows, "balanced") == figures(balanced_rows, "as-given")
+    # keep every NOT ENOUGH INFO claim but a third of the others: the misleading evidence (one claim in
+    # eight, all S or R) is rarer in this mix than when each label counts the same
+    skewed = [r for r in made_up_rows(240, seed=4) if r["gold"] == "NOT ENOUGH INFO" or int(r["id"]) % 9 < 3]
+    weighed, plain = figures(skewed, "balanced"), figures(skewed, "as-given")
+    assert weighed != plain
+    for key in weighed:
+        assert weighed[key]["coverage"] <= plain[key]["coverage"] + 1e-9

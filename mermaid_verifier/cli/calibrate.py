@@ -12,20 +12,23 @@ from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, guard
 from mermaid_verifier.errors import UsageError
 
 
-def outcomes_from_rows(rows: list[dict]):
-    """Outcomes grouped by page (claims about the same pages share errors; the risk bound counts groups)."""
-    from mermaid_verifier.calibration import Outcome
+def outcomes_from_rows(rows: list[dict], label_prior: str = "balanced"):
+    """Outcomes grouped by page (claims about the same pages share errors; the risk bound counts groups),
+    weighed by gold label under ``label_prior`` (``calibration.label_prior_weights``)."""
+    from mermaid_verifier.calibration import Outcome, label_prior_weights
     from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
 
     groups = page_groups({str(i): result_anchor_pages(r) for i, r in enumerate(rows)})
+    weights = label_prior_weights([r["gold"] for r in rows], label_prior)
     return [
         Outcome(
             confidence=r["confidence"],
             correct=r["verdict"] == r["gold"],
             forced_abstention=r.get("conflict", False),
             group=groups[str(i)],
+            weight=weight,
         )
-        for i, r in enumerate(rows)
+        for i, (r, weight) in enumerate(zip(rows, weights))
     ]
 
 
@@ -130,6 +133,14 @@ def calibrate_command(
             help="Also re-fit without each of K folds of page groups and answer the held-out fold, to show how the threshold does on topics it never saw (0 = skip).",
         ),
     ] = 5,
+    label_prior: Annotated[
+        str,
+        typer.Option(
+            "--label-prior",
+            help="balanced: weigh the claims so each gold label counts the same, for a threshold that holds "
+            "whatever mix of labels comes later; as-given: these claims' own mix is the mix `verify` will see.",
+        ),
+    ] = "balanced",
     concurrency: Annotated[int, typer.Option(min=1)] = 2,
     reset: Annotated[
         bool, typer.Option("--reset", help="Remove the saved threshold: `verify` goes back to the bundled one.")
@@ -148,6 +159,8 @@ def calibrate_command(
                 raise UsageError("--reset removes the saved threshold; it takes no claims file or --from-results")
             reset_calibration(settings_from_options(cache_dir=cache_dir))
             return
+        if label_prior not in calibration.LABEL_PRIORS:
+            raise UsageError(f"--label-prior takes {' or '.join(calibration.LABEL_PRIORS)}, not {label_prior!r}")
         if check_folds == 1:
             raise UsageError("--check-folds takes 0 (no check) or 2 and more: one fold leaves nothing to fit on")
         if claims is not None and from_results is not None:
@@ -161,7 +174,7 @@ def calibrate_command(
             rows, source = asyncio.run(rows_from_claims(claims, limit, concurrency, settings)), str(claims)
         else:
             raise UsageError("give a claims file or --from-results")
-        outcomes = outcomes_from_rows(rows[:limit] if limit else rows)
+        outcomes = outcomes_from_rows(rows[:limit] if limit else rows, label_prior)
         held_out, groups = None, calibration.group_count(outcomes)
         if check_folds and calibration.can_fill_folds(groups, check_folds):
             held_out = calibration.check_held_out(outcomes, max_risk, delta, check_folds)
@@ -171,7 +184,7 @@ def calibrate_command(
                 highlight=False,
                 soft_wrap=True,
             )
-        fitted = calibration.fit(outcomes, max_risk, delta, source, held_out)
+        fitted = calibration.fit(outcomes, max_risk, delta, source, held_out, label_prior)
         calibration.save(fitted, settings.calibration_path)
         print(fitted.model_dump_json(indent=2))
         if held_out is not None:

@@ -142,11 +142,17 @@ def fit_model(
 
 
 def fit_confidence(
-    claims: list[Claim], weighed: list[Weighing], config: JudgeConfig, folds: int = 5, label_interactions: bool = True
+    claims: list[Claim],
+    weighed: list[Weighing],
+    config: JudgeConfig,
+    folds: int = 5,
+    label_interactions: bool = True,
+    weights: list[float] | None = None,
 ) -> tuple[ConfidenceModel, list[Outcome]]:
     """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
     (so the abstention threshold is not fitted on probabilities the model was fitted to). Label
-    interactions were chosen on the tuning parts (:func:`cross_part_check`; figures in the README)."""
+    interactions were chosen on the tuning parts (:func:`cross_part_check`; figures in the README).
+    ``weights`` (``calibration.label_prior_weights``) weigh each claim in the fit and in its outcome."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
@@ -158,11 +164,18 @@ def fit_confidence(
     y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
     if len(set(y)) < 2:
         raise ValueError(f"every rule label on these {len(y)} claims is {'right' if y[0] else 'wrong'}")
+    weights = weights or [1.0] * len(claims)
     make = lambda: LogisticRegression(C=1.0, max_iter=3000)  # noqa: E731
     out_of_fold = cross_val_predict(
-        make(), x, y, cv=GroupKFold(folds), groups=[c.group for c in claims], method="predict_proba"
+        make(),
+        x,
+        y,
+        cv=GroupKFold(folds),
+        groups=[c.group for c in claims],
+        method="predict_proba",
+        params={"sample_weight": weights},
     )[:, 1]
-    fitted = make().fit(x, y)
+    fitted = make().fit(x, y, sample_weight=weights)
     model = ConfidenceModel(
         features=FEATURES,
         coef=fitted.coef_[0].tolist(),
@@ -171,8 +184,8 @@ def fit_confidence(
         fitted_on=f"{len(claims)} tuning claims",
     )
     scored = [
-        Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict, claim.group)
-        for p, right, w, (_, _, conflict), claim in zip(out_of_fold, y, weighed, decided, claims)
+        Outcome(float(p) if w.has_evidence else 0.0, bool(right), conflict, claim.group, weight)
+        for p, right, w, (_, _, conflict), claim, weight in zip(out_of_fold, y, weighed, decided, claims, weights)
     ]
     return model, scored
 
@@ -212,20 +225,24 @@ def cross_part_check(parts: dict[str, list[Claim]], base: JudgeConfig) -> list[s
 
 
 def outcomes_from_probabilities(
-    claims: list[Claim], weighed: list[Weighing], probabilities, classes, config
+    claims: list[Claim], weighed: list[Weighing], probabilities, classes, config, weights: list[float] | None = None
 ) -> list[Outcome]:
     out = []
-    for claim, w, row in zip(claims, weighed, probabilities):
+    for claim, w, row, weight in zip(claims, weighed, probabilities, weights or [1.0] * len(claims)):
         label = classes[max(range(len(row)), key=row.__getitem__)]
         conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
-        out.append(Outcome(max(row) if w.has_evidence else 0.0, label == claim.gold, conflict, claim.group))
+        out.append(Outcome(max(row) if w.has_evidence else 0.0, label == claim.gold, conflict, claim.group, weight))
     return out
 
 
-def outcomes(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) -> list[Outcome]:
+def outcomes(
+    claims: list[Claim], weighed: list[Weighing], config: JudgeConfig, weights: list[float] | None = None
+) -> list[Outcome]:
     return [
-        Outcome(confidence, label == c.gold, conflict, c.group)
-        for c, (label, confidence, conflict) in zip(claims, predictions(weighed, config))
+        Outcome(confidence, label == c.gold, conflict, c.group, weight)
+        for c, (label, confidence, conflict), weight in zip(
+            claims, predictions(weighed, config), weights or [1.0] * len(claims)
+        )
     ]
 
 
