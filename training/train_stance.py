@@ -71,6 +71,9 @@ PLANS: dict[str, list[Stage]] = {
     # one pass over the larger pair set (with train/contrastive_pairs.jsonl, ~90k pairs): as many steps as
     # two epochs of the earlier 51k, so it fits one machine's life
     "one-pass": [Stage("all", None, 1, 4e-5)],
+    # a second pass at half the rate, started from a finished run's ``final`` directory (``--base``) on a
+    # differently seeded sample: more steps for a run that one machine's life cut short
+    "second-pass": [Stage("all", None, 1, 2e-5)],
     "smoke": [Stage("all", None, 1, 5e-4)],
 }
 
@@ -162,43 +165,75 @@ def score(model, tokenizer, rows: list[dict]) -> dict:
     return pair_figures(rows, [LABELS[i] for i in predict(model, tokenizer, rows).argmax(-1)])
 
 
-def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict]) -> dict:
-    """int8 (per-channel) ONNX model + tokenizer in ``out_dir``, and its argmax agreement with torch."""
-    import numpy as np
-    import onnxruntime as ort
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    out_dir.mkdir(parents=True, exist_ok=True)
+def export_fp32(model, tokenizer, path: Path, sample_rows: list[dict]) -> list[str]:
+    """``model`` as a float ONNX graph at ``path`` (dynamic batch and length); returns its input names."""
     model.eval()
-    fp32 = out_dir / "model.fp32.onnx"
-    sample = encode(tokenizer, check_rows[:4])
+    sample = encode(tokenizer, sample_rows[:4])
     names = model_inputs(model)
     torch.onnx.export(
         model,
         tuple(sample[n] for n in names),
-        str(fp32),
+        str(path),
         input_names=names,
         output_names=["logits"],
         dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names} | {"logits": {0: "batch"}},
         opset_version=17,
         dynamo=False,
     )
+    return names
+
+
+def float_nodes(fp32: Path, keep_float: tuple[str, ...]) -> list[str]:
+    """The MatMul/Gemm nodes of ``fp32`` whose names contain one of ``keep_float`` (e.g. ``layer.5/``,
+    ``classifier``): they stay in float when the rest is quantised."""
+    import onnx
+
+    graph = onnx.load(str(fp32), load_external_data=False).graph
+    return [
+        node.name
+        for node in graph.node
+        if node.op_type in {"MatMul", "Gemm"} and any(part in node.name for part in keep_float)
+    ]
+
+
+def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
+    """Dynamic int8 quantisation, per channel; MatMuls named by ``keep_float`` stay in float."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(
+        str(fp32),
+        str(int8),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        nodes_to_exclude=float_nodes(fp32, keep_float) if keep_float else None,
+    )
+
+
+def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_float: tuple[str, ...] = ()) -> dict:
+    """int8 (per-channel) ONNX model + tokenizer in ``out_dir``, and its argmax agreement with torch."""
+    import numpy as np
+    import onnxruntime as ort
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fp32 = out_dir / "model.fp32.onnx"
+    names = export_fp32(model, tokenizer, fp32, check_rows)
     int8 = out_dir / "model.onnx"
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    quantize(fp32, int8, keep_float)
     fp32.unlink()
     tokenizer.backend_tokenizer.save(str(out_dir / "tokenizer.json"))
     session = ort.InferenceSession(str(int8), providers=["CPUExecutionProvider"])
     rows = check_rows[:400]
     torch_probs = predict(model, tokenizer, rows)
     onnx_argmax = []
-    for i in range(0, len(rows), 32):
-        enc = encode(tokenizer, rows[i : i + 32], return_tensors="np")
+    for row in rows:  # one pair per run, as the runtime reads them (stance.StanceModel)
+        enc = encode(tokenizer, [row], return_tensors="np")
         onnx_argmax += list(session.run(None, {n: enc[n].astype(np.int64) for n in names})[0].argmax(-1))
     agreement = float((np.array(onnx_argmax) == torch_probs.argmax(-1)).mean()) if rows else 1.0
     return {
         "int8_vs_torch_argmax_agreement": round(agreement, 4),
         "pairs_compared": len(rows),
         "size_bytes": int8.stat().st_size,
+        "kept_float": list(keep_float),
     }
 
 
