@@ -7,7 +7,8 @@ runtime does* (``mermaid_verifier.stance.StanceModel``, one pair per run):
     python training/quantize_variants.py --run-dir training/runs/NAME --out /tmp/quant-NAME \\
         [--files validation,edits,kinds] [--variants all-int8,head,last-layer,...]
 
-A variant that wins is exported by ``train_stance.py --keep-float ...``.
+``--ship VARIANT`` copies the chosen variant (model, tokenizer, and a ``stance_config.json`` that records
+the variant and its validation figures as read) into ``data/stance_model/``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from train_stance import export_fp32, load_pairs, quantize
+from train_stance import REPO, export_fp32, load_pairs, quantize, write_json
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from mermaid_verifier.evaluation.metrics import pair_figures
@@ -29,11 +30,13 @@ FLOAT = "float"  # no quantisation: the reference the int8 variants lose against
 VARIANTS: dict[str, tuple[str, ...]] = {
     FLOAT: (),
     "all-int8": (),
-    "head": ("classifier",),
-    "last-layer": ("classifier", "layer.5/"),
-    "first-last": ("classifier", "layer.0/", "layer.5/"),
-    "ffn-output": ("classifier", "output/dense"),
-}
+    "last-layer": ("layer.5/",),
+    "first-layer": ("layer.0/",),
+    "first-two": ("layer.0/", "layer.1/"),
+    "first-last": ("layer.0/", "layer.5/"),
+    "ffn-output": ("output/dense",),
+}  # the classifier's Gemm nodes are never quantised (dynamic quantisation leaves Gemm in float)
+SHIPPED = REPO / "data" / "stance_model"
 STANCE_OF = {"SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "neutral"}
 LABEL_OF = {v: k for k, v in STANCE_OF.items()}
 
@@ -53,7 +56,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--files", default="validation,edits,kinds")
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument(
+        "--ship", choices=sorted(VARIANTS), default=None, help="copy this variant into data/stance_model/"
+    )
     args = parser.parse_args()
+    if args.ship and args.ship not in args.variants.split(","):
+        parser.error(f"--ship {args.ship} must be one of the --variants read")
     tokenizer = AutoTokenizer.from_pretrained(args.run_dir / "final")
     model = AutoModelForSequenceClassification.from_pretrained(args.run_dir / "final")
     files = {
@@ -77,9 +85,17 @@ def main() -> int:
         else:
             quantize(fp32, target / "model.onnx", VARIANTS[variant])
         tokenizer.backend_tokenizer.save(str(target / "tokenizer.json"))
-        shutil.copyfile(args.run_dir / "model" / "stance_config.json", target / "stance_config.json")
+        config = json.loads((args.run_dir / "model" / "stance_config.json").read_text())
+        for stale in ("int8_vs_torch_argmax_agreement", "pairs_compared"):  # they describe the run's own export
+            config.pop(stale, None)
+        config.update(
+            quantisation=variant, kept_float=list(VARIANTS[variant]), size_bytes=(target / "model.onnx").stat().st_size
+        )
+        write_json(target / "stance_config.json", config)
         started = time.monotonic()
         figures = {name: pair_figures(rows, read(target, rows)) for name, rows in files.items()}
+        config["as_read"] = figures  # the runtime's reading of each validation file with this file
+        write_json(target / "stance_config.json", config)
         results[variant] = {
             "size_mb": round((target / "model.onnx").stat().st_size / 1e6, 1),
             "seconds": round(time.monotonic() - started, 1),
@@ -87,6 +103,11 @@ def main() -> int:
         }
         print(json.dumps({variant: results[variant]}), flush=True)
     (args.out / "variants.json").write_text(json.dumps(results, indent=2) + "\n")
+    if args.ship:
+        source = args.out / args.ship
+        for name in ("model.onnx", "tokenizer.json", "stance_config.json"):
+            shutil.copyfile(source / name, SHIPPED / name)
+        print(f"shipped {source} into {SHIPPED} (update MODEL_CARD.md)")
     return 0
 
 

@@ -252,6 +252,11 @@ def report(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) ->
     abstained = [conflict or confidence < config.abstain_below for _, confidence, conflict in decided]
     metrics = label_metrics(gold, [label for label, _, _ in decided], abstained)
     metrics["risk"] = (1 - metrics["selective_accuracy"]) if metrics["selective_accuracy"] is not None else None
+    answered = [(label, label == c.gold) for c, (label, _, _), a in zip(claims, decided, abstained) if not a]
+    metrics["answered_by_verdict"] = {  # verdict -> [answered, of them right]
+        label: [sum(1 for x, _ in answered if x == label), sum(1 for x, ok in answered if x == label and ok)]
+        for label in sorted({x for x, _ in answered})
+    }
     scored = outcomes(claims, weighed, config)
     metrics["aurc"] = area_under_risk_coverage(scored)
     metrics["risk_coverage"] = [(round(t, 4), round(c, 4), round(r, 4)) for t, c, r in risk_coverage(scored)]
