@@ -66,6 +66,8 @@ def main() -> int:
     from mermaid_verifier.config import Settings
 
     rows = [r for r in map(json.loads, answers.open()) if r["source"] == "felm-wk"]
+    without_text = [r for r in rows if not isinstance(r.get("response"), str) or not r["response"].strip()]
+    rows = [r for r in rows if r not in without_text]  # an answer published without its text
     rows = rows[: args.limit] if args.limit else rows
     settings = Settings.from_env(corpora=(corpus,), use_memory=False, sources=("local",))
     started = time.perf_counter()
@@ -82,6 +84,7 @@ def main() -> int:
         }
     figures = {
         "answers": len(results),
+        "skipped_without_text": len(without_text),
         "claims": sum(r["claims"] for r in results),
         "readings": dict(readings),
         "read_share": round(len(read) / len(results), 3) if results else None,

@@ -26,6 +26,7 @@ from typing_extensions import TypedDict
 from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 from mermaid_verifier.agents.roles import ClaimExtractor
 from mermaid_verifier.config import Settings
+from mermaid_verifier.errors import UsageError
 from mermaid_verifier.graph import build_graph
 from mermaid_verifier.models import (
     CheckedClaim,
@@ -134,6 +135,8 @@ class TextChecker:
         self, text: str, concurrency: int = DEFAULT_CONCURRENCY
     ) -> AsyncIterator[TextClaims | CheckedClaim]:
         """The text's extraction first, then each claim as it is decided (completion order)."""
+        if not isinstance(text, str):  # caught here, not as a TypeError inside a graph task
+            raise UsageError(f"the text to check must be a string, got {type(text).__name__}")
         async for update in self.graph.astream(
             {"text": text}, {"max_concurrency": max(1, concurrency)}, stream_mode="updates"
         ):

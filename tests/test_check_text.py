@@ -93,6 +93,12 @@ async def test_a_text_with_nothing_to_check_gives_an_empty_summary(tmp_path, dec
     assert result.summary.claims == 0 and result.summary.supported_share is None
 
 
+async def test_a_text_that_is_not_a_string_is_refused_before_the_graph_runs(tmp_path, decomposer):
+    settings, resources = overrides(tmp_path, decomposer)
+    with pytest.raises(UsageError, match="the text to check must be a string, got NoneType"):
+        await check_text(None, settings, **resources)  # e.g. an answer published without its text
+
+
 def test_read_text_names_what_is_wrong_with_the_input(tmp_path):
     with pytest.raises(UsageError, match="no such file"):
         read_text(str(tmp_path / "missing.txt"))
