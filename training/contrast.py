@@ -299,6 +299,8 @@ def evidence_text(evidence: str) -> str:
 
 def _has(evidence: str, phrase: str) -> bool:
     """Whether the (normalised) evidence contains ``phrase`` as whole words."""
+    if phrase.lower() not in evidence:  # the cheap test first: the pattern below is compiled per phrase
+        return False
     return re.search(rf"(?<![\w-]){re.escape(phrase.lower())}(?![\w-])", evidence) is not None
 
 
