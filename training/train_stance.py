@@ -137,6 +137,39 @@ def base_model(name: str, seed: int):
     raise SystemExit(f"unknown base model {name!r} (minilm, tiny, or a model directory)")
 
 
+def init_record(model_dir: Path) -> dict:
+    """What a run started from a shipped model records of it: the directory, the ONNX file's SHA-256 and the
+    run that trained it (a resumed run checks the file is still the same)."""
+    onnx_path = Path(model_dir) / "model.onnx"
+    if not onnx_path.exists():
+        raise SystemExit(f"--init-from {model_dir}: no model.onnx there")
+    shipped = json.loads((Path(model_dir) / "stance_config.json").read_text())
+    return {
+        "dir": str(model_dir),
+        "sha256": file_sha256(onnx_path),
+        "run": shipped.get("run"),
+        "base": shipped.get("base"),
+    }
+
+
+def init_weights(model, tokenizer, record: dict, description: str) -> str:
+    """Load the weights of the shipped model ``record`` names into ``model``; returns the new description."""
+    from onnx_weights import WeightRecoveryError, load_onnx_weights
+
+    onnx_path = Path(record["dir"]) / "model.onnx"
+    if file_sha256(onnx_path) != record["sha256"]:
+        raise SystemExit(f"{onnx_path} changed since the run started (SHA-256 differs); start a new run")
+    sample = [{"claim": "A claim.", "title": "Title", "evidence": "A sentence of evidence."}] * 2
+    try:
+        counts = load_onnx_weights(model, onnx_path, lambda m, path: export_fp32(m, tokenizer, path, sample))
+    except WeightRecoveryError as error:
+        raise SystemExit(f"--init-from {record['dir']}: {error}") from error
+    return (
+        f"{description}, weights from {onnx_path} (run {record['run']}; {counts['float']} float and"
+        f" {counts['dequantised']} dequantised int8 parameters)"
+    )
+
+
 def package_versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -242,6 +275,7 @@ def prepare_run(args) -> dict:
     run = args.run_dir
     if (run / "config.json").exists():
         raise SystemExit(f"{run} already holds a run: continue it with --resume, or choose another --run-dir")
+    init_from = init_record(args.init_from) if args.init_from else None
     run.mkdir(parents=True, exist_ok=True)
     pairs_dir = run / "pairs"
     if args.pairs:
@@ -268,6 +302,7 @@ def prepare_run(args) -> dict:
         "stages": [s.__dict__ | {"origins": list(s.origins) if s.origins else None} for s in PLANS[args.plan]],
         "seed": args.seed,
         "keep_layers": [int(i) for i in args.keep_layers.split(",") if i.strip()],
+        "init_from": init_from,
         "batch_size": args.batch_size,
         "bf16": use_bf16(args.precision),
         "cpu": cpu_model(),
@@ -309,6 +344,13 @@ def main(argv: list[str] | None = None) -> int:
         "--keep-layers",
         default="",
         help="comma-separated encoder layers of --base to keep (e.g. 0,2,4,6,8,10: a 6-layer student of a 12-layer base)",
+    )
+    parser.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        help="a shipped model directory (model.onnx, stance_config.json) whose weights start the run, read back"
+        " from its ONNX file: --base and --keep-layers must give its architecture (e.g. data/stance_model)",
     )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--batch-size", type=int, default=32)
@@ -372,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     if config.get("keep_layers"):
         model = keep_layers(model, config["keep_layers"])
         description += f", encoder layers {config['keep_layers']} kept"
+    if config.get("init_from"):
+        description = init_weights(model, tokenizer, config["init_from"], description)
     with (run / "train_log.txt").open("a") as log_file:
 
         def log(line: str) -> None:

@@ -1,0 +1,126 @@
+"""The torch weights of a shipped stance model, read back from its ONNX file.
+
+A run directory (and its float checkpoint) does not outlive the machine it ran on; the shipped
+``data/stance_model/model.onnx`` does, in git. This module turns that file back into the weights of the
+torch model it was exported from, so a later run can go on training the shipped model instead of
+starting again from the base encoder (``train_stance.py --init-from data/stance_model``).
+
+How: the architecture (``--base`` and ``--keep-layers``) is built in torch, every parameter is filled
+with distinct random values, and the model is exported to float ONNX exactly as ``train_stance.py``
+exports it. Each parameter is then found among that export's initializers by value (as is, or
+transposed: the exporter stores a Linear's weight transposed for MatMul), which gives the ONNX name of
+every parameter. The shipped file holds the same names: float initializers as they are, and the weights
+int8 quantisation rewrote as ``NAME_quantized`` with ``NAME_scale`` and ``NAME_zero_point`` (per
+channel; ``NAME_Transposed_…`` for a Gemm's weight, which the quantiser turns into a MatMul), which are
+dequantised. A parameter that cannot be found, or a shape that does not match,
+stops with an error: a wrong architecture never loads half its weights.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+class WeightRecoveryError(RuntimeError):
+    """The ONNX file does not hold the weights of the given architecture."""
+
+
+def _initializers(path: Path) -> dict[str, np.ndarray]:
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    return {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+
+
+def _dequantize(values: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """``(values - zero_point) * scale``, with a per-channel scale broadcast along the axis it matches."""
+    values = values.astype(np.float32)
+    scale = np.asarray(scale, dtype=np.float32)
+    zero_point = np.asarray(zero_point, dtype=np.float32)
+    if scale.ndim == 0 or scale.size == 1:
+        return (values - zero_point.reshape(())) * scale.reshape(())
+    axes = [axis for axis, size in enumerate(values.shape) if size == scale.size]
+    if not axes:
+        raise WeightRecoveryError(f"a per-channel scale of {scale.size} fits no axis of a {values.shape} weight")
+    shape = [1] * values.ndim
+    shape[axes[-1]] = scale.size  # onnxruntime quantises a MatMul weight [in, out] per output channel
+    return (values - zero_point.reshape(shape)) * scale.reshape(shape)
+
+
+def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
+    """For every parameter of ``model``: (its initializer's name in the ONNX export, stored transposed?).
+
+    ``export(model, path)`` writes the float ONNX file the way the shipped one was written."""
+    generator = torch.Generator().manual_seed(0)
+    saved = {name: p.detach().clone() for name, p in model.named_parameters()}
+    with torch.no_grad():
+        for p in model.parameters():  # distinct values, so each parameter is found by value alone
+            p.copy_(torch.randn(p.shape, generator=generator))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "probe.onnx"
+            export(model, path)
+            exported = _initializers(path)
+    finally:
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                p.copy_(saved[name])
+    by_key: dict[tuple, str] = {}
+    for name, array in exported.items():
+        if array.dtype == np.float32 and array.size > 1:
+            by_key[(array.shape, array.tobytes())] = name
+    generator = torch.Generator().manual_seed(0)
+    found: dict[str, tuple[str, bool]] = {}
+    missing = []
+    for name, p in model.named_parameters():
+        probe = torch.randn(p.shape, generator=generator).numpy().astype(np.float32)
+        direct = by_key.get((probe.shape, probe.tobytes()))
+        transposed = by_key.get((probe.T.shape, np.ascontiguousarray(probe.T).tobytes())) if probe.ndim == 2 else None
+        if direct is not None:
+            found[name] = (direct, False)
+        elif transposed is not None:
+            found[name] = (transposed, True)
+        else:
+            missing.append(name)
+    if missing:
+        raise WeightRecoveryError(f"{len(missing)} parameters are not initializers of the export: {missing[:5]}")
+    return found
+
+
+def load_onnx_weights(model, onnx_path: Path, export) -> dict[str, int]:
+    """Load the weights of the ONNX file at ``onnx_path`` into ``model`` (same architecture).
+
+    Returns how many parameters were read as float and how many were dequantised from int8."""
+    names = parameter_names(model, export)
+    shipped = _initializers(Path(onnx_path))
+    state = {}
+    counts = {"float": 0, "dequantised": 0}
+    for name, p in model.named_parameters():
+        onnx_name, transposed = names[name]
+        if onnx_name in shipped:
+            array = shipped[onnx_name].astype(np.float32)
+            counts["float"] += 1
+        elif f"{onnx_name}_quantized" in shipped:
+            array = _dequantize(*(shipped[f"{onnx_name}_{part}"] for part in ("quantized", "scale", "zero_point")))
+            counts["dequantised"] += 1
+        elif f"{onnx_name}_Transposed_quantized" in shipped:  # a Gemm (transB) weight the quantiser turned
+            stem = f"{onnx_name}_Transposed"
+            array = _dequantize(*(shipped[f"{stem}_{part}"] for part in ("quantized", "scale", "zero_point"))).T
+            counts["dequantised"] += 1
+        else:
+            raise WeightRecoveryError(
+                f"{onnx_path} holds no weight {onnx_name} (the parameter {name}); another architecture, or"
+                " weights never trained (the exporter stores equal weights, such as fresh zero biases, once)"
+            )
+        if transposed:
+            array = array.T
+        if tuple(array.shape) != tuple(p.shape):
+            raise WeightRecoveryError(f"{name}: {tuple(array.shape)} in {onnx_path}, {tuple(p.shape)} in the model")
+        state[name] = torch.from_numpy(np.ascontiguousarray(array))
+    model.load_state_dict(state, strict=False)
+    return counts
