@@ -35,7 +35,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "first-two": ("layer.0/", "layer.1/"),
     "first-last": ("layer.0/", "layer.5/"),
     "ffn-output": ("output/dense",),
-}  # the classifier's Gemm nodes are never quantised (dynamic quantisation leaves Gemm in float)
+}  # the classifier head's Gemm nodes are quantised too (as MatMuls): name them (e.g. "classifier") to keep them float
 SHIPPED = REPO / "data" / "stance_model"
 STANCE_OF = {"SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "neutral"}
 LABEL_OF = {v: k for k, v in STANCE_OF.items()}
