@@ -86,3 +86,7 @@ def test_a_directory_without_a_model_is_refused_before_the_run_starts(tmp_path):
     with pytest.raises(SystemExit, match="no model.onnx"):
         train_stance.main([*smoke_args(run, tmp_path), "--pairs", str(pairs), "--init-from", str(tmp_path)])
     assert not run.exists()
+    (tmp_path / "model.onnx").write_bytes(b"")
+    with pytest.raises(SystemExit, match="no stance_config.json"):
+        train_stance.main([*smoke_args(run, tmp_path), "--pairs", str(pairs), "--init-from", str(tmp_path)])
+    assert not run.exists()

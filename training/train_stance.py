@@ -140,10 +140,11 @@ def base_model(name: str, seed: int):
 def init_record(model_dir: Path) -> dict:
     """What a run started from a shipped model records of it: the directory, the ONNX file's SHA-256 and the
     run that trained it (a resumed run checks the file is still the same)."""
-    onnx_path = Path(model_dir) / "model.onnx"
-    if not onnx_path.exists():
-        raise SystemExit(f"--init-from {model_dir}: no model.onnx there")
-    shipped = json.loads((Path(model_dir) / "stance_config.json").read_text())
+    onnx_path, config_path = Path(model_dir) / "model.onnx", Path(model_dir) / "stance_config.json"
+    for needed in (onnx_path, config_path):
+        if not needed.exists():
+            raise SystemExit(f"--init-from {model_dir}: no {needed.name} there (a shipped model directory holds both)")
+    shipped = json.loads(config_path.read_text())
     return {
         "dir": str(model_dir),
         "sha256": file_sha256(onnx_path),
