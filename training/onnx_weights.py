@@ -57,11 +57,12 @@ def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
 
     ``export(model, path)`` writes the float ONNX file the way the shipped one was written."""
     generator = torch.Generator().manual_seed(0)
+    probes = {name: torch.randn(p.shape, generator=generator) for name, p in model.named_parameters()}
     saved = {name: p.detach().clone() for name, p in model.named_parameters()}
-    with torch.no_grad():
-        for p in model.parameters():  # distinct values, so each parameter is found by value alone
-            p.copy_(torch.randn(p.shape, generator=generator))
     try:
+        with torch.no_grad():
+            for name, p in model.named_parameters():  # distinct values: each parameter is found by value alone
+                p.copy_(probes[name])
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "probe.onnx"
             export(model, path)
@@ -74,11 +75,10 @@ def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
     for name, array in exported.items():
         if array.dtype == np.float32 and array.size > 1:
             by_key[(array.shape, array.tobytes())] = name
-    generator = torch.Generator().manual_seed(0)
     found: dict[str, tuple[str, bool]] = {}
     missing = []
-    for name, p in model.named_parameters():
-        probe = torch.randn(p.shape, generator=generator).numpy().astype(np.float32)
+    for name, probe_tensor in probes.items():
+        probe = probe_tensor.numpy()
         direct = by_key.get((probe.shape, probe.tobytes()))
         transposed = by_key.get((probe.T.shape, np.ascontiguousarray(probe.T).tobytes())) if probe.ndim == 2 else None
         if direct is not None:
