@@ -52,8 +52,9 @@ def test_every_weight_comes_back_within_its_quantisation_step(tmp_path):
         step = want.abs().max() / 127  # int8: at most one quantisation step per weight (per channel is finer)
         assert (p.detach() - want).abs().max() <= step + 1e-6, name
     rows = tiny_rows(12)
-    encoded = {k: v for k, v in train_stance.encode(tokenizer, rows).items()}
-    original.eval(), fresh.eval()
+    encoded = dict(train_stance.encode(tokenizer, rows))
+    original.eval()
+    fresh.eval()
     with torch.no_grad():
         assert torch.allclose(fresh(**encoded).logits, original(**encoded).logits, atol=0.05)
 

@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+QUANTIZED_PARTS = ("quantized", "scale", "zero_point")  # what int8 quantisation stores for a weight NAME: NAME_<part>
+
 
 class WeightRecoveryError(RuntimeError):
     """The ONNX file does not hold the weights of the given architecture."""
@@ -106,11 +108,10 @@ def load_onnx_weights(model, onnx_path: Path, export) -> dict[str, int]:
             array = shipped[onnx_name].astype(np.float32)
             counts["float"] += 1
         elif f"{onnx_name}_quantized" in shipped:
-            array = _dequantize(*(shipped[f"{onnx_name}_{part}"] for part in ("quantized", "scale", "zero_point")))
+            array = _dequantize(*(shipped[f"{onnx_name}_{part}"] for part in QUANTIZED_PARTS))
             counts["dequantised"] += 1
         elif f"{onnx_name}_Transposed_quantized" in shipped:  # a Gemm (transB) weight the quantiser turned
-            stem = f"{onnx_name}_Transposed"
-            array = _dequantize(*(shipped[f"{stem}_{part}"] for part in ("quantized", "scale", "zero_point"))).T
+            array = _dequantize(*(shipped[f"{onnx_name}_Transposed_{part}"] for part in QUANTIZED_PARTS)).T
             counts["dequantised"] += 1
         else:
             raise WeightRecoveryError(
