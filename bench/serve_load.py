@@ -18,22 +18,17 @@ import asyncio
 import json
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
 
+from mermaid_verifier.errors import ServiceStartError
+from mermaid_verifier.service.child import serve_in_child
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 async def one_check(client: httpx.AsyncClient, text: str) -> dict:
@@ -87,31 +82,14 @@ def main() -> int:
             return 2
     rows = [r for r in map(json.loads, answers.open()) if r["source"] == "factool-qa"][: args.n]
     texts = [r["response"] for r in rows]
-    port = free_port()
     env = {**os.environ, "MERMAID_SOURCES": "local", "MERMAID_MEMORY": "0"}
-    command = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()", "serve", "--port", str(port)]
-    command += ["--corpus", str(corpus), "--max-concurrent", str(max(args.n, 4)), "--timeout", "900"]
-    server = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
+    options = ["--corpus", str(corpus), "--max-concurrent", str(max(args.n, 4)), "--timeout", "900"]
     try:
-        ready_at = time.monotonic() + 300
-        while True:
-            if server.poll() is not None:
-                print(f"serve exited with {server.returncode}: {server.stderr.read()}", file=sys.stderr)
-                return 1
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > ready_at:
-                print("serve did not answer /healthz within 300 s", file=sys.stderr)
-                return 1
-            time.sleep(0.5)
-        results, wall = asyncio.run(run(base, texts))
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
+        with serve_in_child(options, env=env, ready_within_s=300, stop_within_s=60) as base:
+            results, wall = asyncio.run(run(base, texts))
+    except ServiceStartError as error:
+        print(error, file=sys.stderr)
+        return 1
     seconds = [r["seconds"] for r in results]
     problems = [p for r in results for p in r["problems"]]
     figures = {

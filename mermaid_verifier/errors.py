@@ -50,6 +50,10 @@ class BatchWorkerError(MermaidError):
     """A batch's workers cannot be reached or kept alive (a Ray cluster that does not answer, a worker that keeps dying)."""
 
 
+class ServiceStartError(MermaidError):
+    """``mermaid-verifier serve`` started as a child process exited, or did not answer, before it was ready."""
+
+
 class CalibrationError(MermaidError):
     """A risk budget no abstention threshold can meet on the given claims: nothing is saved."""
 

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -18,19 +17,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from mermaid_verifier.config import Settings
+from mermaid_verifier.errors import ServiceStartError
 from mermaid_verifier.service import Limits, create_app
+from mermaid_verifier.service.child import serve_in_child
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
+from .processes import live_processes
 
 CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
 TEXT = "Stanley Kubrick directed 2001: A Space Odyssey. He was born in the Bronx. Thanks for reading!"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def events(response: httpx.Response) -> list[dict]:
@@ -41,35 +37,37 @@ def events(response: httpx.Response) -> list[dict]:
 def server(tmp_path_factory):
     """``mermaid-verifier serve`` in its own process over the test corpus; stopped (and waited for) at the end."""
     tmp = tmp_path_factory.mktemp("serve")
-    port = free_port()
     env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp / "cache"), "MERMAID_SOURCES": "local", "MERMAID_MEMORY": "0"}
-    process = subprocess.Popen(
-        [*CLI, "serve", "--port", str(port), "--corpus", str(WIKI_MINI), "--max-claims", "5"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"serve exited with {process.returncode}: {process.stderr.read()}")
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("serve did not answer /healthz within 120 s")
-            time.sleep(0.3)
+    with serve_in_child(["--corpus", str(WIKI_MINI), "--max-claims", "5"], env=env) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        process.stdout.close()
-        process.stderr.close()
+
+
+def test_a_service_that_cannot_start_is_reported_with_its_error_and_leaves_no_process(tmp_path):
+    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
+    before = {p.pid for p in live_processes()}
+    with pytest.raises(ServiceStartError) as failure:
+        with serve_in_child(["--corpus", str(tmp_path / "missing.jsonl")], env=env):
+            pytest.fail("a service over a missing corpus must not become ready")
+    assert str(failure.value) == f"serve exited with 2: error: corpus file not found: {tmp_path / 'missing.jsonl'}"
+    assert not [p for p in live_processes() if p.pid not in before and p.parent == os.getpid()]
+
+
+def test_the_service_process_is_stopped_when_the_block_fails(tmp_path):
+    env = {
+        **os.environ,
+        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
+        "MERMAID_SOURCES": "local",
+        "MERMAID_MEMORY": "0",
+    }
+    children = []
+    with pytest.raises(RuntimeError, match="the caller's own failure"):
+        with serve_in_child(["--corpus", str(WIKI_MINI)], env=env) as base:
+            assert httpx.get(f"{base}/healthz").status_code == 200
+            children = [p.pid for p in live_processes() if p.parent == os.getpid()]
+            raise RuntimeError("the caller's own failure")
+    assert children, "the service ran as a child of this process"
+    alive = {p.pid for p in live_processes()}
+    assert not alive & set(children)
 
 
 def test_health_says_what_the_service_searches(server):
@@ -230,6 +228,30 @@ def test_serving_beyond_this_machine_needs_a_token_or_no_auth():
     assert done.stderr.strip().splitlines() == [
         "error: --host 0.0.0.0 lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer "
         "TOKEN') or, to serve without one, --no-auth"
+    ]
+
+
+def test_a_port_in_use_is_one_line_naming_it_and_nothing_starts(tmp_path):
+    env = {
+        **os.environ,
+        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
+        "MERMAID_SOURCES": "local",
+        "MERMAID_MEMORY": "0",
+    }
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [*CLI, "serve", "--port", str(port), "--corpus", str(WIKI_MINI)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: address already in use; choose another --port or --host"
     ]
 
 

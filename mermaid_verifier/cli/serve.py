@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Annotated
 
 import typer
@@ -17,6 +18,7 @@ from mermaid_verifier.cli.options import (
     run_settings,
     stderr,
 )
+from mermaid_verifier.errors import UsageError
 
 HostOpt = Annotated[
     str, typer.Option("--host", help="Address to listen on; beyond 127.0.0.1 needs --token or --no-auth.")
@@ -32,6 +34,21 @@ NoAuthOpt = Annotated[bool, typer.Option("--no-auth", help="Serve beyond this ma
 MaxConcurrentOpt = Annotated[int, typer.Option("--max-concurrent", min=1, max=64, help="Checks at once (429 beyond).")]
 MaxClaimsOpt = Annotated[int, typer.Option("--max-claims", min=1, max=1000, help="Claims per text.")]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", min=1, help="Seconds a request may take.")]
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The service's socket, bound before anything else starts: an address in use or not this machine's is a
+    usage error naming it, not a server that logs and exits."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        reason = error.strerror or str(error)
+        raise UsageError(f"cannot listen on {host}:{port}: {reason.lower()}; choose another --port or --host") from None
+    return listener
 
 
 def serve_command(
@@ -52,9 +69,12 @@ def serve_command(
     """Serve the HTTP API (POST /v1/verify, POST /v1/check streaming NDJSON) and the web page at /."""
 
     def body() -> None:
+        import asyncio
+
         import uvicorn
 
         from mermaid_verifier.service import Limits, check_bind, create_app
+        from mermaid_verifier.text_graph import TextChecker
 
         check_bind(host, token, no_auth)
         settings = run_settings(
@@ -66,9 +86,20 @@ def serve_command(
             memory_url=memory_url,
         )
         limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)
-        app = create_app(settings, token=token, limits=limits)
         where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
-        stderr.print(f"serving on {where} (API schema at {where}docs); Ctrl-C stops", highlight=False, soft_wrap=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
+
+        async def serve(listener: socket.socket) -> None:
+            # the resources open before anything listens: a corpus, model or tool server that fails to start is
+            # this command's error (one line, non-zero exit), and they close on every path out
+            async with TextChecker.open(settings) as checker:
+                app = create_app(settings, token=token, limits=limits, checker=checker)
+                config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
+                stderr.print(
+                    f"serving on {where} (API schema at {where}docs); Ctrl-C stops", highlight=False, soft_wrap=True
+                )
+                await uvicorn.Server(config).serve(sockets=[listener])
+
+        with listening_socket(host, port) as listener:
+            asyncio.run(serve(listener))
 
     guarded(debug, body)

@@ -133,16 +133,20 @@ def create_app(
     *,
     token: str | None = None,
     limits: Limits = Limits(),
+    checker: TextChecker | None = None,
     **resource_overrides,
 ) -> FastAPI:
-    """The ASGI app. Its resources (tool servers, models, memory) open when it starts and close when it stops."""
+    """The ASGI app. Its resources (tool servers, models, memory) open when it starts and close when it stops;
+    given an open ``checker`` instead, it serves that one and leaves closing it to its owner (``serve`` opens
+    it first, so a start-up failure is reported as the command's error before anything listens)."""
     settings = settings or Settings.from_env()
     state: dict = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with TextChecker.open(settings, **resource_overrides) as checker:
-            state["checker"] = checker
+        async with contextlib.AsyncExitStack() as resources:
+            opened = checker or await resources.enter_async_context(TextChecker.open(settings, **resource_overrides))
+            state["checker"] = opened
             state["slots"] = asyncio.Semaphore(limits.max_concurrent)
             yield
 
