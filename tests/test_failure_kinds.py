@@ -24,6 +24,8 @@ from failure_kinds import (  # noqa: E402
     hypernym,
     hyponym,
     nationality,
+    other_subject,
+    page_names,
     specific_adjective,
     specific_conjunct,
     specific_date,
@@ -126,6 +128,26 @@ def test_type_exclusion_names_a_kind_from_another_family(nlp):
     assert type_exclusion(nlp(unknown["claim"]), unknown, random.Random(0)) is None
 
 
+def test_other_subject_names_another_page_of_the_same_type_the_evidence_does_not_mention(nlp):
+    rows = [
+        {"claim": "Rodger Bumpass is an American actor.", "title": "Rodger Bumpass"},
+        {"claim": "Taran Killam was born in 1982.", "title": "Taran Killam"},
+        {"claim": "Thriller was released in 1982.", "title": "Thriller (album)"},
+        {"claim": "The album was released in 1982.", "title": "Bad (album)"},
+    ]
+    docs = [nlp(row["claim"]) for row in rows]
+    names = page_names(rows, docs)
+    assert names["PERSON"] == ["Rodger Bumpass", "Taran Killam"] and "Bad" not in str(names)
+    evidence = "Rodger Bumpass (born November 20, 1951) is an American actor and voice actor."
+    row = rows[0] | {"evidence": evidence}
+    assert other_subject(docs[0], row, names, random.Random(0)) == "Taran Killam is an American actor."
+    # the evidence naming the only other page of that type leaves nothing to swap in
+    naming = row | {"evidence": evidence + " He worked with Taran Killam."}
+    assert other_subject(docs[0], naming, names, random.Random(0)) is None
+    # a claim that does not open with its page's name is not edited
+    assert other_subject(docs[3], rows[3] | {"evidence": "It was released in 1982."}, names, random.Random(0)) is None
+
+
 def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
     rows = [
         {
@@ -164,6 +186,7 @@ def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
     labels = {
         "specific": "NOT ENOUGH INFO",
         "hyponym": "NOT ENOUGH INFO",
+        "other-subject": "NOT ENOUGH INFO",
         "hypernym": "SUPPORTS",
         "nationality": "SUPPORTS",
         "date-coarse": "SUPPORTS",

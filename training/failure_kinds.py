@@ -11,7 +11,11 @@ NOT ENOUGH INFO -- the claim says more than the evidence (the reader's largest e
   ("is a French novelist" -> "is a best-selling French novelist");
 * ``specific-place`` -- a place added after a date when the evidence names no place;
 * ``specific-conjunct`` -- a second fact joined by "and", the predicate of a claim about another page;
-* ``hyponym`` -- the predicate noun replaced by a WordNet hyponym ("is a doctor" -> "is a surgeon").
+* ``hyponym`` -- the predicate noun replaced by a WordNet hyponym ("is a doctor" -> "is a surgeon");
+* ``other-subject`` -- the page's name, the claim's subject, replaced by another page's name of the same
+  entity type ("Taran Killam is an American actor" against "Rodger Bumpass ... is an American actor"):
+  a sentence about one page settles nothing about another, where the reader took the clash of names for
+  a contradiction (most of its validation errors on retrieved sentences of other pages).
 
 SUPPORTS -- the claim says less than the evidence, or the same in other words:
 
@@ -468,6 +472,44 @@ def date_wrong_decade(claim: str, evidence: str, rng: random.Random) -> str | No
     return claim[: match.start()] + f"in the {other}s" + claim[match.end() :]
 
 
+def _page_name(title: str) -> str:
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
+def _named_subject(doc: Doc, name: str) -> str | None:
+    """The entity type of the page's name when the claim opens with it as one entity, else None."""
+    ent = next((e for e in doc.ents if e.start == 0), None)
+    return ent.label_ if name and ent is not None and ent.text == name else None
+
+
+def page_names(rows: list[dict], docs: list[Doc]) -> dict[str, list[str]]:
+    """Page names by the entity type their claims open with: what ``other_subject`` swaps in."""
+    names: dict[str, set[str]] = {}
+    for row, doc in zip(rows, docs):
+        name = _page_name(row.get("title", ""))
+        if label := _named_subject(doc, name):
+            names.setdefault(label, set()).add(name)
+    return {label: sorted(found) for label, found in names.items()}
+
+
+def other_subject(doc: Doc, row: dict, names: dict[str, list[str]], rng: random.Random) -> str | None:
+    """The claim about another page of the same entity type: its opening name swapped for that page's name,
+    when the evidence names neither the new page nor a name that contains or is contained in it."""
+    name = _page_name(row.get("title", ""))
+    label = _named_subject(doc, name)
+    if label is None:
+        return None
+    evidence = evidence_text(row["evidence"])
+    options = [
+        other
+        for other in names.get(label, [])
+        if other != name and other not in name and name not in other and not _has(evidence, other)
+    ]
+    if not options:
+        return None
+    return rng.choice(options) + row["claim"][len(name) :]
+
+
 def _page_kind(title: str, doc: Doc) -> str | None:
     """The page's kind: its title's disambiguator's last word(s), or the claim's predicate noun."""
     found = re.search(r"\(([^)]*)\)\s*$", title)
@@ -485,7 +527,7 @@ def type_exclusion(doc: Doc, row: dict, rng: random.Random) -> str | None:
     kind = _page_kind(row.get("title", ""), doc)
     if kind is None:
         return None
-    name = re.sub(r"\s*\([^)]*\)\s*$", "", row.get("title", "")).strip()
+    name = _page_name(row.get("title", ""))
     if not name or not doc.text.startswith(name):
         return None
     family = FAMILY_OF[kind]
@@ -496,13 +538,16 @@ def type_exclusion(doc: Doc, row: dict, rng: random.Random) -> str | None:
 
 # --- the pairs ----------------------------------------------------------------------------------
 
-NEI_KINDS = ("specific-date", "specific-adjective", "specific-place", "specific-conjunct", "hyponym")
+NEI_KINDS = ("specific-date", "specific-adjective", "specific-place", "specific-conjunct", "hyponym", "other-subject")
 SUPPORT_KINDS = ("hypernym", "nationality", "date-coarse")
 REFUTE_KINDS = ("date-wrong-decade", "type-exclusion")
 
 
-def kind_edits(doc: Doc, other: Doc, row: dict, rng: random.Random) -> dict[str, tuple[str, str]]:
-    """Every failure-kind edit that applies to the row, by kind: (claim, label)."""
+def kind_edits(
+    doc: Doc, other: Doc, row: dict, rng: random.Random, names: dict[str, list[str]] | None = None
+) -> dict[str, tuple[str, str]]:
+    """Every failure-kind edit that applies to the row, by kind: (claim, label); ``names`` (``page_names``)
+    are the other pages ``other-subject`` may name."""
     claim, evidence = row["claim"], evidence_text(row["evidence"])
     edits = {
         "specific-date": (specific_date(claim, evidence, rng), NEI),
@@ -510,6 +555,7 @@ def kind_edits(doc: Doc, other: Doc, row: dict, rng: random.Random) -> dict[str,
         "specific-place": (specific_place(doc, row["evidence"], rng), NEI),
         "specific-conjunct": (specific_conjunct(doc, other, evidence), NEI),
         "hyponym": (hyponym(doc, rng), NEI),
+        "other-subject": (other_subject(doc, row, names or {}, rng), NEI),
         "hypernym": (hypernym(doc), SUPPORTS),
         "nationality": (nationality(doc, evidence), SUPPORTS),
         "date-coarse": (date_coarse(claim, evidence, rng), SUPPORTS),
@@ -523,13 +569,19 @@ def kind_edits(doc: Doc, other: Doc, row: dict, rng: random.Random) -> dict[str,
     }
 
 
+# kinds capped above ``per_kind``: other-subject pairs stand for the reader's largest error on retrieved
+# sentences (other pages' sentences read as contradicting), so they get more room
+KIND_CAPS = {"other-subject": 4000}
+
+
 def failure_kind_pairs(
     supports: list[dict], nlp: Language, rng: random.Random, per_pair: int = 2, per_kind: int = 1500
 ) -> list[dict]:
-    """At most ``per_pair`` edits per SUPPORTS row and ``per_kind`` per kind, rarer kinds first; origin
-    ``kind-<kind>``."""
+    """At most ``per_pair`` edits per SUPPORTS row and ``per_kind`` per kind (``KIND_CAPS`` where larger),
+    rarer kinds first; origin ``kind-<kind>``."""
     rows = [row for row in supports if row.get("label") == "SUPPORTS"]
     docs = list(nlp.pipe([row["claim"] for row in rows], batch_size=256))
+    names = page_names(rows, docs)
     counts: Counter = Counter()
     out: list[dict] = []
     if wordnet() is None:
@@ -537,7 +589,11 @@ def failure_kind_pairs(
     for row, doc in zip(rows, docs):
         j = rng.randrange(len(docs))
         other = docs[j] if rows[j].get("title") != row.get("title") else nlp.make_doc("")
-        edits = {k: v for k, v in kind_edits(doc, other, row, rng).items() if counts[k] < per_kind}
+        edits = {
+            k: v
+            for k, v in kind_edits(doc, other, row, rng, names).items()
+            if counts[k] < max(per_kind, KIND_CAPS.get(k, 0))
+        }
         for _ in range(min(per_pair, len(edits))):
             fewest = min(counts[k] for k in edits)
             kind = rng.choice(sorted(k for k in edits if counts[k] == fewest))
