@@ -129,6 +129,15 @@ def test_refuses_train_part_claims(tmp_path):
     assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
 
 
+def test_a_claim_outside_the_split_is_named_not_a_key_error(tmp_path):
+    rows = made_up_rows(12)
+    done = run(tmp_path, rows, {r["id"]: "validation" for r in rows if r["id"] != "7"})
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == f"{tmp_path / 'results.jsonl'}:8: claim 7 is in no part of the split: give " + (
+        "results of the split's claims (for fresh claims, read their ledger's own metrics)"
+    )
+
+
 def test_tuning_figures_do_not_depend_on_whether_test_results_are_given(tmp_path):
     """The judge is fixed before the test part is run: adding test results must not move the tuning fit."""
     rows = made_up_rows()

@@ -63,10 +63,16 @@ def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
     """Every result row, grouped by the split part its claim id belongs to."""
     rows: dict[str, list[dict]] = {}
     for path in paths:
-        for line in path.open():
+        for number, line in enumerate(path.open(), start=1):
             if line.strip():
                 row = json.loads(line)
-                rows.setdefault(split[str(row["id"])], []).append(row)
+                part = split.get(str(row["id"]))
+                if part is None:
+                    raise SystemExit(
+                        f"{path}:{number}: claim {row['id']} is in no part of the split: give results of the "
+                        "split's claims (for fresh claims, read their ledger's own metrics)"
+                    )
+                rows.setdefault(part, []).append(row)
     parts: dict[str, list[Claim]] = {}
     for part, part_rows in rows.items():  # groups within a part: tuning folds must not depend on other parts' files
         groups = page_groups({str(row["id"]): result_anchor_pages(row) for row in part_rows})
