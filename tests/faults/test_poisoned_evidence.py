@@ -42,7 +42,8 @@ async def verdict_over(make_resources, corpus, stance):
 async def test_planted_text_does_not_change_the_verdict(make_resources, tmp_path, kind):
     stance = StanceModel()
     if kind != "instruction":  # the stance model alone is fooled: the judge is what must not be
-        assert stance.probabilities(CLAIM, [("Mount Everest", PLANTED[kind])])[0]["supports"] > 0.9
+        read = stance.probabilities(CLAIM, [("Mount Everest", PLANTED[kind])])[0]
+        assert read["supports"] > 0.8 and max(read, key=read.get) == "supports"
     clean = await verdict_over(make_resources, WIKI_MINI, stance)
     poisoned = await verdict_over(make_resources, poisoned_corpus(tmp_path, PLANTED[kind]), stance)
     planted = [e for e in poisoned["evidence"] if e.text == PLANTED[kind]]
