@@ -8,7 +8,6 @@ own: ``python -m pytest -m langgraph_dev``."""
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from mermaid_verifier.service.child import free_port
+
 from .processes import command_line, live_processes, require_proc
 
 pytestmark = pytest.mark.langgraph_dev
@@ -25,12 +26,6 @@ pytestmark = pytest.mark.langgraph_dev
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 180
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def session_processes(session_id: int) -> dict[int, str]:

@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -19,14 +18,18 @@ from fastapi.testclient import TestClient
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ServiceStartError
 from mermaid_verifier.service import Limits, create_app
-from mermaid_verifier.service.child import serve_in_child
+from mermaid_verifier.service.child import SERVE, serve_in_child
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 from .processes import live_processes
 
-CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
 TEXT = "Stanley Kubrick directed 2001: A Space Odyssey. He was born in the Bronx. Thanks for reading!"
+
+
+def serve_env(folder: Path) -> dict[str, str]:
+    """The environment of a ``serve`` process over the local corpus alone, its cache in ``folder``, no memory."""
+    return {**os.environ, "MERMAID_CACHE_DIR": str(folder / "cache"), "MERMAID_SOURCES": "local", "MERMAID_MEMORY": "0"}
 
 
 def events(response: httpx.Response) -> list[dict]:
@@ -37,32 +40,24 @@ def events(response: httpx.Response) -> list[dict]:
 def server(tmp_path_factory):
     """``mermaid-verifier serve`` in its own process over the test corpus; stopped (and waited for) at the end."""
     tmp = tmp_path_factory.mktemp("serve")
-    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp / "cache"), "MERMAID_SOURCES": "local", "MERMAID_MEMORY": "0"}
-    with serve_in_child(["--corpus", str(WIKI_MINI), "--max-claims", "5"], env=env) as base:
+    with serve_in_child(["--corpus", str(WIKI_MINI), "--max-claims", "5"], env=serve_env(tmp)) as base:
         yield base
 
 
 def test_a_service_that_cannot_start_is_reported_with_its_error_and_leaves_no_process(tmp_path):
-    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
     before = {p.pid for p in live_processes()}
     with pytest.raises(ServiceStartError) as failure:
-        with serve_in_child(["--corpus", str(tmp_path / "missing.jsonl")], env=env):
+        with serve_in_child(["--corpus", str(tmp_path / "missing.jsonl")], env=serve_env(tmp_path)):
             pytest.fail("a service over a missing corpus must not become ready")
     assert str(failure.value) == f"serve exited with 2: error: corpus file not found: {tmp_path / 'missing.jsonl'}"
     assert not [p for p in live_processes() if p.pid not in before and p.parent == os.getpid()]
 
 
 def test_the_service_process_is_stopped_when_the_block_fails(tmp_path):
-    env = {
-        **os.environ,
-        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
-        "MERMAID_SOURCES": "local",
-        "MERMAID_MEMORY": "0",
-    }
     before = {p.pid for p in live_processes() if p.parent == os.getpid()}  # e.g. a module's own server
     children = []
     with pytest.raises(RuntimeError, match="the caller's own failure"):
-        with serve_in_child(["--corpus", str(WIKI_MINI)], env=env) as base:
+        with serve_in_child(["--corpus", str(WIKI_MINI)], env=serve_env(tmp_path)) as base:
             assert httpx.get(f"{base}/healthz").status_code == 200
             children = [p.pid for p in live_processes() if p.parent == os.getpid() and p.pid not in before]
             raise RuntimeError("the caller's own failure")
@@ -224,7 +219,7 @@ def test_a_request_over_its_time_limit_is_told_so(tmp_path, decomposer):
 
 
 def test_serving_beyond_this_machine_needs_a_token_or_no_auth():
-    done = subprocess.run([*CLI, "serve", "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([*SERVE, "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: --host 0.0.0.0 lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer "
@@ -233,22 +228,16 @@ def test_serving_beyond_this_machine_needs_a_token_or_no_auth():
 
 
 def test_a_port_in_use_is_one_line_naming_it_and_nothing_starts(tmp_path):
-    env = {
-        **os.environ,
-        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
-        "MERMAID_SOURCES": "local",
-        "MERMAID_MEMORY": "0",
-    }
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run(
-            [*CLI, "serve", "--port", str(port), "--corpus", str(WIKI_MINI)],
+            [*SERVE, "--port", str(port), "--corpus", str(WIKI_MINI)],
             capture_output=True,
             text=True,
             timeout=120,
-            env=env,
+            env=serve_env(tmp_path),
         )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
