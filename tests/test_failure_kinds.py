@@ -24,6 +24,7 @@ from failure_kinds import (  # noqa: E402
     hypernym,
     hyponym,
     nationality,
+    other_relation,
     other_subject,
     page_names,
     specific_adjective,
@@ -148,6 +149,42 @@ def test_other_subject_names_another_page_of_the_same_type_the_evidence_does_not
     assert other_subject(docs[3], rows[3] | {"evidence": "It was released in 1982."}, names, random.Random(0)) is None
 
 
+def test_other_relation_swaps_the_relation_for_one_of_its_family_the_evidence_is_silent_on():
+    evidence = "The screenplay was written by Kubrick and Vladimir Nabokov ."
+    swapped = {
+        other_relation("Kubrick wrote the screenplay for Lolita.", evidence, random.Random(seed)) for seed in range(40)
+    }
+    # every swap names the same entities, and none is a writing relation the evidence speaks of
+    assert swapped and all(s.startswith("Kubrick ") and s.endswith(" Lolita.") for s in swapped)
+    assert "Kubrick directed Lolita." in swapped
+    assert not any("wrote" in s for s in swapped)
+    # the passive form keeps to passive phrases
+    passive = other_relation("The film was directed by Ang Lee.", "It was directed by Ang Lee .", random.Random(0))
+    assert passive is not None and passive.startswith("The film was ") and passive.endswith(" by Ang Lee.")
+    assert "directed" not in passive
+    assert other_relation(
+        "Ludwig van Beethoven was born in Bonn.", "Beethoven was born in Bonn .", random.Random(0)
+    ) in {
+        "Ludwig van Beethoven died in Bonn.",
+        "Ludwig van Beethoven lived in Bonn.",
+        "Ludwig van Beethoven grew up in Bonn.",
+        "Ludwig van Beethoven was buried in Bonn.",
+    }
+
+
+def test_other_relation_leaves_dates_passives_and_covered_relations_alone():
+    rng = random.Random(0)
+    # "born in 1961" -> "lived in 1961" would follow from the evidence
+    assert other_relation("Shane Black was born in 1961.", "Shane Black ( born December 16 , 1961 )", rng) is None
+    assert other_relation("Anne Sullivan was born in April of 1866.", "( April 14 , 1866 )", rng) is None
+    # an active phrase inside a passive one would come out ungrammatical
+    assert other_relation("Despicable Me 2 was produced for Universal.", "It was made for Universal .", rng) is None
+    # the evidence speaks of every other relation of the family
+    covered = "He played for and later coached and managed the club ."
+    assert other_relation("Dean played for Leeds.", covered, rng) is None
+    assert other_relation("Thriller is an album.", "Thriller is a 1982 album .", rng) is None
+
+
 def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
     rows = [
         {
@@ -187,6 +224,7 @@ def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
         "specific": "NOT ENOUGH INFO",
         "hyponym": "NOT ENOUGH INFO",
         "other-subject": "NOT ENOUGH INFO",
+        "other-relation": "NOT ENOUGH INFO",
         "hypernym": "SUPPORTS",
         "nationality": "SUPPORTS",
         "date-coarse": "SUPPORTS",

@@ -15,7 +15,11 @@ NOT ENOUGH INFO -- the claim says more than the evidence (the reader's largest e
 * ``other-subject`` -- the page's name, the claim's subject, replaced by another page's name of the same
   entity type ("Taran Killam is an American actor" against "Rodger Bumpass ... is an American actor"):
   a sentence about one page settles nothing about another, where the reader took the clash of names for
-  a contradiction (most of its validation errors on retrieved sentences of other pages).
+  a contradiction (most of its validation errors on retrieved sentences of other pages);
+* ``other-relation`` -- the claim's relation replaced by another of the same family, between the same
+  entities, when the evidence says nothing of the new one ("X directed Y" -> "X produced Y"; "was born in"
+  -> "died in"): a sentence stating one relation settles nothing about another, where the reader took
+  "the screenplay was written by Kubrick" as refuting "Kubrick directed it".
 
 SUPPORTS -- the claim says less than the evidence, or the same in other words:
 
@@ -510,6 +514,94 @@ def other_subject(doc: Doc, row: dict, names: dict[str, list[str]], rng: random.
     return rng.choice(options) + row["claim"][len(name) :]
 
 
+# Relations by family, as a claim states them: (phrase, words whose presence in the evidence means the
+# evidence may speak of that relation). Within a family one relation neither entails nor excludes another,
+# so a claim whose relation was swapped for another is NOT ENOUGH INFO against evidence for the first.
+# A relation whose object is a date is left alone: "was born in 1961" -> "lived in 1961" follows from it.
+RELATION_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
+    (
+        ("directed", r"direct"),
+        ("wrote", r"wr[io]te|writ|screenplay|author|penned|script"),
+        ("wrote the screenplay for", r"wr[io]te|writ|screenplay|author|penned|script"),
+        ("produced", r"produc"),
+        ("edited", r"edit"),
+        ("starred in", r"star|cast|role|play|actor|actress|appear|portray"),
+        ("narrated", r"narrat|voice"),
+        ("composed the music for", r"compos|music|score|song"),
+    ),
+    (
+        ("was directed by", r"direct"),
+        ("was written by", r"wr[io]te|writ|screenplay|author|penned|script"),
+        ("was produced by", r"produc"),
+        ("was edited by", r"edit"),
+        ("was narrated by", r"narrat|voice"),
+        ("was composed by", r"compos|music|score"),
+    ),
+    (
+        ("was developed by", r"develop"),
+        ("was published by", r"publish"),
+        ("was distributed by", r"distribut"),
+        ("was manufactured by", r"manufactur|made|build|built|produc"),
+        ("was released by", r"releas"),
+    ),
+    (
+        ("founded", r"found|establish|creat|start|set up"),
+        ("owned", r"own|acqui|bought|purchas|sold"),
+        ("led", r"\bled\b|lead|head|chair|president|chief|ceo|director"),
+    ),
+    (
+        ("was born in", r"born|birth|native"),
+        ("died in", r"died|death|dead|kill"),
+        ("lived in", r"live|resid|home|settl|moved"),
+        ("grew up in", r"grew|raised|childhood|upbringing"),
+        ("was buried in", r"buri|grave|interred"),
+    ),
+    (
+        ("studied at", r"stud|educat|attend|student|enrol"),
+        ("graduated from", r"graduat|degree|alumn"),
+        ("taught at", r"taught|teach|professor|lectur|faculty"),
+        ("worked at", r"work|employ|job"),
+    ),
+    (
+        ("played for", r"play|sign|join|appear|transfer|loan"),
+        ("coached", r"coach|manag"),
+        ("managed", r"manag|coach"),
+    ),
+)
+_RELATION = re.compile(
+    r"\b("
+    + "|".join(sorted((re.escape(p) for family in RELATION_FAMILIES for p, _ in family), key=len, reverse=True))
+    + r")\b"
+)
+
+
+_DATE_NEXT = re.compile(
+    rf"\s+(?:the\s+)?(?:\d|'\d|early\b|mid|late\b|{_MONTH_RE}\b|spring|summer|autumn|fall\b|winter)"
+)
+
+
+_PASSIVE_BEFORE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+$")
+
+
+def other_relation(claim: str, evidence: str, rng: random.Random) -> str | None:
+    """The claim with its relation replaced by another of the same family that the evidence does not speak
+    of; None when the claim states no known relation, or the evidence touches every other one."""
+    found = _RELATION.search(claim)
+    if found is None or _DATE_NEXT.match(claim, found.end()):
+        return None
+    if not found.group(1).startswith("was ") and _PASSIVE_BEFORE.search(claim, 0, found.start()):
+        return None  # "was produced for ...": an active phrase inside a passive one
+    family = next(f for f in RELATION_FAMILIES if any(p == found.group(1) for p, _ in f))
+    options = [
+        phrase
+        for phrase, words in family
+        if phrase != found.group(1) and not re.search(words, evidence, flags=re.IGNORECASE)
+    ]
+    if not options:
+        return None
+    return claim[: found.start()] + rng.choice(options) + claim[found.end() :]
+
+
 def _page_kind(title: str, doc: Doc) -> str | None:
     """The page's kind: its title's disambiguator's last word(s), or the claim's predicate noun."""
     found = re.search(r"\(([^)]*)\)\s*$", title)
@@ -538,7 +630,15 @@ def type_exclusion(doc: Doc, row: dict, rng: random.Random) -> str | None:
 
 # --- the pairs ----------------------------------------------------------------------------------
 
-NEI_KINDS = ("specific-date", "specific-adjective", "specific-place", "specific-conjunct", "hyponym", "other-subject")
+NEI_KINDS = (
+    "specific-date",
+    "specific-adjective",
+    "specific-place",
+    "specific-conjunct",
+    "hyponym",
+    "other-subject",
+    "other-relation",
+)
 SUPPORT_KINDS = ("hypernym", "nationality", "date-coarse")
 REFUTE_KINDS = ("date-wrong-decade", "type-exclusion")
 
@@ -556,6 +656,7 @@ def kind_edits(
         "specific-conjunct": (specific_conjunct(doc, other, evidence), NEI),
         "hyponym": (hyponym(doc, rng), NEI),
         "other-subject": (other_subject(doc, row, names or {}, rng), NEI),
+        "other-relation": (other_relation(claim, evidence, rng), NEI),
         "hypernym": (hypernym(doc), SUPPORTS),
         "nationality": (nationality(doc, evidence), SUPPORTS),
         "date-coarse": (date_coarse(claim, evidence, rng), SUPPORTS),
@@ -570,8 +671,9 @@ def kind_edits(
 
 
 # kinds capped above ``per_kind``: other-subject pairs stand for the reader's largest error on retrieved
-# sentences (other pages' sentences read as contradicting), so they get more room
-KIND_CAPS = {"other-subject": 4000}
+# sentences (other pages' sentences read as contradicting), so they get more room; other-relation pairs
+# are rarer, and everything that applies is kept
+KIND_CAPS = {"other-subject": 4000, "other-relation": 4000}
 
 
 def failure_kind_pairs(
