@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WIKI_MINI = FIXTURES / "wiki_mini.jsonl"
+# the installed CLI, run as a child process of this interpreter
+CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 # Graph tests check mechanics (stopping, memory budgets, review, cascade, belief revision) against fixed
 # judge settings, not against the values tuned on FEVER in data/judge_config.json, which change with

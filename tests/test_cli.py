@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from .conftest import WIKI_MINI
+from .conftest import CLI, WIKI_MINI
 
 VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
 EVIDENCE_KEYS = {"id", "source", "title", "text", "page", "line", "url", "stance", "score"}
@@ -134,6 +134,5 @@ def test_runtime_failure_exits_1_with_one_line_and_debug_shows_traceback(tmp_pat
 
 
 def test_mermaid_verifier_has_a_verify_subcommand(tmp_path):
-    cli = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
-    done = subprocess.run(cli + ["verify", "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(CLI + ["verify", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--corpus" in done.stdout and "--json" in done.stdout

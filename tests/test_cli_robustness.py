@@ -21,10 +21,9 @@ from mermaid_verifier.cli.options import OUTPUT_CLOSED, guarded
 from mermaid_verifier.cli.verify import read_claims
 from mermaid_verifier.errors import MermaidError, UsageError
 
-from .conftest import WIKI_MINI
+from .conftest import CLI, WIKI_MINI
 
 VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
-CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
 MARKUP_CLAIM = "Stanley Kubrick directed [bold]2001[/bold] [/] [red]A Space Odyssey :smile:."
 EVEREST = "Mount Everest is in the Himalayas."
 QUESTION = "Who directed Jaws?"

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -22,9 +21,8 @@ from mermaid_verifier.evaluation.fever_run import RunOptions, order_claims, run
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
 
-from .conftest import WIKI_MINI
+from .conftest import CLI, WIKI_MINI
 
-CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
 EVEREST = "Mount Everest is in the Himalayas."
 

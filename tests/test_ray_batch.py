@@ -23,8 +23,8 @@ from mermaid_verifier.evaluation.ray_batch import RayOptions, stream_batches
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.models import Label
 
-from .conftest import WIKI_MINI
-from .test_fever_run import CLI, write_claims
+from .conftest import CLI, WIKI_MINI
+from .test_fever_run import write_claims
 
 # ---- the driver, with stand-in workers ----------------------------------------------------------
 

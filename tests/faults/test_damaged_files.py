@@ -13,10 +13,9 @@ import sys
 
 import pytest
 
-from ..conftest import WIKI_MINI
+from ..conftest import CLI, WIKI_MINI
 
 VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
-CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
 CLAIM = "Mount Everest is in the Himalayas."
 BOUND_S = 120  # far above a healthy run's few seconds; a hang ends here as a failure
 
