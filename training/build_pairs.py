@@ -412,18 +412,22 @@ def main() -> None:
         contrastive, vitaminc_validation = contrastive_shared_pairs(args.shared, held_out_titles, rng, args.with_anli)
         train += contrastive
     write_rows(args.work / "pairs_train.jsonl", train, rng)
-    # the validation files draw on a stream of their own: a training generator added or changed leaves them
-    # as they were, so models trained on different pair sets are compared on the same validation pairs
-    held_out_rng = random.Random(f"{args.seed}:validation")
+
+    # each validation file draws on a stream of its own: a training generator added or changed, or a kind
+    # added to the kinds file, leaves the other files as they were, so models trained on different pair
+    # sets are compared on the same validation pairs
+    def stream(name: str) -> random.Random:
+        return random.Random(f"{args.seed}:validation:{name}")
+
     validation, validation_records = fever_pairs(claims, split, index, "validation", set())
     validation_gold = [r for r in validation if r["origin"] == "fever"]
-    validation_edits = edited_pairs(validation_gold, validation_records, index, nlp, held_out_rng, pool)
-    validation_kinds = failure_kind_pairs(validation_gold, nlp, held_out_rng, per_kind=10_000)
-    write_rows(args.work / "pairs_validation.jsonl", validation, held_out_rng)
-    write_rows(args.work / "pairs_validation_edits.jsonl", validation_edits, held_out_rng)
-    write_rows(args.work / "pairs_validation_kinds.jsonl", validation_kinds, held_out_rng)
+    validation_edits = edited_pairs(validation_gold, validation_records, index, nlp, stream("edits"), pool)
+    validation_kinds = failure_kind_pairs(validation_gold, nlp, stream("kinds"), per_kind=10_000)
+    write_rows(args.work / "pairs_validation.jsonl", validation, stream("validation"))
+    write_rows(args.work / "pairs_validation_edits.jsonl", validation_edits, stream("edits-order"))
+    write_rows(args.work / "pairs_validation_kinds.jsonl", validation_kinds, stream("kinds-order"))
     if vitaminc_validation:
-        write_rows(args.work / "pairs_validation_vitaminc.jsonl", vitaminc_validation, held_out_rng)
+        write_rows(args.work / "pairs_validation_vitaminc.jsonl", vitaminc_validation, stream("vitaminc"))
     print("split", dict(sorted(counts.items())))
 
 

@@ -382,10 +382,9 @@ def antonym_edit(doc: Doc, evidence: str) -> str | None:
     return None
 
 
-def number_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
-    """A count/amount the evidence states, changed to a different value the evidence does not state."""
-    ev = evidence_text(evidence)
-    values = _numbers_in(ev)
+def stated_counts(doc: Doc, values: set[float]) -> list[tuple[Token, float]]:
+    """The claim's counts and amounts whose value the evidence states (``values``): not years, names,
+    subjects or "one of the six"."""
     candidates = []
     for token in doc:
         if token.tag_ != "CD" or (token.ent_type_ and token.ent_type_ not in _NUMERIC_LABELS):
@@ -402,6 +401,13 @@ def number_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
         if value is None or value not in values or _YEAR.match(token.text):
             continue
         candidates.append((token, value))
+    return candidates
+
+
+def number_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
+    """A count/amount the evidence states, changed to a different value the evidence does not state."""
+    values = _numbers_in(evidence_text(evidence))
+    candidates = stated_counts(doc, values)
     rng.shuffle(candidates)
     for token, value in candidates:
         new = _other_number(token.text, value, values, rng)
