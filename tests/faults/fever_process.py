@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..conftest import WIKI_MINI
-from .test_damaged_files import CLI
+from ..conftest import CLI, WIKI_MINI
 
 CLAIMS = ["Stanley Kubrick directed 2001: A Space Odyssey.", "Mount Everest is in the Himalayas."]
 
@@ -42,5 +42,14 @@ def start_fever(tmp_path: Path, claims: int) -> FeverRun:
     out = tmp_path / "out"
     env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
     args = ["fever", str(path), "--corpus", str(WIKI_MINI), "--no-memory", "--concurrency", "1", "--out", str(out)]
-    process = subprocess.Popen(CLI + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal delivers it: a test runner started in the background (where the shell ignores
+    # SIGINT) would otherwise pass the ignored disposition on, and the run would never see the signal
+    process = subprocess.Popen(
+        CLI + args,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     return FeverRun(process, args, env, out / "results.jsonl", claims)

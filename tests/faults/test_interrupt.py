@@ -7,8 +7,8 @@ import json
 import signal
 import subprocess
 
+from ..conftest import CLI
 from .fever_process import start_fever
-from .test_damaged_files import CLI
 
 
 def test_ctrl_c_says_resume_continues_and_resume_finishes(tmp_path):
