@@ -179,6 +179,11 @@ def test_other_relation_leaves_dates_passives_and_covered_relations_alone():
     # "born in 1961" -> "lived in 1961" would follow from the evidence
     assert other_relation("Shane Black was born in 1961.", "Shane Black ( born December 16 , 1961 )", rng) is None
     assert other_relation("Anne Sullivan was born in April of 1866.", "( April 14 , 1866 )", rng) is None
+    assert other_relation("He was born in the 1950s.", "He was born in 1953 .", rng) is None
+    # a title that opens with a number is an object, not a date
+    kubrick = "The screenplay was written by Kubrick and Arthur C. Clarke ."
+    swapped = other_relation("Stanley Kubrick directed 2001: A Space Odyssey.", kubrick, rng)
+    assert swapped is not None and swapped.endswith(" 2001: A Space Odyssey.") and "directed" not in swapped
     # an active phrase inside a passive one would come out ungrammatical
     assert other_relation("Despicable Me 2 was produced for Universal.", "It was made for Universal .", rng) is None
     # the evidence speaks of every other relation of the family

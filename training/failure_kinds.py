@@ -592,8 +592,11 @@ _RELATION = re.compile(
 )
 
 
+# a date or period right after the relation; a title that opens with a number ("2001: A Space Odyssey",
+# "12 Angry Men") is an object like any other
 _DATE_NEXT = re.compile(
-    rf"\s+(?:the\s+)?(?:\d|'\d|early\b|mid|late\b|{_MONTH_RE}\b|spring|summer|autumn|fall\b|winter)"
+    rf"\s+(?:the\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_RE})\b|\d{{1,4}}s?\b(?!\s*:|\s+[A-Z])"
+    rf"|'\d|early\b|mid|late\b|(?:{_MONTH_RE})\b|spring|summer|autumn|fall\b|winter)"
 )
 
 
