@@ -20,8 +20,9 @@ from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WIKI_MINI = FIXTURES / "wiki_mini.jsonl"
-# the installed CLI, run as a child process of this interpreter
+# the installed CLI and its `verify` entry point, run as child processes of this interpreter
 CLI = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
+VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 # Graph tests check mechanics (stopping, memory budgets, review, cascade, belief revision) against fixed
 # judge settings, not against the values tuned on FEVER in data/judge_config.json, which change with

@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from .conftest import CLI, WIKI_MINI
+from .conftest import CLI, VERIFY, WIKI_MINI
 
-VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
 EVIDENCE_KEYS = {"id", "source", "title", "text", "page", "line", "url", "stance", "score"}
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 import typer
@@ -21,9 +20,8 @@ from mermaid_verifier.cli.options import OUTPUT_CLOSED, guarded
 from mermaid_verifier.cli.verify import read_claims
 from mermaid_verifier.errors import MermaidError, UsageError
 
-from .conftest import CLI, WIKI_MINI
+from .conftest import CLI, VERIFY, WIKI_MINI
 
-VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
 MARKUP_CLAIM = "Stanley Kubrick directed [bold]2001[/bold] [/] [red]A Space Odyssey :smile:."
 EVEREST = "Mount Everest is in the Himalayas."
 QUESTION = "Who directed Jaws?"

@@ -590,6 +590,7 @@ _RELATION = re.compile(
     + "|".join(sorted((re.escape(p) for family in RELATION_FAMILIES for p, _ in family), key=len, reverse=True))
     + r")\b"
 )
+_FAMILY_OF_RELATION = {phrase: family for family in RELATION_FAMILIES for phrase, _ in family}
 
 
 # a date or period right after the relation; a title that opens with a number ("2001: A Space Odyssey",
@@ -611,10 +612,9 @@ def other_relation(claim: str, evidence: str, rng: random.Random) -> str | None:
         return None
     if not found.group(1).startswith("was ") and _PASSIVE_BEFORE.search(claim, 0, found.start()):
         return None  # "was produced for ...": an active phrase inside a passive one
-    family = next(f for f in RELATION_FAMILIES if any(p == found.group(1) for p, _ in f))
     options = [
         phrase
-        for phrase, words in family
+        for phrase, words in _FAMILY_OF_RELATION[found.group(1)]
         if phrase != found.group(1) and not re.search(words, evidence, flags=re.IGNORECASE)
     ]
     if not options:
@@ -639,13 +639,14 @@ _APPROXIMATE = re.compile(
     r"|up to|at least|at most|estimated|circa|c\.|close to|just|upwards of|in excess of)\s*$",
     flags=re.IGNORECASE,
 )
-_CURRENCY = {"$", "£", "€", "¥"}
+_CURRENCY = frozenset("$£€¥")
+_CURRENCY_AT_END = re.compile(rf"[{re.escape(''.join(sorted(_CURRENCY)))}]\s*$")
 _DETERMINERS = {"the", "a", "an", "these", "those", "its", "his", "her", "their", "our", "my", "your"}
 
 
 def _approximate(before: str) -> bool:
     """Whether the text before a number makes it approximate or a bound ("about", "over $")."""
-    return _APPROXIMATE.search(re.sub(r"[$£€¥]\s*$", "", before.rstrip()).rstrip() + " ") is not None
+    return _APPROXIMATE.search(_CURRENCY_AT_END.sub("", before.rstrip())) is not None
 
 
 _WORD_OF = {value: word for word, value in NUMBER_WORDS.items()}

@@ -10,8 +10,8 @@ import pytest
 
 from mermaid_verifier.tools import corpora
 
-from ..conftest import WIKI_MINI
-from .test_damaged_files import CLI, VERIFY, one_error_line, run
+from ..conftest import CLI, VERIFY, WIKI_MINI
+from .test_damaged_files import one_error_line, run
 
 CLAIM = "Mount Everest is in the Himalayas."
 

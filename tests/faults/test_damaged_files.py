@@ -9,13 +9,11 @@ import os
 import random
 import sqlite3
 import subprocess
-import sys
 
 import pytest
 
-from ..conftest import CLI, WIKI_MINI
+from ..conftest import CLI, VERIFY, WIKI_MINI
 
-VERIFY = [sys.executable, "-c", "from mermaid_verifier.cli import verify_main; verify_main()"]
 CLAIM = "Mount Everest is in the Himalayas."
 BOUND_S = 120  # far above a healthy run's few seconds; a hang ends here as a failure
 

@@ -9,9 +9,9 @@ import socket
 
 import pytest
 
-from ..conftest import WIKI_MINI
+from ..conftest import CLI, VERIFY, WIKI_MINI
 from ..llm_stub import Reply, StubServer
-from .test_damaged_files import CLI, VERIFY, one_error_line, run
+from .test_damaged_files import one_error_line, run
 
 CLAIM = "Stanley Kubrick directed 2001: A Space Odyssey."
 

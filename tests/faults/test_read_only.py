@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import WIKI_MINI
-from .test_damaged_files import CLAIM, CLI, VERIFY, one_error_line, run
+from ..conftest import CLI, VERIFY, WIKI_MINI
+from .test_damaged_files import CLAIM, one_error_line, run
 
 
 @contextmanager
