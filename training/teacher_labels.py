@@ -4,14 +4,19 @@
     /tmp/train/bin/python training/train_stance.py --run-dir training/runs/student --pairs DIR --distill-weight 0.5 --ship
 
 Every ``pairs_*.jsonl`` in ``--pairs`` is copied to ``--out`` with a ``"teacher": [P(S), P(R), P(NEI)]``
-field on each row. Labelling a large model over 50k pairs takes a while on a CPU, so rows are written in
-chunks to ``NAME.partial`` and a rerun continues after the last complete chunk; the file gets its final
-name only when every row is labelled.
+field on each row. ``--from-labels FILE`` takes the probabilities from a labels file instead of a model: the
+``teacher_labels.json.gz`` a GPU run writes (``device_train.py``), kept in git under ``training/records/``,
+which names each pairs file by SHA-256, so the labels attach only to the very pairs they were made for.
+Labelling with a large model over 50k pairs takes a while on a CPU, so rows are written in chunks to
+``NAME.partial`` and a rerun continues after the last complete chunk; the file gets its final name only
+when every row is labelled.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import os
 import sys
 import time
@@ -64,15 +69,50 @@ def label_file(model, tokenizer, source: Path, target: Path, *, bf16: bool, log=
     return labelled
 
 
+def attach_labels(labels_file: Path, pairs: Path, out: Path) -> dict[str, int]:
+    """Copy each pairs file that ``labels_file`` labels into ``out`` with its rows' teacher probabilities;
+    returns the rows written per file. Refuses a pairs file whose bytes are not the ones labelled."""
+    labels = orjson.loads(gzip.decompress(Path(labels_file).read_bytes()))
+    if labels.get("labels") != LABELS:
+        raise SystemExit(f"{labels_file}: its probabilities are not in the order {LABELS}")
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, entry in labels["files"].items():
+        source = pairs / name
+        if not source.exists():
+            raise SystemExit(f"{source}: missing; {labels_file} labels it (SHA-256 {entry['sha256'][:16]}…)")
+        data = source.read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise SystemExit(
+                f"{source} is not the file {labels_file} labels (SHA-256 {entry['sha256'][:16]}…): rebuild the"
+                " pairs at the commit its record names"
+            )
+        rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+        if len(entry["probabilities"]) != len(rows):
+            raise SystemExit(
+                f"{labels_file}: {len(entry['probabilities'])} probabilities for the {len(rows)} rows of {name}"
+            )
+        (out / name).write_bytes(
+            b"".join(orjson.dumps(row | {"teacher": probs}) + b"\n" for row, probs in zip(rows, entry["probabilities"]))
+        )
+        written[name] = len(rows)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Add a teacher model's probabilities to training pairs (resumable).")
-    parser.add_argument("--model", type=Path, required=True, help="a trained run's final/ directory")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--model", type=Path, help="a trained run's final/ directory")
+    source.add_argument("--from-labels", type=Path, help="a teacher_labels.json.gz that a GPU run wrote")
     parser.add_argument("--pairs", type=Path, required=True, help="directory of pairs_*.jsonl")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument(
         "--precision", choices=("auto", "bf16", "fp32"), default="auto", help="auto: bf16 where the CPU has bf16 units"
     )
     args = parser.parse_args(argv)
+    if args.from_labels:
+        print(attach_labels(args.from_labels, args.pairs, args.out))
+        return 0
     for path in (args.model, args.pairs):
         if not path.is_dir():
             raise SystemExit(f"not a directory: {path}")

@@ -132,12 +132,14 @@ class Trainer:
         checkpoint_seconds: float = 600,
         max_seconds: float | None = None,
         distill_weight: float = 0.0,
+        device: str = "cpu",
         log: Callable[[str], None] = print,
     ):
         self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
         self.distill_weight = distill_weight  # share of the loss that follows the teacher's probabilities
         self.run_dir = Path(run_dir)
         self.seed, self.batch_size, self.bf16 = seed, batch_size, bf16
+        self.device = torch.device(device)  # "cuda" on a lent GPU; the model must already be there
         self.checkpoint_seconds, self.max_seconds = checkpoint_seconds, max_seconds
         self.log = log
         self.position = Position()
@@ -173,15 +175,16 @@ class Trainer:
 
     # -- the loop ----------------------------------------------------------------------------------
     def _optimizer(self, stage: Stage, rows: list[dict]):
-        optimizer = torch.optim.AdamW(self.model.parameters(), lr=stage.lr, weight_decay=0.01)
+        trained = [p for p in self.model.parameters() if p.requires_grad]  # frozen embeddings stay as they are
+        optimizer = torch.optim.AdamW(trained, lr=stage.lr, weight_decay=0.01)
         steps = stage.epochs * math.ceil(len(rows) / self.batch_size)
         return optimizer, get_linear_schedule_with_warmup(optimizer, int(0.06 * steps), steps)
 
     def _step(self, batch: list[dict], optimizer, scheduler) -> float:
-        inputs = encode(self.tokenizer, batch)
-        labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch])
-        teacher = teacher_probabilities(batch) if self.distill_weight else None
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+        inputs = encode(self.tokenizer, batch).to(self.device)
+        labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch], device=self.device)
+        teacher = teacher_probabilities(batch).to(self.device) if self.distill_weight else None
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
             logits = self.model(**inputs).logits
         loss = stance_loss(logits.float(), labels, teacher, self.distill_weight)
         loss.backward()
@@ -248,16 +251,16 @@ class Trainer:
 
 
 @torch.no_grad()
-def predict(model, tokenizer, rows: list[dict], batch_size: int = 64, bf16: bool = False):
-    """Softmax probabilities (numpy, LABELS order) for each row."""
+def predict(model, tokenizer, rows: list[dict], batch_size: int = 64, bf16: bool = False, device: str = "cpu"):
+    """Softmax probabilities (numpy, LABELS order) for each row; ``model`` must be on ``device``."""
     import numpy as np
 
     model.eval()
     out = []
     for i in range(0, len(rows), batch_size):
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-            logits = model(**encode(tokenizer, rows[i : i + batch_size])).logits
-        out.append(torch.softmax(logits.float(), -1).numpy())
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
+            logits = model(**encode(tokenizer, rows[i : i + batch_size]).to(device)).logits
+        out.append(torch.softmax(logits.float(), -1).cpu().numpy())
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)))
 
 

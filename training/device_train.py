@@ -1,0 +1,283 @@
+"""What runs on a lent GPU in one call: train the all-mpnet-base-v2 teacher on every training pair, label
+every pair with it, distil a 6-layer student from it, and write back only small files.
+
+    # here: pack the base (weight_pack.py) and the pairs; there, with both carried:
+    PYTHONPATH=.:training python3 training/device_train.py --weights .devpack1 .devpack2 \\
+        --pairs .devpack2/pairs --out $OUT --teacher-seconds 190 --student-seconds 150
+
+Each phase fits its wall-time share: a short probe of real training steps measures steps/s, and the number
+of epochs is the most that fits (at least one; fewer pairs if not even one fits). Files written to
+``--out`` as soon as each is ready, so a call cut short still returns what was done:
+
+- ``metrics.json``: steps, minutes and the validation figures of teacher and student;
+- ``teacher_labels.json.gz``: the teacher's (S, R, NEI) probabilities for every row of every pairs file,
+  in row order, with each file's SHA-256 (``teacher_labels.py --from-labels`` attaches them);
+- ``student-N.safetensors``: the student's weights but its word embeddings, which stay frozen at the
+  carried base's (``weight_pack.py`` format; ``import_student.py`` rebuilds and exports the model here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import lzma
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import torch
+from safetensors.torch import save_file
+from train_stance import base_model, keep_layers
+from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, predict
+from transformers import AutoTokenizer
+from weight_pack import pack_state, unpack
+
+from mermaid_verifier.errors import TrainingStopped
+from mermaid_verifier.evaluation.metrics import pair_figures
+
+DEFAULT_STUDENT_LAYERS = "0,2,4,6,8,10"  # every other layer of a 12-layer base
+STUDENT_PARTS = [["layer.0-1"], ["layer.2-3"], ["layer.4-5"]]  # each part under the 16 MiB a returned file may be
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
+
+
+def read_pairs(directory: Path) -> dict[str, tuple[list[dict], str]]:
+    """Each ``pairs_*.jsonl[.gz|.xz]`` file's rows and the SHA-256 of its uncompressed bytes, by file stem."""
+    files: dict[str, tuple[list[dict], str]] = {}
+    for path in sorted(directory.glob("pairs_*.jsonl*")):
+        data = {".gz": gzip.decompress, ".xz": lzma.decompress}.get(path.suffix, bytes)(path.read_bytes())
+        stem = path.name.split(".")[0]
+        files[stem] = (
+            [orjson.loads(line) for line in data.splitlines() if line.strip()],
+            hashlib.sha256(data).hexdigest(),
+        )
+    if "pairs_train" not in files or "pairs_validation" not in files:
+        raise SystemExit(f"{directory} lacks pairs_train.jsonl(.gz) or pairs_validation.jsonl(.gz)")
+    return files
+
+
+def steps_per_second(model, tokenizer, rows: list[dict], batch_size: int, device: str, steps: int = 24) -> float:
+    """Training steps per second on real batches (forward and backward, gradients thrown away)."""
+    rng = random.Random(0)
+    model.train()
+    timed = 0.0
+    for step in range(steps + 4):  # the first 4 warm the kernels up and are not timed
+        batch = rng.sample(rows, batch_size)
+        inputs = encode(tokenizer, batch).to(device)
+        labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch], device=device)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        started = time.monotonic()
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(**inputs).logits.float(), labels)
+        loss.backward()
+        if device == "cuda":
+            torch.cuda.synchronize()
+        if step >= 4:
+            timed += time.monotonic() - started
+        model.zero_grad(set_to_none=True)
+    return steps / timed
+
+
+def fit_epochs(rate: float, pairs: int, batch_size: int, seconds: float, most: int) -> tuple[int, int]:
+    """(epochs, pairs per epoch) that fit ``seconds`` at ``rate`` steps/s; the optimiser step and data
+    handling cost about a third on top of the probe's forward and backward, hence the margin."""
+    affordable_steps = rate * seconds / 1.35
+    epochs = min(most, int(affordable_steps // math.ceil(pairs / batch_size)))
+    if epochs >= 1:
+        return epochs, pairs
+    return 1, max(batch_size, int(affordable_steps * batch_size))
+
+
+def train_phase(
+    name, model, tokenizer, rows, *, lr, seconds, most_epochs, batch_size, device, seed, distill, work, log
+):
+    """Train ``model`` on ``rows`` within ``seconds``; returns what the phase did."""
+    rate = steps_per_second(model, tokenizer, rows, batch_size, device)
+    epochs, used = fit_epochs(rate, len(rows), batch_size, seconds, most_epochs)
+    if used < len(rows):
+        rows = random.Random(seed).sample(rows, used)
+    log(f"{name}: probe {rate:.1f} steps/s; {epochs} epoch(s) of {len(rows)} pairs at lr {lr}")
+    trainer = Trainer(
+        model,
+        tokenizer,
+        rows,
+        [Stage(name, None, epochs, lr)],
+        work / name,
+        seed=seed,
+        batch_size=batch_size,
+        bf16=True,
+        checkpoint_seconds=1e9,
+        max_seconds=seconds * 1.15,  # a hard stop if the probe was optimistic; the phase keeps what it learnt
+        distill_weight=distill,
+        device=device,
+        log=log,
+    )
+    (work / name).mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    stopped = None
+    try:
+        position = trainer.train()
+    except TrainingStopped as stop:
+        stopped, position = str(stop), trainer.position
+    return {
+        "probe_steps_per_second": round(rate, 2),
+        "epochs": epochs,
+        "pairs": len(rows),
+        "lr": lr,
+        "batch_size": batch_size,
+        "distill_weight": distill,
+        "seed": seed,
+        "steps": position.steps_done,
+        "seconds": round(time.monotonic() - started, 1),
+        "stopped_early": stopped,
+        "loss_per_100_steps": position.losses,
+    }
+
+
+def figures(model, tokenizer, files, device) -> dict:
+    out = {}
+    for stem, (rows, _) in files.items():
+        if stem != "pairs_train":
+            probabilities = predict(model, tokenizer, rows, batch_size=256, bf16=True, device=device)
+            out[stem] = pair_figures(rows, [LABELS[i] for i in probabilities.argmax(-1)])
+    return out
+
+
+def write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
+    """Give every row the probabilities ``labels_file`` holds for it; returns the base's tokenizer."""
+    labels = orjson.loads(gzip.decompress(labels_file.read_bytes()))
+    for stem, (rows, sha) in files.items():
+        entry = labels["files"].get(f"{stem}.jsonl")
+        if entry is None or entry["sha256"] != sha or len(entry["probabilities"]) != len(rows):
+            raise SystemExit(f"{labels_file} holds no probabilities for this {stem}.jsonl (SHA-256 {sha[:16]}…)")
+        for row, probabilities in zip(rows, entry["probabilities"]):
+            row["teacher"] = probabilities
+    metrics["teacher"] = {"labels_from": str(labels_file), "teacher": labels.get("teacher")}
+    return AutoTokenizer.from_pretrained(str(base_dir))
+
+
+def train_teacher(files, base_dir: Path, args, metrics: dict, log):
+    """Train the full base on every training pair, score it, and write its probabilities for every row of
+    every pairs file (each row also keeps them, for the student); returns the tokenizer."""
+    train = files["pairs_train"][0]
+    tokenizer, teacher, description = base_model(str(base_dir), args.seed)
+    teacher.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    teacher.to(args.device)
+    metrics["teacher"] = {"base": description, "word_embeddings": "frozen"}
+    metrics["teacher"] |= train_phase(
+        "teacher", teacher, tokenizer, train, lr=args.teacher_lr, seconds=args.teacher_seconds,
+        most_epochs=args.teacher_epochs, batch_size=args.batch_size, device=args.device, seed=args.seed,
+        distill=0.0, work=args.work, log=log,
+    )  # fmt: skip
+    metrics["teacher"]["validation"] = figures(teacher, tokenizer, files, args.device)
+    write_json(args.out / "metrics.json", metrics)
+    log(
+        f"teacher validation: {json.dumps({k: v.get('macro_f1') for k, v in metrics['teacher']['validation'].items()})}"
+    )
+
+    labels = {"labels": LABELS, "teacher": description, "files": {}}
+    for stem, (rows, sha) in files.items():
+        probabilities = predict(teacher, tokenizer, rows, batch_size=256, bf16=True, device=args.device)
+        for row, probs in zip(rows, probabilities):
+            row["teacher"] = [round(float(p), 4) for p in probs]
+        labels["files"][f"{stem}.jsonl"] = {"sha256": sha, "probabilities": [row["teacher"] for row in rows]}
+    (args.out / "teacher_labels.json.gz").write_bytes(gzip.compress(orjson.dumps(labels), mtime=0))
+    log("teacher labels written")
+    teacher.cpu()
+    del teacher
+    if args.device == "cuda":
+        torch.cuda.empty_cache()
+
+    return tokenizer
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Teacher, labels and student on a lent GPU, in one call.")
+    parser.add_argument("--weights", type=Path, nargs="+", required=True, help="folders of weight_pack.py parts")
+    parser.add_argument("--pairs", type=Path, required=True, help="folder of pairs_*.jsonl (or .jsonl.gz, .jsonl.xz)")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/device-train"))
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument(
+        "--teacher-labels",
+        type=Path,
+        default=None,
+        help="a teacher_labels.json.gz of an earlier run for these very pairs: no teacher is trained, the student"
+        " learns from these",
+    )
+    parser.add_argument("--teacher-seconds", type=float, default=190)
+    parser.add_argument("--student-seconds", type=float, default=150)
+    parser.add_argument("--teacher-epochs", type=int, default=3, help="at most this many")
+    parser.add_argument("--student-epochs", type=int, default=4, help="at most this many")
+    parser.add_argument("--teacher-lr", type=float, default=2e-5)
+    parser.add_argument("--student-lr", type=float, default=4e-5)
+    parser.add_argument("--distill-weight", type=float, default=0.5)
+    parser.add_argument(
+        "--student-layers", default=DEFAULT_STUDENT_LAYERS, help="the base's encoder layers the student keeps, in order"
+    )
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--limit", type=int, default=0, help="first N rows of each pairs file (smoke tests)")
+    parser.add_argument("--seed", type=int, default=21)
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.work.mkdir(parents=True, exist_ok=True)
+    log_file = (args.out / "log.txt").open("a")
+
+    def log(line: str) -> None:
+        stamped = f"{time.monotonic() - started:7.1f}s {line}"
+        print(stamped, flush=True)
+        log_file.write(stamped + "\n")
+        log_file.flush()
+
+    metrics: dict = {"device": torch.cuda.get_device_name() if args.device == "cuda" else args.device}
+    metrics["versions"] = {"torch": torch.__version__, "python": sys.version.split()[0]}
+    base_dir = unpack(args.weights, args.work / "base")
+    files = read_pairs(args.pairs)
+    if args.limit:
+        files = {stem: (rows[: args.limit], sha) for stem, (rows, sha) in files.items()}
+    metrics["pairs"] = {stem: {"rows": len(rows), "sha256": sha} for stem, (rows, sha) in files.items()}
+    train = files["pairs_train"][0]
+    log(f"unpacked the base and read {sum(len(r) for r, _ in files.values())} pairs on {metrics['device']}")
+
+    if args.teacher_labels:
+        tokenizer = attach_teacher(files, args.teacher_labels, base_dir, metrics)
+        log(f"teacher probabilities from {args.teacher_labels}")
+    else:
+        tokenizer = train_teacher(files, base_dir, args, metrics, log)
+    layers = [int(i) for i in args.student_layers.split(",")]
+    _, student, description = base_model(str(base_dir), args.seed)
+    student = keep_layers(student, layers)
+    student.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    student.to(args.device)
+    metrics["student"] = {"base": f"{description}, encoder layers {layers} kept", "layers": layers}
+    metrics["student"]["word_embeddings"] = "frozen"
+    metrics["student"] |= train_phase(
+        "student", student, tokenizer, train, lr=args.student_lr, seconds=args.student_seconds,
+        most_epochs=args.student_epochs, batch_size=args.batch_size, device=args.device, seed=args.seed + 1,
+        distill=args.distill_weight, work=args.work, log=log,
+    )  # fmt: skip
+    metrics["student"]["validation"] = figures(student, tokenizer, files, args.device)
+    log(
+        f"student validation: {json.dumps({k: v.get('macro_f1') for k, v in metrics['student']['validation'].items()})}"
+    )
+    state = {k: v.detach().cpu() for k, v in student.state_dict().items() if not k.endswith(WORD_EMBEDDINGS)}
+    for number, part in enumerate(pack_state(state, STUDENT_PARTS), start=1):
+        save_file(part, str(args.out / f"student-{number}.safetensors"))
+    metrics["seconds"] = round(time.monotonic() - started, 1)
+    write_json(args.out / "metrics.json", metrics)
+    log("student written; done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Rebuild a student that ``device_train.py`` trained on a lent GPU, and export it as the runtime reads it.
+
+    /tmp/train/bin/python training/import_student.py --returned DEVICE_OUT --weights PACK_DIR \\
+        --run-dir training/runs/mpnet6-gpu --pairs PAIRS [--ship]
+
+The student's word embeddings are the carried base's (``weight_pack.py`` parts in ``--weights``; frozen
+while it trained); every other weight comes from ``DEVICE_OUT/student-N.safetensors``. The run directory
+gets ``final/`` (the float model), ``model/`` (int8 ONNX, tokenizer, stance_config.json) and
+``metrics.json`` with the validation figures of the int8 export's torch model, as ``train_stance.py``
+writes them; ``config.json`` keeps the device run's own ``metrics.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import torch
+from device_train import DEFAULT_STUDENT_LAYERS, WORD_EMBEDDINGS
+from safetensors.torch import load_file
+from train_stance import REPO, base_model, export_onnx, keep_layers, load_pairs, score
+from trainer import LABELS, MAX_LENGTH, file_sha256, write_json
+from weight_pack import unpack, unpack_state
+
+DEFAULT_LAYERS = [int(i) for i in DEFAULT_STUDENT_LAYERS.split(",")]  # a run record without "layers" kept these
+
+
+def rebuild(returned: Path, weights: list[Path], work: Path, layers: list[int], seed: int = 21):
+    """(tokenizer, student model keeping the base's encoder ``layers``) from the returned parts and the carried
+    base."""
+    base_dir = unpack(weights, work / "base")
+    tokenizer, model, description = base_model(str(base_dir), seed)
+    model = keep_layers(model, layers)
+    parts = sorted(returned.glob("student-*.safetensors"))
+    if not parts:
+        raise SystemExit(f"no student-N.safetensors in {returned}")
+    state = unpack_state([load_file(str(p)) for p in parts])
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or [k for k in missing if not k.endswith(WORD_EMBEDDINGS)]:
+        raise SystemExit(f"{returned}: the student's weights do not fit (missing {missing}, unexpected {unexpected})")
+    return tokenizer, model, f"{description}, encoder layers {layers} kept, trained on a GPU"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Rebuild, check and export a student trained on a lent GPU.")
+    parser.add_argument("--returned", type=Path, required=True, help="the device run's $OUT, as it came back")
+    parser.add_argument("--weights", type=Path, nargs="+", required=True, help="the weight_pack.py parts carried")
+    parser.add_argument("--run-dir", type=Path, required=True)
+    parser.add_argument("--pairs", type=Path, required=True, help="the pairs the device run read, uncompressed")
+    parser.add_argument("--ship", action="store_true", help="copy the exported model into data/stance_model/")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(2)
+    device_metrics = json.loads((args.returned / "metrics.json").read_text())
+    for stem, recorded in device_metrics["pairs"].items():
+        path = args.pairs / f"{stem}.jsonl"
+        if not path.exists() or file_sha256(path) != recorded["sha256"]:
+            raise SystemExit(f"{path} is not the file the device run read (SHA-256 {recorded['sha256'][:16]}…)")
+    run = args.run_dir
+    run.mkdir(parents=True, exist_ok=True)
+    layers = device_metrics["student"].get("layers") or DEFAULT_LAYERS
+    tokenizer, model, description = rebuild(args.returned, args.weights, run / "work", layers)
+    model.save_pretrained(run / "final")
+    tokenizer.save_pretrained(run / "final")
+    validation = load_pairs(args.pairs / "pairs_validation.jsonl")
+    metrics = {"base": description, "device_run": device_metrics, "validation": score(model, tokenizer, validation)}
+    for name in ("edits", "vitaminc", "kinds"):
+        path = args.pairs / f"pairs_validation_{name}.jsonl"
+        if path.exists():
+            metrics[f"validation_{name}"] = score(model, tokenizer, load_pairs(path))
+    print("validation (torch, rebuilt):", json.dumps({k: v["macro_f1"] for k, v in metrics.items() if "valid" in k}))
+    metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
+    write_json(
+        run / "model" / "stance_config.json",
+        {
+            "labels": LABELS,
+            "max_length": MAX_LENGTH,
+            "evidence_format": "{title}: {evidence}",
+            "run": run.name,
+            "base": description,
+            "train_pairs": device_metrics["pairs"]["pairs_train"]["rows"],
+            "student": {k: device_metrics["student"][k] for k in ("epochs", "lr", "pairs", "distill_weight")},
+            "teacher": {k: v for k, v in device_metrics["teacher"].items() if k not in {"validation", "loss_per_100_steps"}},
+            "validation": metrics["validation"],
+            **metrics["export"],
+            "torch": torch.__version__,
+        },
+    )  # fmt: skip
+    write_json(run / "metrics.json", metrics)
+    shutil.rmtree(run / "work")
+    if args.ship:
+        target = REPO / "data" / "stance_model"
+        for name in ("model.onnx", "tokenizer.json", "stance_config.json"):
+            shutil.copyfile(run / "model" / name, target / name)
+        print(f"shipped into {target} (update MODEL_CARD.md with the figures in {run / 'metrics.json'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
