@@ -27,8 +27,8 @@ def test_the_contrast_set_reads_as_reported():
         true, false = judge.verdict(row["true_claim"], passages), judge.verdict(row["false_claim"], passages)
         right += (true.label.value == "SUPPORTS") + (false.label.value == "REFUTES")
         confirmed += false.label.value == "SUPPORTS" and false.confidence > 0.8
-    assert right / (2 * len(rows)) >= 0.785  # reported 0.794
-    assert confirmed <= 74  # reported 71 false twins confirmed above 0.8
+    assert right / (2 * len(rows)) >= 0.850  # reported 0.860
+    assert confirmed <= 56  # reported 53 false twins confirmed above 0.8
 
 
 def vitaminc_held_out_slice(path: Path) -> list[dict]:
@@ -51,4 +51,4 @@ def test_a_vitaminc_slice_held_out_by_page_reads_as_reported():
         probabilities = model.probabilities(clean_fever_text(row["claim"]), evidence)[0]
         right += STANCE_LABEL[max(probabilities, key=probabilities.get)] == row["label"]
     assert len(rows) > 3000
-    assert right / len(rows) >= 0.684  # reported 0.694 (argmax of the int8 model)
+    assert right / len(rows) >= 0.724  # reported 0.734 (argmax of the int8 model)
