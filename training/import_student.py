@@ -21,8 +21,17 @@ from pathlib import Path
 import torch
 from device_train import DEFAULT_STUDENT_LAYERS, WORD_EMBEDDINGS
 from safetensors.torch import load_file
-from train_stance import REPO, base_model, export_onnx, keep_layers, load_pairs, score
-from trainer import LABELS, MAX_LENGTH, file_sha256, write_json
+from train_stance import (
+    base_model,
+    export_onnx,
+    keep_layers,
+    load_pairs,
+    other_validation_figures,
+    score,
+    ship,
+    write_stance_config,
+)
+from trainer import file_sha256, write_json
 from weight_pack import unpack, unpack_state
 
 DEFAULT_LAYERS = [int(i) for i in DEFAULT_STUDENT_LAYERS.split(",")]  # a run record without "layers" kept these
@@ -66,35 +75,20 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer.save_pretrained(run / "final")
     validation = load_pairs(args.pairs / "pairs_validation.jsonl")
     metrics = {"base": description, "device_run": device_metrics, "validation": score(model, tokenizer, validation)}
-    for name in ("edits", "vitaminc", "kinds"):
-        path = args.pairs / f"pairs_validation_{name}.jsonl"
-        if path.exists():
-            metrics[f"validation_{name}"] = score(model, tokenizer, load_pairs(path))
+    metrics |= other_validation_figures(model, tokenizer, args.pairs)
     print("validation (torch, rebuilt):", json.dumps({k: v["macro_f1"] for k, v in metrics.items() if "valid" in k}))
     metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
-    write_json(
-        run / "model" / "stance_config.json",
-        {
-            "labels": LABELS,
-            "max_length": MAX_LENGTH,
-            "evidence_format": "{title}: {evidence}",
-            "run": run.name,
-            "base": description,
-            "train_pairs": device_metrics["pairs"]["pairs_train"]["rows"],
-            "student": {k: device_metrics["student"][k] for k in ("epochs", "lr", "pairs", "distill_weight")},
-            "teacher": {k: v for k, v in device_metrics["teacher"].items() if k not in {"validation", "loss_per_100_steps"}},
-            "validation": metrics["validation"],
-            **metrics["export"],
-            "torch": torch.__version__,
-        },
-    )  # fmt: skip
+    teacher = {k: v for k, v in device_metrics["teacher"].items() if k not in {"validation", "loss_per_100_steps"}}
+    settings = {
+        "train_pairs": device_metrics["pairs"]["pairs_train"]["rows"],
+        "student": {k: device_metrics["student"][k] for k in ("epochs", "lr", "pairs", "distill_weight")},
+        "teacher": teacher,
+    }
+    write_stance_config(run, description, settings, metrics)
     write_json(run / "metrics.json", metrics)
     shutil.rmtree(run / "work")
     if args.ship:
-        target = REPO / "data" / "stance_model"
-        for name in ("model.onnx", "tokenizer.json", "stance_config.json"):
-            shutil.copyfile(run / "model" / name, target / name)
-        print(f"shipped into {target} (update MODEL_CARD.md with the figures in {run / 'metrics.json'})")
+        ship(run)
     return 0
 
 

@@ -271,6 +271,31 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_fl
     }
 
 
+def other_validation_figures(model, tokenizer, pairs_dir: Path, limit: int | None = None) -> dict:
+    """``score`` on each of the edit, VitaminC-slice and failure-kind validation files ``pairs_dir`` holds."""
+    figures = {}
+    for name in ("edits", "vitaminc", "kinds"):
+        path = pairs_dir / f"pairs_validation_{name}.jsonl"
+        if path.exists():
+            figures[f"validation_{name}"] = score(model, tokenizer, load_pairs(path)[:limit])
+            print(f"validation {name}:", json.dumps(figures[f"validation_{name}"]))
+    return figures
+
+
+def write_stance_config(run: Path, description: str, settings: dict, metrics: dict) -> None:
+    """``run/model/stance_config.json``: what the runtime needs (labels, input format) and how the model was made."""
+    config = {"labels": LABELS, "max_length": MAX_LENGTH, "evidence_format": "{title}: {evidence}", "run": run.name}
+    config |= {"base": description, **settings, "validation": metrics["validation"], **metrics["export"]}
+    write_json(run / "model" / "stance_config.json", config | {"torch": torch.__version__})
+
+
+def ship(run: Path) -> None:
+    target = REPO / "data" / "stance_model"
+    for name in ("model.onnx", "tokenizer.json", "stance_config.json"):
+        shutil.copyfile(run / "model" / name, target / name)
+    print(f"shipped into {target} (update MODEL_CARD.md with the figures in {run / 'metrics.json'})")
+
+
 def prepare_run(args) -> dict:
     """Create the run directory: pairs, config and input hashes. Refuses to overwrite a started run."""
     run = args.run_dir
@@ -458,35 +483,14 @@ def main(argv: list[str] | None = None) -> int:
         "validation": score(model, tokenizer, validation),
     }
     print("validation:", json.dumps(metrics["validation"]))
-    for name in ("edits", "vitaminc", "kinds"):
-        path = run / "pairs" / f"pairs_validation_{name}.jsonl"
-        if path.exists():
-            metrics[f"validation_{name}"] = score(model, tokenizer, load_pairs(path)[: config["limit"] or None])
-            print(f"validation {name}:", json.dumps(metrics[f"validation_{name}"]))
+    metrics |= other_validation_figures(model, tokenizer, run / "pairs", config["limit"] or None)
     if not args.no_export:
         metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
-        write_json(
-            run / "model" / "stance_config.json",
-            {
-                "labels": LABELS,
-                "max_length": MAX_LENGTH,
-                "evidence_format": "{title}: {evidence}",
-                "run": run.name,
-                "base": description,
-                "train_pairs": len(train),
-                "stages": config["stages"],
-                "seed": config["seed"],
-                "validation": metrics["validation"],
-                **metrics["export"],
-                "torch": torch.__version__,
-            },
-        )
+        settings = {"train_pairs": len(train), "stages": config["stages"], "seed": config["seed"]}
+        write_stance_config(run, description, settings, metrics)
     write_json(run / "metrics.json", metrics)
     if args.ship and not args.no_export:
-        target = REPO / "data" / "stance_model"
-        for name in ("model.onnx", "tokenizer.json", "stance_config.json"):
-            shutil.copyfile(run / "model" / name, target / name)
-        print(f"shipped into {target} (update MODEL_CARD.md with the figures in {run / 'metrics.json'})")
+        ship(run)
     return 0
 
 
