@@ -91,15 +91,18 @@ def gold(judge, claims) -> dict:
     from mermaid_verifier.agents.decomposer import load_pipeline
 
     outcome = collections.Counter()
+    by_label: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for claim, label, passages in claims:
         verdict = judge.verdict(claim, [(p.title, p.text) for p in passages])
-        outcome[
+        read = (
             "right"
             if verdict.label.value == label
             else "nei"
             if verdict.label.value == "NOT ENOUGH INFO"
             else "wrong polarity"
-        ] += 1
+        )
+        outcome[read] += 1
+        by_label[label][read] += 1
     rows = [
         {
             "claim": claim,
@@ -116,6 +119,10 @@ def gold(judge, claims) -> dict:
     return {
         "claims": total,
         **{k: round(v / total, 4) for k, v in outcome.items()},
+        "by_gold_label": {
+            label: {"claims": sum(c.values())} | {k: round(v / sum(c.values()), 4) for k, v in c.items()}
+            for label, c in sorted(by_label.items())
+        },
         "span_removed_claims": len(cut),
         "span_removed_answered_nei": round(removed["NOT ENOUGH INFO"] / max(1, len(cut)), 4),
         "span_removed_labels": dict(removed),

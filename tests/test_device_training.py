@@ -147,13 +147,25 @@ def test_committed_labels_attach_only_to_the_pairs_they_were_made_for(tmp_path):
     labels_file = tmp_path / "teacher_labels.json.gz"
     labels_file.write_bytes(gzip.compress(json.dumps(labels).encode()))
 
-    assert teacher_labels.attach_labels(labels_file, pairs, tmp_path / "out") == {"pairs_validation.jsonl": 12}
+    assert teacher_labels.attach_labels(labels_file, pairs, tmp_path / "out") == {"pairs_validation.jsonl": [12, 12]}
     attached = [json.loads(line) for line in (tmp_path / "out" / "pairs_validation.jsonl").read_text().splitlines()]
     assert [r["teacher"] for r in attached] == probabilities
     assert [{k: v for k, v in r.items() if k != "teacher"} for r in attached] == rows
 
-    (pairs / "pairs_validation.jsonl").write_text("".join(json.dumps(r) + "\n" for r in reversed(rows)))
+    # a later build: the same pairs in another order, and one new pair the teacher never saw
+    later = tmp_path / "later"
+    later.mkdir()
+    new_pair = rows[0] | {"claim": "Oslo is a capital city with a new claim."}
+    (later / "pairs_validation.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*reversed(rows), new_pair]))
     with pytest.raises(SystemExit, match="is not the file"):
+        teacher_labels.attach_labels(labels_file, later, tmp_path / "again")
+    counts = teacher_labels.attach_labels(labels_file, later, tmp_path / "keyed", labelled_pairs=pairs)
+    assert counts == {"pairs_validation.jsonl": [12, 13]}
+    keyed = [json.loads(line) for line in (tmp_path / "keyed" / "pairs_validation.jsonl").read_text().splitlines()]
+    assert [r["teacher"] for r in keyed[:12]] == list(reversed(probabilities)) and "teacher" not in keyed[12]
+    labels["files"]["pairs_validation.jsonl"]["probabilities"] = probabilities[:-1]
+    labels_file.write_bytes(gzip.compress(json.dumps(labels).encode()))
+    with pytest.raises(SystemExit, match="11 probabilities for the 12 rows"):
         teacher_labels.attach_labels(labels_file, pairs, tmp_path / "again")
     labels["labels"] = ["REFUTES", "SUPPORTS", "NOT ENOUGH INFO"]
     labels_file.write_bytes(gzip.compress(json.dumps(labels).encode()))

@@ -26,6 +26,7 @@ from failure_kinds import (  # noqa: E402
     hyponym,
     nationality,
     number_bound,
+    number_bound_pairs,
     other_relation,
     other_subject,
     page_names,
@@ -212,6 +213,21 @@ def test_number_bound_labels_a_bound_near_the_stated_count_by_comparing_values(n
     assert money is not None and re.search(
         r"budget of (more than|over|at least|fewer than|under|less than|at most) \$\d+ million", money[0]
     )
+
+
+def test_number_bound_pairs_edit_supports_rows_stating_a_number_up_to_the_cap(nlp):
+    rows = [
+        {"claim": "The town had 7,773 cases.", "evidence": "The town has had 7,773 cases .", "label": "SUPPORTS"},
+        {"claim": "The town had 7,773 cases.", "evidence": "The town has had 7,773 cases .", "label": "REFUTES"},
+        {"claim": "The town is large.", "evidence": "The town is large .", "label": "SUPPORTS"},
+        {"claim": "The club had 450 members.", "evidence": "The club had 450 members .", "label": "SUPPORTS"},
+        {"claim": "The band has 5 members.", "evidence": "The band has 5 members .", "label": "SUPPORTS"},
+    ]
+    rows = [row | {"title": "T", "origin": "vitaminc_real"} for row in rows]
+    out = number_bound_pairs(rows, nlp, random.Random(3), cap=2, origin="vitaminc-number-bound")
+    assert len(out) == 2 and {row["origin"] for row in out} == {"vitaminc-number-bound"}
+    assert "7,773" not in out[0]["claim"] and "450" not in out[1]["claim"]  # the first two SUPPORTS rows with a count
+    assert all(row["label"] in {"SUPPORTS", "REFUTES"} and row["evidence"] for row in out)
 
 
 def test_number_bound_leaves_approximate_counts_years_and_determined_numbers_alone(nlp):

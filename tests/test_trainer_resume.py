@@ -176,6 +176,17 @@ def test_the_loss_is_gold_cross_entropy_without_a_teacher_and_soft_cross_entropy
     assert torch.allclose(half, (gold + soft) / 2)
 
 
+def test_a_pair_the_teacher_never_labelled_learns_from_its_gold_label_alone():
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 0.3]])
+    labels = torch.tensor([0, 2])
+    teacher = torch.tensor([[0.7, 0.2, 0.1], [float("nan")] * 3])
+    hard = torch.nn.functional.cross_entropy(logits, labels, reduction="none")
+    soft_first = -(teacher[0] * torch.log_softmax(logits[0], -1)).sum()
+    expected = ((0.5 * hard[0] + 0.5 * soft_first) + hard[1]) / 2
+    assert torch.allclose(stance_loss(logits, labels, teacher, 0.5), expected)
+    assert torch.isfinite(stance_loss(logits, labels, teacher, 1.0))
+
+
 def test_distillation_moves_the_student_towards_the_teacher(tmp_path):
     """The same run, once on gold labels and once on soft labels that say the opposite: the predictions follow."""
     rows = tiny_rows()

@@ -24,7 +24,9 @@ Sources (all read from ../shared/data, never copied into the repo):
   cited-abstract group (80 / 20; the held-out part is for reporting);
 * ``train/contrastive_pairs.jsonl``: VitaminC real (a slice of its pages held out by title as
   ``pairs_validation_vitaminc.jsonl``), counterfactually-edited NLI, Breaking NLI (its REFUTES sampled
-  down), Fool-Me-Twice; ANLI only with ``--with-anli`` (CC BY-NC: a non-commercial build).
+  down), Fool-Me-Twice; ANLI only with ``--with-anli`` (CC BY-NC: a non-commercial build); and up to
+  ``VITAMINC_NUMBER_BOUNDS`` number-bound edits of the VitaminC SUPPORTS pairs of training pages (a stated
+  count made a bound near it; origin ``vitaminc-number-bound``; left out with ``--no-failure-kinds``).
 
 **Pages the training never sees:** the anchor pages of the validation, calibration and test parts of
 ``paper_dev``, every evidence page of ``fever/paper_test_rest.jsonl`` (only its page names are read, to
@@ -48,7 +50,7 @@ from pathlib import Path
 import orjson
 from augment import entity_pool, mutated_pairs
 from contrast import contrastive_pairs
-from failure_kinds import failure_kind_pairs
+from failure_kinds import failure_kind_pairs, number_bound_pairs
 from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
 from synthesize import group_by_page, synthetic_pairs
 
@@ -74,6 +76,7 @@ UNLICENSED_ORIGINS = ("sufficientfacts",)
 SCIFACT_HELD_OUT_BUCKETS = range(0, 20)
 NEGATED_SHARE = 0.5  # of the REFUTES gold claims whose negation flip (→ SUPPORTS) is kept
 VITAMINC_HELD_OUT_BUCKETS = range(0, 10)  # VitaminC pages (by title hash) kept for validation, never trained on
+VITAMINC_NUMBER_BOUNDS = 3000  # number-bound edits of VitaminC training-page SUPPORTS pairs, at most
 BREAKING_NLI_REFUTES = 1500  # Breaking NLI is 87 % REFUTES: at most this many of them are kept
 NON_COMMERCIAL_ORIGINS = ("anli_test",)  # CC BY-NC 4.0: only in a build made with --with-anli
 
@@ -411,6 +414,10 @@ def main() -> None:
         }
         contrastive, vitaminc_validation = contrastive_shared_pairs(args.shared, held_out_titles, rng, args.with_anli)
         train += contrastive
+        if not args.no_failure_kinds:  # counts against "more than / under" bounds, from VitaminC's training pages
+            vitaminc = [r for r in contrastive if r["origin"] == "vitaminc_real"]
+            bounds = random.Random(f"{args.seed}:vitaminc-number-bound")  # its own stream: the rest stays as it was
+            train += number_bound_pairs(vitaminc, nlp, bounds, VITAMINC_NUMBER_BOUNDS, "vitaminc-number-bound")
     write_rows(args.work / "pairs_train.jsonl", train, rng)
 
     # each validation file draws on a stream of its own: a training generator added or changed, or a kind

@@ -775,6 +775,20 @@ def kind_edits(
 KIND_CAPS = {"other-subject": 4000, "other-relation": 4000}
 
 
+def number_bound_pairs(rows: list[dict], nlp: Language, rng: random.Random, cap: int, origin: str) -> list[dict]:
+    """``number_bound`` edits of the SUPPORTS rows that state a number (at most ``cap``, in row order), e.g.
+    VitaminC's training pages, whose revisions are mostly counts; origin ``origin``."""
+    rows = [row for row in rows if row.get("label") == SUPPORTS and re.search(r"\d", row["claim"])]
+    out: list[dict] = []
+    for row, doc in zip(rows, nlp.pipe([row["claim"] for row in rows], batch_size=256)):
+        edit = number_bound(doc, row["evidence"], rng)
+        if edit is not None:
+            out.append(row | {"claim": edit[0], "label": edit[1], "origin": origin})
+            if len(out) == cap:
+                break
+    return out
+
+
 def failure_kind_pairs(
     supports: list[dict], nlp: Language, rng: random.Random, per_pair: int = 2, per_kind: int = 1500
 ) -> list[dict]:

@@ -69,33 +69,55 @@ def label_file(model, tokenizer, source: Path, target: Path, *, bf16: bool, log=
     return labelled
 
 
-def attach_labels(labels_file: Path, pairs: Path, out: Path) -> dict[str, int]:
-    """Copy each pairs file that ``labels_file`` labels into ``out`` with its rows' teacher probabilities;
-    returns the rows written per file. Refuses a pairs file whose bytes are not the ones labelled."""
+def _row_key(row: dict) -> tuple:
+    return row["claim"], row.get("title") or "", row["evidence"], row["label"]
+
+
+def _labelled_rows(labels_file: Path, name: str, entry: dict, source: Path) -> list[dict]:
+    """The rows of ``source`` with the probabilities ``entry`` holds for them; refuses other bytes."""
+    if not source.exists():
+        raise SystemExit(f"{source}: missing; {labels_file} labels it (SHA-256 {entry['sha256'][:16]}…)")
+    data = source.read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise SystemExit(
+            f"{source} is not the file {labels_file} labels (SHA-256 {entry['sha256'][:16]}…): rebuild the"
+            " pairs at the commit its record names"
+        )
+    rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    if len(entry["probabilities"]) != len(rows):
+        raise SystemExit(
+            f"{labels_file}: {len(entry['probabilities'])} probabilities for the {len(rows)} rows of {name}"
+        )
+    return [row | {"teacher": probs} for row, probs in zip(rows, entry["probabilities"])]
+
+
+def attach_labels(
+    labels_file: Path, pairs: Path, out: Path, labelled_pairs: Path | None = None
+) -> dict[str, list[int]]:
+    """Copy each pairs file that ``labels_file`` labels into ``out``, its rows with their teacher
+    probabilities; returns [rows with probabilities, rows] per file.
+
+    Without ``labelled_pairs`` the files in ``pairs`` must be the very bytes labelled. With it, that folder
+    holds them (rebuilt at the commit the record names; checked by SHA-256) and ``pairs`` a later build:
+    a row there gets the probabilities of the same pair (claim, title, evidence, label) in the labelled
+    build, and a pair new since then gets none (it learns from its gold label alone)."""
     labels = orjson.loads(gzip.decompress(Path(labels_file).read_bytes()))
     if labels.get("labels") != LABELS:
         raise SystemExit(f"{labels_file}: its probabilities are not in the order {LABELS}")
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     for name, entry in labels["files"].items():
-        source = pairs / name
-        if not source.exists():
-            raise SystemExit(f"{source}: missing; {labels_file} labels it (SHA-256 {entry['sha256'][:16]}…)")
-        data = source.read_bytes()
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            raise SystemExit(
-                f"{source} is not the file {labels_file} labels (SHA-256 {entry['sha256'][:16]}…): rebuild the"
-                " pairs at the commit its record names"
-            )
-        rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
-        if len(entry["probabilities"]) != len(rows):
-            raise SystemExit(
-                f"{labels_file}: {len(entry['probabilities'])} probabilities for the {len(rows)} rows of {name}"
-            )
-        (out / name).write_bytes(
-            b"".join(orjson.dumps(row | {"teacher": probs}) + b"\n" for row, probs in zip(rows, entry["probabilities"]))
-        )
-        written[name] = len(rows)
+        labelled = _labelled_rows(labels_file, name, entry, (labelled_pairs or pairs) / name)
+        if labelled_pairs is None:
+            rows = labelled
+        else:
+            if not (pairs / name).exists():
+                raise SystemExit(f"{pairs / name}: missing (the later build to label)")
+            known = {_row_key(row): row["teacher"] for row in labelled}
+            rows = [orjson.loads(line) for line in (pairs / name).read_bytes().splitlines() if line.strip()]
+            rows = [row | {"teacher": known[_row_key(row)]} if _row_key(row) in known else row for row in rows]
+        (out / name).write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
+        written[name] = [sum("teacher" in row for row in rows), len(rows)]
     return written
 
 
@@ -104,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", type=Path, help="a trained run's final/ directory")
     source.add_argument("--from-labels", type=Path, help="a teacher_labels.json.gz that a GPU run wrote")
+    parser.add_argument(
+        "--labelled-pairs",
+        type=Path,
+        default=None,
+        help="with --from-labels: the pairs exactly as labelled (rebuilt at the record's commit), when --pairs is a"
+        " later build; its pairs that were labelled then get their probabilities, new ones none",
+    )
     parser.add_argument("--pairs", type=Path, required=True, help="directory of pairs_*.jsonl")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument(
@@ -111,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.from_labels:
-        print(attach_labels(args.from_labels, args.pairs, args.out))
+        print(attach_labels(args.from_labels, args.pairs, args.out, args.labelled_pairs))
         return 0
     for path in (args.model, args.pairs):
         if not path.is_dir():

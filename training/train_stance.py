@@ -430,10 +430,11 @@ def main(argv: list[str] | None = None) -> int:
     if config.get("train_pairs") and config["train_pairs"] < len(train):
         train = random.Random(config["seed"]).sample(train, config["train_pairs"])
     distill_weight = config.get("distill_weight", 0.0)
-    if distill_weight and any("teacher" not in row for row in train):
+    unlabelled = sum("teacher" not in row for row in train)
+    if distill_weight and unlabelled == len(train):
         raise SystemExit(
             f"--distill-weight needs pairs with teacher probabilities (training/teacher_labels.py)"
-            f"; {run / 'pairs' / 'pairs_train.jsonl'} has rows without them"
+            f"; no row of {run / 'pairs' / 'pairs_train.jsonl'} has them"
         )
 
     tokenizer, model, description = base_model(config["base"], config["seed"])
@@ -450,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
             log_file.flush()
 
         log(f"{'resuming' if args.resume else 'starting'}: {description}, {len(train)} training pairs")
+        if distill_weight and unlabelled:
+            log(f"{unlabelled} of {len(train)} training pairs carry no teacher probabilities: gold labels alone")
         trainer = Trainer(
             model,
             tokenizer,

@@ -90,23 +90,25 @@ def encode(tokenizer, rows: list[dict], return_tensors: str = "pt"):
 
 
 def teacher_probabilities(rows: list[dict]):
-    """The teacher's (S, R, NEI) probabilities each row carries (``teacher_labels.py`` adds them)."""
-    missing = sum("teacher" not in r for r in rows)
-    if missing:
-        raise ValueError(f"{missing} training pairs carry no teacher probabilities: label them with teacher_labels.py")
-    return torch.tensor([r["teacher"] for r in rows], dtype=torch.float32)
+    """The teacher's (S, R, NEI) probabilities each row carries (``teacher_labels.py`` adds them); a row without
+    them gets NaN, and learns from its gold label alone (``stance_loss``)."""
+    missing = [float("nan")] * len(LABELS)
+    return torch.tensor([r.get("teacher", missing) for r in rows], dtype=torch.float32)
 
 
 def stance_loss(logits, labels, teacher=None, distill_weight: float = 0.0):
     """Cross-entropy on the gold labels, mixed with cross-entropy on the teacher's probabilities.
 
     ``distill_weight`` 0: gold labels only; 1: the teacher's soft labels only (knowledge distillation
-    at temperature 1, as the teacher's probabilities are what the student should reproduce)."""
-    hard = torch.nn.functional.cross_entropy(logits, labels)
+    at temperature 1, as the teacher's probabilities are what the student should reproduce). Rows whose
+    teacher probabilities are NaN (pairs the teacher never labelled) take the gold term alone."""
+    hard = torch.nn.functional.cross_entropy(logits, labels, reduction="none")
     if not distill_weight:
-        return hard
-    soft = -(teacher * torch.nn.functional.log_softmax(logits, -1)).sum(-1).mean()
-    return (1 - distill_weight) * hard + distill_weight * soft
+        return hard.mean()
+    labelled = ~teacher.isnan().any(-1)
+    soft = -(teacher.nan_to_num(0.0) * torch.nn.functional.log_softmax(logits, -1)).sum(-1)
+    mixed = torch.where(labelled, (1 - distill_weight) * hard + distill_weight * soft, hard)
+    return mixed.mean()
 
 
 def stage_rows(rows: list[dict], stage: Stage) -> list[dict]:
