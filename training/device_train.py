@@ -33,7 +33,7 @@ import orjson
 import torch
 from safetensors.torch import save_file
 from train_stance import base_model, keep_layers
-from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, predict
+from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, predict, write_json
 from transformers import AutoTokenizer
 from weight_pack import pack_state, unpack
 
@@ -146,10 +146,6 @@ def figures(model, tokenizer, files, device) -> dict:
             probabilities = predict(model, tokenizer, rows, batch_size=256, bf16=True, device=device)
             out[stem] = pair_figures(rows, [LABELS[i] for i in probabilities.argmax(-1)])
     return out
-
-
-def write_json(path: Path, data) -> None:
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
