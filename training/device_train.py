@@ -1,9 +1,12 @@
 """What runs on a lent GPU in one call: train the all-mpnet-base-v2 teacher on every training pair, label
 every pair with it, distil a 6-layer student from it, and write back only small files.
 
-    # here: pack the base (weight_pack.py) and the pairs; there, with both carried:
-    PYTHONPATH=.:training python3 training/device_train.py --weights .devpack1 .devpack2 \\
-        --pairs .devpack2/pairs --out $OUT --teacher-seconds 190 --student-seconds 150
+    # here: pack the base (weight_pack.py) and the pairs; a first call copies part 1 to the machine's /tmp
+    # (each call carries at most 64 MiB), and the second, carrying part 2, the pairs and missing wheels:
+    PYTHONPATH=/tmp/site:.:training python3 training/device_train.py --weights /tmp/pack1 .devpack2 \\
+        --pairs .devpack2/pairs --out $OUT --teacher-seconds 230 --student-seconds 160
+
+(docs/training.md, "On a lent GPU", has the whole recipe.)
 
 Each phase fits its wall-time share: a short probe of real training steps measures steps/s, and the number
 of epochs is the most that fits (at least one; fewer pairs if not even one fits). Files written to
