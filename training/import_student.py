@@ -41,7 +41,7 @@ def rebuild(returned: Path, weights: list[Path], work: Path, layers: list[int], 
     """(tokenizer, student model keeping the base's encoder ``layers``) from the returned parts and the carried
     base."""
     base_dir = unpack(weights, work / "base")
-    tokenizer, model, description = base_model(str(base_dir), seed)
+    tokenizer, model, _ = base_model(str(base_dir), seed)
     model = keep_layers(model, layers)
     parts = sorted(returned.glob("student-*.safetensors"))
     if not parts:
@@ -50,7 +50,10 @@ def rebuild(returned: Path, weights: list[Path], work: Path, layers: list[int], 
     missing, unexpected = model.load_state_dict(state, strict=False)
     if unexpected or [k for k in missing if not k.endswith(WORD_EMBEDDINGS)]:
         raise SystemExit(f"{returned}: the student's weights do not fit (missing {missing}, unexpected {unexpected})")
-    return tokenizer, model, f"{description}, encoder layers {layers} kept, trained on a GPU"
+    carried = ", ".join(
+        f"{p.name} {file_sha256(p)[:16]}" for d in weights for p in sorted(Path(d).glob("part-*.safetensors"))
+    )
+    return tokenizer, model, f"the base as carried ({carried}), encoder layers {layers} kept, trained on a GPU"
 
 
 def main(argv: list[str] | None = None) -> int:
