@@ -35,15 +35,15 @@ from pathlib import Path
 import orjson
 import torch
 from safetensors.torch import save_file
-from train_stance import base_model, keep_layers
+from teacher_labels import load_labels
+from train_stance import base_model, keep_layers, score
 from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, predict, write_json
 from transformers import AutoTokenizer
 from weight_pack import pack_state, unpack
 
 from mermaid_verifier.errors import TrainingStopped
-from mermaid_verifier.evaluation.metrics import pair_figures
 
-DEFAULT_STUDENT_LAYERS = "0,2,4,6,8,10"  # every other layer of a 12-layer base
+DEFAULT_STUDENT_LAYERS = [0, 2, 4, 6, 8, 10]  # every other layer of a 12-layer base
 STUDENT_PARTS = [["layer.0-1"], ["layer.2-3"], ["layer.4-5"]]  # each part under the 16 MiB a returned file may be
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
@@ -142,18 +142,20 @@ def train_phase(
     }
 
 
-def figures(model, tokenizer, files, device) -> dict:
-    out = {}
-    for stem, (rows, _) in files.items():
-        if stem != "pairs_train":
-            probabilities = predict(model, tokenizer, rows, batch_size=256, bf16=True, device=device)
-            out[stem] = pair_figures(rows, [LABELS[i] for i in probabilities.argmax(-1)])
+def figures(model, tokenizer, files, device, name: str, log) -> dict:
+    """The figures of ``model`` on every pairs file but the training one; logs their macro-F1."""
+    out = {
+        stem: score(model, tokenizer, rows, batch_size=256, bf16=True, device=device)
+        for stem, (rows, _) in files.items()
+        if stem != "pairs_train"
+    }
+    log(f"{name} validation: {json.dumps({stem: f.get('macro_f1') for stem, f in out.items()})}")
     return out
 
 
 def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
     """Give every row the probabilities ``labels_file`` holds for it; returns the base's tokenizer."""
-    labels = orjson.loads(gzip.decompress(labels_file.read_bytes()))
+    labels = load_labels(labels_file)
     for stem, (rows, sha) in files.items():
         entry = labels["files"].get(f"{stem}.jsonl")
         if entry is None or entry["sha256"] != sha or len(entry["probabilities"]) != len(rows):
@@ -177,11 +179,8 @@ def train_teacher(files, base_dir: Path, args, metrics: dict, log):
         most_epochs=args.teacher_epochs, batch_size=args.batch_size, device=args.device, seed=args.seed,
         distill=0.0, work=args.work, log=log,
     )  # fmt: skip
-    metrics["teacher"]["validation"] = figures(teacher, tokenizer, files, args.device)
+    metrics["teacher"]["validation"] = figures(teacher, tokenizer, files, args.device, "teacher", log)
     write_json(args.out / "metrics.json", metrics)
-    log(
-        f"teacher validation: {json.dumps({k: v.get('macro_f1') for k, v in metrics['teacher']['validation'].items()})}"
-    )
 
     labels = {"labels": LABELS, "teacher": description, "files": {}}
     for stem, (rows, sha) in files.items():
@@ -221,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--student-lr", type=float, default=4e-5)
     parser.add_argument("--distill-weight", type=float, default=0.5)
     parser.add_argument(
-        "--student-layers", default=DEFAULT_STUDENT_LAYERS, help="the base's encoder layers the student keeps, in order"
+        "--student-layers",
+        default=",".join(map(str, DEFAULT_STUDENT_LAYERS)),
+        help="the base's encoder layers the student keeps, in order",
     )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--limit", type=int, default=0, help="first N rows of each pairs file (smoke tests)")
@@ -265,10 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         most_epochs=args.student_epochs, batch_size=args.batch_size, device=args.device, seed=args.seed + 1,
         distill=args.distill_weight, work=args.work, log=log,
     )  # fmt: skip
-    metrics["student"]["validation"] = figures(student, tokenizer, files, args.device)
-    log(
-        f"student validation: {json.dumps({k: v.get('macro_f1') for k, v in metrics['student']['validation'].items()})}"
-    )
+    metrics["student"]["validation"] = figures(student, tokenizer, files, args.device, "student", log)
     state = {k: v.detach().cpu() for k, v in student.state_dict().items() if not k.endswith(WORD_EMBEDDINGS)}
     for number, part in enumerate(pack_state(state, STUDENT_PARTS), start=1):
         save_file(part, str(args.out / f"student-{number}.safetensors"))

@@ -6,8 +6,8 @@
 The student's word embeddings are the carried base's (``weight_pack.py`` parts in ``--weights``; frozen
 while it trained); every other weight comes from ``DEVICE_OUT/student-N.safetensors``. The run directory
 gets ``final/`` (the float model), ``model/`` (int8 ONNX, tokenizer, stance_config.json) and
-``metrics.json`` with the validation figures of the int8 export's torch model, as ``train_stance.py``
-writes them; ``config.json`` keeps the device run's own ``metrics.json``.
+``metrics.json`` with the rebuilt float model's validation figures, as ``train_stance.py`` writes them,
+and the device run's own ``metrics.json`` under ``device_run``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from train_stance import (
 )
 from trainer import file_sha256, write_json
 from weight_pack import unpack, unpack_state
-
-DEFAULT_LAYERS = [int(i) for i in DEFAULT_STUDENT_LAYERS.split(",")]  # a run record without "layers" kept these
 
 
 def rebuild(returned: Path, weights: list[Path], work: Path, layers: list[int], seed: int = 21):
@@ -72,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{path} is not the file the device run read (SHA-256 {recorded['sha256'][:16]}…)")
     run = args.run_dir
     run.mkdir(parents=True, exist_ok=True)
-    layers = device_metrics["student"].get("layers") or DEFAULT_LAYERS
+    layers = device_metrics["student"].get("layers") or DEFAULT_STUDENT_LAYERS  # a record without them kept these
     tokenizer, model, description = rebuild(args.returned, args.weights, run / "work", layers)
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")

@@ -69,6 +69,14 @@ def label_file(model, tokenizer, source: Path, target: Path, *, bf16: bool, log=
     return labelled
 
 
+def load_labels(labels_file: Path) -> dict:
+    """A ``teacher_labels.json.gz`` (``device_train.py``): its probabilities in ``LABELS`` order, by pairs file."""
+    labels = orjson.loads(gzip.decompress(Path(labels_file).read_bytes()))
+    if labels.get("labels") != LABELS:
+        raise SystemExit(f"{labels_file}: its probabilities are not in the order {LABELS}")
+    return labels
+
+
 def _row_key(row: dict) -> tuple:
     return row["claim"], row.get("title") or "", row["evidence"], row["label"]
 
@@ -101,9 +109,7 @@ def attach_labels(
     holds them (rebuilt at the commit the record names; checked by SHA-256) and ``pairs`` a later build:
     a row there gets the probabilities of the same pair (claim, title, evidence, label) in the labelled
     build, and a pair new since then gets none (it learns from its gold label alone)."""
-    labels = orjson.loads(gzip.decompress(Path(labels_file).read_bytes()))
-    if labels.get("labels") != LABELS:
-        raise SystemExit(f"{labels_file}: its probabilities are not in the order {LABELS}")
+    labels = load_labels(labels_file)
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     for name, entry in labels["files"].items():

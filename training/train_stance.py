@@ -192,11 +192,12 @@ def input_hashes(shared: Path, pairs_dir: Path) -> dict[str, str]:
     return {name: file_sha256(path) for name, path in inputs.items() if path.exists()}
 
 
-def score(model, tokenizer, rows: list[dict]) -> dict:
-    """The stance figures of ``model`` on ``rows`` (``metrics.pair_figures``: accuracy, macro-F1, per origin)."""
+def score(model, tokenizer, rows: list[dict], **predict_options) -> dict:
+    """The stance figures of ``model`` on ``rows`` (``metrics.pair_figures``: accuracy, macro-F1, per origin);
+    ``predict_options`` go to ``trainer.predict`` (batch size, bf16, device)."""
     if not rows:
         return {"pairs": 0}
-    return pair_figures(rows, [LABELS[i] for i in predict(model, tokenizer, rows).argmax(-1)])
+    return pair_figures(rows, [LABELS[i] for i in predict(model, tokenizer, rows, **predict_options).argmax(-1)])
 
 
 def export_fp32(model, tokenizer, path: Path, sample_rows: list[dict]) -> list[str]:
