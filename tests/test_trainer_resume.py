@@ -259,3 +259,14 @@ def test_a_student_keeps_the_chosen_layers_and_the_exporter_feeds_what_the_model
     assert train_stance.model_inputs(student) == ["input_ids", "attention_mask", "token_type_ids"]
     with pytest.raises(SystemExit, match="--keep-layers"):
         train_stance.keep_layers(student, [4])
+
+
+def test_a_sample_keeps_every_pair_of_the_kept_origins_and_fills_the_rest():
+    pairs = [{"origin": "new", "claim": str(i)} for i in range(5)] + [
+        {"origin": "old", "claim": str(i)} for i in range(100)
+    ]
+    sample = train_stance.sample_pairs(pairs, 20, ["new"], seed=3)
+    assert len(sample) == 20 and sum(row["origin"] == "new" for row in sample) == 5
+    assert sample == train_stance.sample_pairs(pairs, 20, ["new"], seed=3)
+    with pytest.raises(SystemExit, match="keeps 5 pairs"):
+        train_stance.sample_pairs(pairs, 4, ["new"], seed=3)

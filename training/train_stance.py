@@ -83,6 +83,16 @@ def load_pairs(path: Path) -> list[dict]:
         return [orjson.loads(line) for line in handle]
 
 
+def sample_pairs(pairs: list[dict], size: int, keep_origins: list[str], seed: int) -> list[dict]:
+    """A seeded sample of ``size`` pairs that holds every pair of ``keep_origins`` (a pass aimed at new kinds,
+    the rest of the data sampled around them so the model does not forget it)."""
+    kept = [row for row in pairs if row["origin"] in keep_origins]
+    rest = [row for row in pairs if row["origin"] not in keep_origins]
+    if len(kept) > size:
+        raise SystemExit(f"--keep-origin keeps {len(kept)} pairs, more than --train-pairs {size}")
+    return kept + random.Random(seed).sample(rest, size - len(kept))
+
+
 def keep_layers(model, layers: list[int]):
     """``model`` with only the given encoder layers, in that order (a student made from a larger encoder,
     e.g. layers 0, 2, …, 10 of the 12 of all-mpnet-base-v2); the configuration says how many remain."""
@@ -336,6 +346,7 @@ def prepare_run(args) -> dict:
         "max_length": MAX_LENGTH,
         "limit": args.limit,
         "train_pairs": args.train_pairs,
+        "keep_origins": args.keep_origin,
         "distill_weight": args.distill_weight,
         "checkpoint_minutes": args.checkpoint_minutes,
         "versions": package_versions(),
@@ -396,6 +407,13 @@ def main(argv: list[str] | None = None) -> int:
         help="train on a seeded random sample of N training pairs (validation stays whole): fits a slower base"
         " into one session",
     )
+    parser.add_argument(
+        "--keep-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --train-pairs: keep every pair of this origin and sample the rest around them (repeatable)",
+    )
     parser.add_argument("--checkpoint-minutes", type=float, default=10.0)
     parser.add_argument(
         "--max-hours", type=float, default=2.75, help="stop with a checkpoint after this much wall time"
@@ -429,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     if config["limit"]:
         train, validation = train[: config["limit"]], validation[: config["limit"]]
     if config.get("train_pairs") and config["train_pairs"] < len(train):
-        train = random.Random(config["seed"]).sample(train, config["train_pairs"])
+        train = sample_pairs(train, config["train_pairs"], config.get("keep_origins", []), config["seed"])
     distill_weight = config.get("distill_weight", 0.0)
     unlabelled = sum("teacher" not in row for row in train)
     if distill_weight and unlabelled == len(train):
