@@ -31,6 +31,7 @@ from failure_kinds import (  # noqa: E402
     other_relation,
     other_subject,
     page_names,
+    region,
     specific_adjective,
     specific_conjunct,
     specific_date,
@@ -107,6 +108,17 @@ def test_nationality_becomes_citizenship_only_when_the_evidence_states_it(nlp):
     doc = nlp("John Eustace Prescott was an English surgeon.")
     assert nationality(doc, evidence_text(PRESCOTT)) == "John Eustace Prescott was a citizen of England."
     assert nationality(doc, evidence_text("John Eustace Prescott was a surgeon .")) is None
+
+
+def test_a_nationality_implies_its_region_only_when_the_evidence_states_it(nlp):
+    doc = nlp("Jeong Hyeong-don is a South Korean comedian.")
+    evidence = "Jeong Hyeong-don (born February 7, 1978) is a South Korean comedian and entertainer ."
+    assert region(doc, evidence_text(evidence)) == "Jeong Hyeong-don is Asian."
+    assert region(nlp("John Eustace Prescott was an English surgeon."), evidence_text(PRESCOTT)) == (
+        "John Eustace Prescott was European."
+    )
+    assert region(doc, "Jeong Hyeong-don is a comedian .") is None
+    assert region(nlp("Ivan Petrov is a Russian chess player."), "Ivan Petrov is a Russian chess player .") is None
 
 
 def test_coarse_dates_support_and_a_wrong_decade_refutes():
@@ -310,6 +322,7 @@ def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
         "number-bound": ("SUPPORTS", "REFUTES"),
         "hypernym": "SUPPORTS",
         "nationality": "SUPPORTS",
+        "region": "SUPPORTS",
         "date-coarse": "SUPPORTS",
         "date-wrong-decade": "REFUTES",
         "type-exclusion": "REFUTES",

@@ -30,6 +30,8 @@ SUPPORTS -- the claim says less than the evidence, or the same in other words:
 
 * ``hypernym`` -- the predicate noun replaced by a WordNet hypernym ("is a surgeon" -> "is a doctor");
 * ``nationality`` -- "is a French novelist" -> "is a citizen of France";
+* ``region`` -- "is a South Korean comedian" -> "is Asian": a nationality implies its part of the world,
+  where the reader took the coarser word for a contradiction;
 * ``date-coarse`` -- a stated year made a decade, a century, or (with its month) a season
   ("in 1847" -> "in the 1840s", "in the 19th century"; "in April 1965" -> "in the spring of 1965").
 
@@ -158,6 +160,22 @@ COUNTRIES = {
     "Iranian": "Iran",
     "Lebanese": "Lebanon",
 }
+# Nationality adjective -> the part of the world it implies, for the unambiguous ones (no transcontinental
+# countries: Russian, Turkish and Egyptian are left out).
+REGIONS = {
+    **dict.fromkeys(
+        "British English Scottish Welsh Irish French German Italian Spanish Portuguese Dutch Belgian Swiss "
+        "Austrian Swedish Norwegian Danish Finnish Polish Ukrainian Greek Hungarian Czech Romanian Serbian "
+        "Croatian".split(),
+        "European",
+    ),
+    **dict.fromkeys("Chinese Japanese Korean Filipino Indonesian Thai Vietnamese Indian Pakistani".split(), "Asian"),
+    **dict.fromkeys("Nigerian Kenyan".split(), "African"),
+    **dict.fromkeys("American Canadian Mexican".split(), "North American"),
+    **dict.fromkeys("Brazilian Argentine Argentinian Chilean Colombian".split(), "South American"),
+    **dict.fromkeys("Cuban Jamaican".split(), "Caribbean"),
+}
+
 PERSON_NOUNS = {
     "actor",
     "actress",
@@ -458,6 +476,18 @@ def nationality(doc: Doc, evidence: str) -> str | None:
     return None
 
 
+def region(doc: Doc, evidence: str) -> str | None:
+    """ "X is a South Korean comedian" -> "X is Asian", when the evidence gives the nationality too."""
+    noun = _predicate_noun(doc)
+    subject = _subject_text(doc)
+    if noun is None or subject is None or noun.lower_ not in PERSON_NOUNS:
+        return None
+    for token in noun.children:
+        if token.dep_ in {"amod", "compound"} and token.text in REGIONS and _has(evidence, token.text):
+            return _sentence_end(f"{subject} {noun.head.text.lower()} {REGIONS[token.text]}")
+    return None
+
+
 def _date_match(claim: str, evidence: str):
     match = _YEAR_IN_CLAIM.search(claim)
     if match is None or not _has(evidence, match.group(5)) or _RANGE.match(claim[match.end() :]):
@@ -742,7 +772,7 @@ NEI_KINDS = (
     "other-relation",
     "open-swap",
 )
-SUPPORT_KINDS = ("hypernym", "nationality", "date-coarse")
+SUPPORT_KINDS = ("hypernym", "nationality", "region", "date-coarse")
 REFUTE_KINDS = ("date-wrong-decade", "type-exclusion")
 # SUPPORTS or REFUTES by comparing the values
 COMPARED_KINDS = ("number-bound",)
@@ -772,6 +802,7 @@ def kind_edits(
         "number-bound": number_bound(doc, evidence, rng) or (None, NEI),
         "hypernym": (hypernym(doc), SUPPORTS),
         "nationality": (nationality(doc, evidence), SUPPORTS),
+        "region": (region(doc, evidence), SUPPORTS),
         "date-coarse": (date_coarse(claim, evidence, rng), SUPPORTS),
         "date-wrong-decade": (date_wrong_decade(claim, evidence, rng), REFUTES),
         "type-exclusion": (type_exclusion(doc, row, rng), REFUTES),
