@@ -42,6 +42,8 @@ CONFIGS = {  # name: (reliability terms, judge settings that differ from the bun
     "without topicality": (ReliabilityConfig(), NO_TOPICALITY),
     "no reliability, no topicality": (ReliabilityConfig(), {"use_reliability": False, **NO_TOPICALITY}),
 }
+# what a confidence model may read: the weighing alone (the models fitted before READING_FEATURES), or with them
+CONFIDENCE_INPUTS = {"weighing": FEATURES, "weighing+reading": CONFIDENCE_FEATURES}
 DECIDERS = ("max-rule", "max-rule + confidence model", "fitted", "fitted + confidence model")
 NEI_GRID = [x / 100 for x in range(6, 81, 2)]
 WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
