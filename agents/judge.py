@@ -16,9 +16,6 @@
    (the rule's score is one of its inputs, and each input is weighed per label: low topic coverage
    speaks for a NOT ENOUGH INFO verdict and against a SUPPORTS one; fitted on FEVER, it trusts NOT
    ENOUGH INFO when nothing found is about the claim's topics — the corpus does not settle such a claim).
-   Besides the weighing it reads :data:`READING_FEATURES`: the reader's unweighted probabilities and how
-   much of the claim's own wording the items repeat (``mermaid_verifier.wording``), which rank the
-   claims whose topic the corpus does cover.
 4. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
    under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted
    evidence points both ways.
@@ -45,7 +42,6 @@ from mermaid_verifier.topicality import (
     entities_mentioned,
     titled_after_claim,
 )
-from mermaid_verifier.wording import claim_detail, numbers_in, shared_share
 
 FEATURES = (
     "support",
@@ -58,23 +54,6 @@ FEATURES = (
     "log_items",
     "no_evidence",
 )
-# What the confidence model reads besides FEATURES: how the reader read the items, unweighted, and how much of
-# the claim's own wording the items repeat (``mermaid_verifier.wording``). On pages the corpus covers, the
-# trusted weights alone cannot rank claims for abstention; these can.
-READING_FEATURES = (
-    "claim_words",  # log(1 + the claim's content words outside its entities)
-    "support_wording",  # share of those words the item read most strongly as supporting repeats
-    "refute_wording",  # the same for the item read most strongly as refuting
-    "best_wording",  # the largest share any item repeats
-    "raw_support",  # the strongest P(supports) of any item, before trust and topicality
-    "raw_refute",
-    "supporting_items",  # items read SUPPORTS above 0.5
-    "refuting_items",
-    "has_number",  # the claim states a number
-    "numbers_found",  # some item states all of the claim's numbers
-    "mean_neutral",  # the items' mean P(neutral)
-)
-CONFIDENCE_FEATURES = FEATURES + READING_FEATURES
 LABEL_ORDER = (Label.SUPPORTS.value, Label.REFUTES.value, Label.NOT_ENOUGH_INFO.value)
 
 
@@ -116,9 +95,6 @@ class ConfidenceModel(BaseModel):
 
     @model_validator(mode="after")
     def _one_weight_per_input(self) -> ConfidenceModel:
-        unknown = [name for name in self.features if name not in CONFIDENCE_FEATURES]
-        if unknown:
-            raise ValueError(f"a confidence model over unknown features {unknown}; known: {list(CONFIDENCE_FEATURES)}")
         expected = input_count(len(self.features), self.label_interactions)
         if len(self.coef) != expected:
             raise ValueError(
@@ -128,8 +104,8 @@ class ConfidenceModel(BaseModel):
             )
         return self
 
-    def probability(self, w: Weighing, label: Label, rule_confidence: float) -> float:
-        x = confidence_inputs(w.values(self.features), label.value, rule_confidence, self.label_interactions)
+    def probability(self, features: tuple[float, ...], label: Label, rule_confidence: float) -> float:
+        x = confidence_inputs(features, label.value, rule_confidence, self.label_interactions)
         logit = self.intercept + sum(w * v for w, v in zip(self.coef, x))
         return 1.0 / (1.0 + math.exp(-logit))
 
@@ -302,12 +278,6 @@ class Weighing:
     features: tuple[float, ...] = ()  # in the order of FEATURES
     support_title: str = ""  # the title of the strongest trusted supporting item, for the reason
     refute_title: str = ""
-    reading: tuple[float, ...] = ()  # in the order of READING_FEATURES
-
-    def values(self, names: tuple[str, ...]) -> tuple[float, ...]:
-        """The values of these :data:`CONFIDENCE_FEATURES`, in this order."""
-        known = dict(zip(CONFIDENCE_FEATURES, self.features + self.reading))
-        return tuple(known[name] for name in names)
 
 
 def _top_two(values: list[float]) -> tuple[float, float]:
@@ -341,34 +311,6 @@ def weigh(
         features,
         _title_of(evidence, _strongest(supports)),
         _title_of(evidence, _strongest(refutes)),
-        reading_features(evidence, claim, entities or []),
-    )
-
-
-def reading_features(evidence: list[Evidence], claim: str, entities: list[str]) -> tuple[float, ...]:
-    """:data:`READING_FEATURES` of a claim's evidence."""
-    detail = claim_detail(claim, entities)
-    shares = [shared_share(detail, item.text) for item in evidence]
-    raw_supports = [_side(item, Stance.SUPPORTS) for item in evidence]
-    raw_refutes = [_side(item, Stance.REFUTES) for item in evidence]
-    numbers = numbers_in(claim)
-    neutral = [1.0 - s - r for s, r in zip(raw_supports, raw_refutes)]
-
-    def share_of_strongest(raw: list[float]) -> float:
-        return shares[max(range(len(raw)), key=raw.__getitem__)] if raw else 0.0
-
-    return (
-        math.log1p(len(detail)),
-        share_of_strongest(raw_supports),
-        share_of_strongest(raw_refutes),
-        max(shares, default=0.0),
-        max(raw_supports, default=0.0),
-        max(raw_refutes, default=0.0),
-        float(sum(p > 0.5 for p in raw_supports)),
-        float(sum(p > 0.5 for p in raw_refutes)),
-        float(bool(numbers)),
-        float(bool(numbers) and any(numbers <= numbers_in(item.text) for item in evidence)),
-        sum(neutral) / len(neutral) if neutral else 1.0,
     )
 
 
@@ -383,7 +325,7 @@ def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
     model's probability that the label is right."""
     label, confidence, conflict = _threshold_rule(w, config)
     if config.confidence_model is not None and _confidence_from_model(w, config):
-        confidence = config.confidence_model.probability(w, label, confidence)
+        confidence = config.confidence_model.probability(w.features, label, confidence)
     return label, confidence, conflict
 
 

@@ -29,7 +29,6 @@ from mermaid_verifier.agents.judge import JudgeConfig, Weighing
 from mermaid_verifier.calibration import deal_folds, fit_threshold
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
-    CONFIDENCE_INPUTS,
     Claim,
     fit_confidence,
     load,
@@ -59,14 +58,13 @@ def fold_outcomes(
     base: JudgeConfig,
     max_risk: float,
     deltas: list[float],
-    features: tuple[str, ...] = CONFIDENCE_INPUTS["weighing+reading"],
 ) -> dict[float, list[HeldOut]]:
     """Fit on the claims outside ``held_groups``, answer the claims inside, once per δ."""
     fitted = [i for i, c in enumerate(claims) if c.group not in held_groups]
     held = [i for i, c in enumerate(claims) if c.group in held_groups]
     fitted_claims, fitted_weighed = [claims[i] for i in fitted], [weighed[i] for i in fitted]
     thresholds = tune(fitted_claims, fitted_weighed, base)
-    model, fitted_outcomes = fit_confidence(fitted_claims, fitted_weighed, thresholds, features=features)
+    model, fitted_outcomes = fit_confidence(fitted_claims, fitted_weighed, thresholds)
     config = thresholds.model_copy(update={"confidence_model": model})
     held_outcomes = outcomes([claims[i] for i in held], [weighed[i] for i in held], config)
     by_delta = {}
@@ -135,16 +133,7 @@ def main() -> None:
     for repeat in range(args.repeats):
         rows: dict[float, list[HeldOut]] = {delta: [] for delta in deltas}
         for held_groups in deal_folds(groups, args.folds, rng):
-            for delta, held in fold_outcomes(
-                claims,
-                weighed,
-                parts,
-                held_groups,
-                base,
-                args.max_risk,
-                deltas,
-                CONFIDENCE_INPUTS[args.confidence_features],
-            ).items():
+            for delta, held in fold_outcomes(claims, weighed, parts, held_groups, base, args.max_risk, deltas).items():
                 rows[delta] += held
                 if any(r.answered for r in held):
                     fold_risks[delta].append(risk(held)[1])

@@ -27,7 +27,6 @@ from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.calibration import LABEL_PRIORS, fit_threshold, label_prior_weights
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
-    CONFIDENCE_INPUTS,
     CONFIGS,
     DECIDERS,
     cross_part_check,
@@ -53,13 +52,6 @@ def tuning_arguments(description: str, results_help: str, several_deltas: bool =
     parser.add_argument("results", type=Path, nargs="+", help=results_help)
     parser.add_argument("--split", type=Path, default=DEFAULT_SPLIT)
     parser.add_argument("--max-risk", type=float, default=0.10)
-    parser.add_argument(
-        "--confidence-features",
-        choices=sorted(CONFIDENCE_INPUTS),
-        default="weighing+reading",
-        help="what the confidence model reads: the judge's weighing alone, or also the reading features "
-        "(the reader's unweighted probabilities and how much of the claim's wording the items repeat)",
-    )
     parser.add_argument(
         "--label-prior",
         choices=LABEL_PRIORS,
@@ -108,7 +100,6 @@ def main() -> None:
     if not validation:
         raise SystemExit(f"need tuning (validation/calibration) results; got {sorted(parts)}")
     prior = label_prior_weights([c.gold for c in validation], args.label_prior)
-    features = CONFIDENCE_INPUTS[args.confidence_features]
     if test:
         print(f"tuning on {len(validation)} claims (validation + calibration), reporting on {len(test)} test claims")
     else:  # fix the judge before the test part is ever run with it
@@ -143,7 +134,7 @@ def main() -> None:
                 thresholds = tune(validation, tuning_weighed, base)
                 try:
                     confidence_model, tuning_outcomes = fit_confidence(
-                        validation, tuning_weighed, thresholds, weights=prior, features=features
+                        validation, tuning_weighed, thresholds, weights=prior
                     )
                 except ValueError as exc:
                     raise SystemExit(f"{name}: cannot fit the confidence model: {exc}") from exc
@@ -161,7 +152,7 @@ def main() -> None:
                     decider == "fitted + confidence model"
                 ):  # how likely its label is right, out of fold on tuning claims
                     confidence_model, tuning_outcomes = fit_confidence(
-                        validation, tuning_weighed, chosen, weights=prior, features=features
+                        validation, tuning_weighed, chosen, weights=prior
                     )
                     chosen = chosen.model_copy(update={"confidence_model": confidence_model})
             elif decider == "fitted + confidence model":

@@ -219,7 +219,7 @@ def test_label_interactions_repeat_the_features_and_rule_confidence_under_the_ru
 def test_a_confidence_model_with_label_interactions_weighs_a_feature_per_label():
     import math
 
-    from mermaid_verifier.agents.judge import FEATURES, ConfidenceModel, Weighing, input_count
+    from mermaid_verifier.agents.judge import FEATURES, ConfidenceModel, input_count
 
     n = len(FEATURES)
     coverage = FEATURES.index("coverage")
@@ -229,10 +229,9 @@ def test_a_confidence_model_with_label_interactions_weighs_a_feature_per_label()
     coef[first_interaction + coverage] = 3.0  # under SUPPORTS it raises them
     model = ConfidenceModel(features=FEATURES, coef=coef, intercept=1.0, label_interactions=True)
     features = tuple(0.5 if name == "coverage" else 0.0 for name in FEATURES)
-    weighing = Weighing(0.0, 0.0, 0.5, True, features)
-    assert model.probability(weighing, Label.NOT_ENOUGH_INFO, 0.9) == pytest.approx(1 / (1 + math.exp(-(1.0 - 1.0))))
-    assert model.probability(weighing, Label.SUPPORTS, 0.9) == pytest.approx(1 / (1 + math.exp(-(1.0 + 1.5))))
-    assert model.probability(weighing, Label.REFUTES, 0.9) == pytest.approx(1 / (1 + math.exp(-1.0)))
+    assert model.probability(features, Label.NOT_ENOUGH_INFO, 0.9) == pytest.approx(1 / (1 + math.exp(-(1.0 - 1.0))))
+    assert model.probability(features, Label.SUPPORTS, 0.9) == pytest.approx(1 / (1 + math.exp(-(1.0 + 1.5))))
+    assert model.probability(features, Label.REFUTES, 0.9) == pytest.approx(1 / (1 + math.exp(-1.0)))
     with pytest.raises(ValueError, match="with label interactions needs"):
         ConfidenceModel(features=FEATURES, coef=[0.0] * input_count(n, False), intercept=0.0, label_interactions=True)
 

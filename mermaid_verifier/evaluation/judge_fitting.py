@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import (
-    CONFIDENCE_FEATURES,
     FEATURES,
     ConfidenceModel,
     JudgeConfig,
@@ -42,8 +41,6 @@ CONFIGS = {  # name: (reliability terms, judge settings that differ from the bun
     "without topicality": (ReliabilityConfig(), NO_TOPICALITY),
     "no reliability, no topicality": (ReliabilityConfig(), {"use_reliability": False, **NO_TOPICALITY}),
 }
-# what a confidence model may read: the weighing alone (the models fitted before READING_FEATURES), or with them
-CONFIDENCE_INPUTS = {"weighing": FEATURES, "weighing+reading": CONFIDENCE_FEATURES}
 DECIDERS = ("max-rule", "max-rule + confidence model", "fitted", "fitted + confidence model")
 NEI_GRID = [x / 100 for x in range(6, 81, 2)]
 WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
@@ -157,19 +154,17 @@ def fit_confidence(
     folds: int = 5,
     label_interactions: bool = True,
     weights: list[float] | None = None,
-    features: tuple[str, ...] = CONFIDENCE_FEATURES,
 ) -> tuple[ConfidenceModel, list[Outcome]]:
     """A logistic regression for "the rule's label is right", and out-of-fold outcomes on these claims
     (so the abstention threshold is not fitted on probabilities the model was fitted to). Label
     interactions were chosen on the tuning parts (:func:`cross_part_check`; figures in the README).
-    ``weights`` (``calibration.label_prior_weights``) weigh each claim in the fit and in its outcome;
-    ``features`` are the :data:`CONFIDENCE_FEATURES` it reads (all of them unless told)."""
+    ``weights`` (``calibration.label_prior_weights``) weigh each claim in the fit and in its outcome."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
     decided = predictions(weighed, config)
     x = [
-        confidence_inputs(w.values(features), label, confidence, label_interactions)
+        confidence_inputs(w.features, label, confidence, label_interactions)
         for w, (label, confidence, _) in zip(weighed, decided)
     ]
     y = [int(label == c.gold) for c, (label, _, _) in zip(claims, decided)]
@@ -188,7 +183,7 @@ def fit_confidence(
     )[:, 1]
     fitted = make().fit(x, y, sample_weight=weights)
     model = ConfidenceModel(
-        features=features,
+        features=FEATURES,
         coef=fitted.coef_[0].tolist(),
         intercept=float(fitted.intercept_[0]),
         label_interactions=label_interactions,
