@@ -62,7 +62,6 @@ OPEN_RELATIONS = frozenset(
         "star", "support", "teach", "tour", "visit", "voice", "win", "work",
     }
 )  # fmt: skip
-SWAP_ROLES = ("subject", "open", "closed")
 
 
 def swap_role(doc: Doc, ent: Span) -> str:
