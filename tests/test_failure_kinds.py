@@ -24,7 +24,6 @@ from failure_kinds import (  # noqa: E402
     failure_kind_pairs,
     hypernym,
     hyponym,
-    kind_edits,
     nationality,
     number_bound,
     number_bound_pairs,
@@ -255,29 +254,6 @@ def test_number_bound_leaves_approximate_counts_years_and_determined_numbers_alo
     assert number_bound(nlp("He is a three-time champion."), "He won three titles .", rng) is None
 
 
-def test_open_swap_puts_a_new_subject_or_open_object_where_the_evidence_stays_silent(nlp):
-    row = {
-        "claim": "Highmore starred as Norman Bates.",
-        "title": "Freddie Highmore",
-        "evidence": "Highmore starred as Norman Bates in the series Bates Motel .",
-    }
-    pool = {"PERSON": ["Kevin Arnold", "Norman Bates", "Highmore"]}
-    edits = kind_edits(nlp(row["claim"]), nlp.make_doc(""), row, random.Random(0), {}, pool)
-    assert edits["open-swap"] == ("Kevin Arnold starred as Norman Bates.", "NOT ENOUGH INFO") or edits["open-swap"] == (
-        "Highmore starred as Kevin Arnold.",
-        "NOT ENOUGH INFO",
-    )
-    closed = {
-        "claim": "The film was directed by Elia Kazan.",
-        "title": "Splendor",
-        "evidence": "It was directed by Elia Kazan .",
-    }
-    edits = kind_edits(
-        nlp(closed["claim"]), nlp.make_doc(""), closed, random.Random(0), {}, {"PERSON": ["Orson Welles"]}
-    )
-    assert "open-swap" not in edits  # a film's director is single-valued: that swap is a REFUTES edit
-
-
 def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
     rows = [
         {
@@ -318,7 +294,6 @@ def test_failure_kind_pairs_label_each_kind_and_respect_the_caps(nlp):
         "hyponym": "NOT ENOUGH INFO",
         "other-subject": "NOT ENOUGH INFO",
         "other-relation": "NOT ENOUGH INFO",
-        "open-swap": "NOT ENOUGH INFO",
         "number-bound": ("SUPPORTS", "REFUTES"),
         "hypernym": "SUPPORTS",
         "nationality": "SUPPORTS",

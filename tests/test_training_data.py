@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
-from augment import entity_swap, negation_flip, swap_role  # noqa: E402
+from augment import entity_swap, negation_flip  # noqa: E402
 from synthesize import simple_claim, synthetic_pairs  # noqa: E402
 
 from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
@@ -78,32 +78,6 @@ def test_entity_swap_never_puts_a_word_where_a_date_stood(nlp):
     pool = {"DATE": ["weekly", "1 July 1937"], "NORP": ["Mexican"]}
     swaps = {entity_swap(doc, evidence, "Entertainment Weekly", pool, random.Random(seed)) for seed in range(10)}
     assert swaps == {"Entertainment Weekly is an Mexican monthly entertainment magazine."}
-
-
-@pytest.mark.parametrize(
-    ("claim", "entity", "role"),
-    [
-        ("Marc Antonio was a London-born writer.", "Marc Antonio", "subject"),
-        ("The film was directed by Elia Kazan.", "Elia Kazan", "closed"),
-        ("Suzanne Davies is a British footballer.", "British", "closed"),
-        ("Highmore starred as Norman Bates.", "Norman Bates", "open"),
-        ("Obama visited Mexico in 2009.", "Mexico", "open"),
-        ("The race started in Sint Niklaas.", "Sint Niklaas", "closed"),
-    ],
-)
-def test_swap_role_tells_what_the_evidence_can_exclude(nlp, claim, entity, role):
-    doc = nlp(claim)
-    (ent,) = [e for e in doc.ents if e.text == entity]
-    assert swap_role(doc, ent) == role
-
-
-def test_entity_swap_keeps_to_the_roles_asked_for(nlp):
-    doc = nlp("Highmore starred as Norman Bates in Bates Motel.")
-    evidence = "Highmore starred as Norman Bates in Bates Motel ."
-    pool = {"PERSON": ["Kevin Arnold", "Highmore", "Norman Bates"]}
-    assert {entity_swap(doc, evidence, "Bates Motel", pool, random.Random(seed)) for seed in range(5)} == {None}
-    opened = {entity_swap(doc, evidence, "Bates Motel", pool, random.Random(seed), ("open",)) for seed in range(5)}
-    assert opened == {"Highmore starred as Kevin Arnold in Bates Motel."}
 
 
 def test_synthetic_pairs_label_each_kind_and_keep_to_the_given_pages(nlp):

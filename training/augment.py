@@ -7,10 +7,7 @@ the same evidence with a mutated claim:
 
 * negation flip: insert or remove the negation of the main verb; SUPPORTS <-> REFUTES;
 * entity swap (SUPPORTS only): an entity of the claim that the evidence states is replaced by a
-  different entity of the same type from other train-part claims; the result is REFUTES when the
-  evidence, stating the original, excludes the new one (:func:`swap_role` is ``closed``). Swapping the
-  claim's subject, or the object of an open relation ("starred in", "visited", "won"), leaves the
-  evidence silent instead: ``failure_kinds.py`` writes those as NOT ENOUGH INFO (``open-swap``).
+  different entity of the same type from other train-part claims; the result is REFUTES.
 
 Mutations that spaCy cannot place are skipped, never guessed. Rules are simple on purpose and some
 outputs are clumsy English; they are training signal, not claims anyone reads.
@@ -22,7 +19,7 @@ import random
 from collections import defaultdict
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc
 
 SWAPPABLE = {"PERSON", "GPE", "NORP", "ORG", "DATE", "CARDINAL", "ORDINAL", "LANGUAGE", "LOC", "EVENT", "WORK_OF_ART"}
 NUMERIC = {"DATE", "CARDINAL"}
@@ -52,48 +49,8 @@ def negation_flip(doc: Doc) -> str | None:
     return None
 
 
-# Relations a subject holds with many objects at once: evidence naming one object says nothing of another
-# ("starred in Big" does not exclude "starred in Titanic"). Single-valued ones (born in, directed by, is a
-# <nationality> <noun>, founded in) stay out: there the evidence's value excludes the swapped one.
-OPEN_RELATIONS = frozenset(
-    {
-        "appear", "attend", "collaborate", "compete", "cover", "feature", "guest", "host", "include", "join",
-        "meet", "nominate", "participate", "perform", "play", "portray", "receive", "record", "release", "sign",
-        "star", "support", "teach", "tour", "visit", "voice", "win", "work",
-    }
-)  # fmt: skip
-
-
-def swap_role(doc: Doc, ent: Span) -> str:
-    """What swapping ``ent`` does to a claim the evidence supports: ``subject`` (the entity is in the claim's
-    subject: the evidence is about something else), ``open`` (the object of an :data:`OPEN_RELATIONS` verb: the
-    subject may have both) or ``closed`` (the evidence's value excludes the new one: REFUTES)."""
-    root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if root is None:
-        return "closed"
-    for child in root.children:
-        if (
-            child.dep_ in {"nsubj", "nsubjpass", "csubj"}
-            and child.left_edge.i <= ent.start
-            and ent.end - 1 <= child.right_edge.i
-        ):
-            return "subject"
-    token = ent.root
-    while token.head.i != token.i and token.pos_ != "VERB":
-        token = token.head
-    return "open" if token.pos_ == "VERB" and token.lemma_ in OPEN_RELATIONS else "closed"
-
-
-def entity_swap(
-    doc: Doc,
-    evidence: str,
-    title: str,
-    pool: dict[str, list[str]],
-    rng: random.Random,
-    roles: tuple[str, ...] = ("closed",),
-) -> str | None:
-    """Swap one entity the evidence states, whose :func:`swap_role` is in ``roles``, for a different one of the
-    same type; None if none fits."""
+def entity_swap(doc: Doc, evidence: str, title: str, pool: dict[str, list[str]], rng: random.Random) -> str | None:
+    """Swap one entity the evidence states for a different one of the same type; None if none fits."""
     evidence_lower, title_lower = evidence.lower(), title.lower()
     candidates = [
         ent
@@ -102,7 +59,6 @@ def entity_swap(
         and ent.text.lower() in evidence_lower
         and ent.text.lower() not in title_lower
         and _numeric_enough(ent.label_, ent.text)
-        and swap_role(doc, ent) in roles
     ]
     if not candidates:
         return None

@@ -12,9 +12,7 @@ REFUTES (the evidence states the original and not the new value):
   major <-> minor, comedy <-> tragedy), taken from the word's most frequent sense only;
 * ``number`` -- a count or amount the evidence states, changed to another plausible value;
 * ``date`` -- a year (or the month of a full date) the evidence states, changed;
-* ``entity`` -- a named entity the evidence states, swapped for another of the same spaCy type from a pool,
-  where the evidence's value excludes the new one (``augment.swap_role``: not the claim's subject, not the
-  object of an open relation such as "starred in");
+* ``entity`` -- a named entity the evidence states, swapped for another of the same spaCy type from a pool;
 * ``role`` -- a relation from a small table (directed <-> starred in, written by <-> directed by,
   born in <-> died in, ...), only when the evidence states the original role and not the new one;
 * ``negation`` -- ``augment.negation_flip``.
@@ -49,7 +47,7 @@ import random
 import re
 from collections import Counter
 
-from augment import negation_flip, swap_role
+from augment import negation_flip
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
@@ -437,17 +435,13 @@ def date_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
 
 
 def entity_edit(doc: Doc, evidence: str, pool: dict[str, list[str]], rng: random.Random, title: str = "") -> str | None:
-    """A named entity the evidence states (not the page title), whose value the evidence fixes
-    (:func:`augment.swap_role` ``closed``), swapped for a same-type one the evidence lacks."""
+    """A named entity the evidence states (not the page title) swapped for a same-type one the evidence lacks."""
     ev = evidence_text(evidence)
     title = title.lower()
     candidates = [
         ent
         for ent in doc.ents
-        if ent.label_ in ENTITY_LABELS
-        and _has(ev, ent.text)
-        and not (title and ent.text.lower() in title)
-        and swap_role(doc, ent) == "closed"
+        if ent.label_ in ENTITY_LABELS and _has(ev, ent.text) and not (title and ent.text.lower() in title)
     ]
     rng.shuffle(candidates)
     for ent in candidates:

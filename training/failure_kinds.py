@@ -19,12 +19,7 @@ NOT ENOUGH INFO -- the claim says more than the evidence (the reader's largest e
 * ``other-relation`` -- the claim's relation replaced by another of the same family, between the same
   entities, when the evidence says nothing of the new one ("X directed Y" -> "X produced Y"; "was born in"
   -> "died in"): a sentence stating one relation settles nothing about another, where the reader took
-  "the screenplay was written by Kubrick" as refuting "Kubrick directed it";
-* ``open-swap`` -- a named entity the evidence states swapped for another of the same type where the
-  evidence's value does not exclude the new one (``augment.swap_role``): the claim's subject ("Marc Antonio
-  was a London-born writer" against a sentence about Midge Mackenzie), or the object of an open relation
-  ("Highmore starred as Kevin Arnold" against "starred as Norman Bates"). The entity swaps that stay
-  REFUTES (``contrast.py``, ``synthesize.py``, ``augment.py``) are the closed ones only.
+  "the screenplay was written by Kubrick" as refuting "Kubrick directed it".
 
 SUPPORTS -- the claim says less than the evidence, or the same in other words:
 
@@ -58,7 +53,6 @@ import random
 import re
 from collections import Counter
 
-from augment import entity_pool, entity_swap
 from contrast import (
     MONTHS,
     NUMBER_WORDS,
@@ -770,7 +764,6 @@ NEI_KINDS = (
     "hyponym",
     "other-subject",
     "other-relation",
-    "open-swap",
 )
 SUPPORT_KINDS = ("hypernym", "nationality", "region", "date-coarse")
 REFUTE_KINDS = ("date-wrong-decade", "type-exclusion")
@@ -779,16 +772,10 @@ COMPARED_KINDS = ("number-bound",)
 
 
 def kind_edits(
-    doc: Doc,
-    other: Doc,
-    row: dict,
-    rng: random.Random,
-    names: dict[str, list[str]] | None = None,
-    pool: dict[str, list[str]] | None = None,
+    doc: Doc, other: Doc, row: dict, rng: random.Random, names: dict[str, list[str]] | None = None
 ) -> dict[str, tuple[str, str]]:
     """Every failure-kind edit that applies to the row, by kind: (claim, label); ``names`` (``page_names``)
-    are the other pages ``other-subject`` may name, ``pool`` (``augment.entity_pool``) the entities
-    ``open-swap`` may put in."""
+    are the other pages ``other-subject`` may name."""
     claim, evidence = row["claim"], evidence_text(row["evidence"])
     edits = {
         "specific-date": (specific_date(claim, evidence, rng), NEI),
@@ -798,7 +785,6 @@ def kind_edits(
         "hyponym": (hyponym(doc, rng), NEI),
         "other-subject": (other_subject(doc, row, names or {}, rng), NEI),
         "other-relation": (other_relation(claim, evidence, rng), NEI),
-        "open-swap": (entity_swap(doc, evidence, row.get("title", ""), pool or {}, rng, ("subject", "open")), NEI),
         "number-bound": number_bound(doc, evidence, rng) or (None, NEI),
         "hypernym": (hypernym(doc), SUPPORTS),
         "nationality": (nationality(doc, evidence), SUPPORTS),
@@ -816,8 +802,8 @@ def kind_edits(
 
 # kinds capped above ``per_kind``: other-subject pairs stand for the reader's largest error on retrieved
 # sentences (other pages' sentences read as contradicting), so they get more room; other-relation pairs
-# are rarer, and everything that applies is kept; open-swap pairs undo the entity swaps that were REFUTES
-KIND_CAPS = {"other-subject": 4000, "other-relation": 4000, "open-swap": 4000}
+# are rarer, and everything that applies is kept
+KIND_CAPS = {"other-subject": 4000, "other-relation": 4000}
 
 
 def number_bound_pairs(rows: list[dict], nlp: Language, rng: random.Random, cap: int, origin: str) -> list[dict]:
@@ -841,7 +827,7 @@ def failure_kind_pairs(
     rarer kinds first; origin ``kind-<kind>``."""
     rows = [row for row in supports if row.get("label") == "SUPPORTS"]
     docs = list(nlp.pipe([row["claim"] for row in rows], batch_size=256))
-    names, pool = page_names(rows, docs), entity_pool(docs)
+    names = page_names(rows, docs)
     counts: Counter = Counter()
     out: list[dict] = []
     if wordnet() is None:
@@ -851,7 +837,7 @@ def failure_kind_pairs(
         other = docs[j] if rows[j].get("title") != row.get("title") else nlp.make_doc("")
         edits = {
             k: v
-            for k, v in kind_edits(doc, other, row, rng, names, pool).items()
+            for k, v in kind_edits(doc, other, row, rng, names).items()
             if counts[k] < max(per_kind, KIND_CAPS.get(k, 0))
         }
         for _ in range(min(per_pair, len(edits))):
