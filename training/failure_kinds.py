@@ -457,29 +457,33 @@ def hypernym(doc: Doc) -> str | None:
     return None
 
 
-def nationality(doc: Doc, evidence: str) -> str | None:
-    """ "X is a French novelist" -> "X is a citizen of France", when the evidence says it too."""
+def _stated_nationality(doc: Doc, evidence: str, known: dict[str, str]) -> tuple[str, str, str] | None:
+    """(subject, verb, nationality) of "X is/was a <nationality> <person noun>", the nationality one of
+    ``known`` and stated by the evidence too."""
     noun = _predicate_noun(doc)
     subject = _subject_text(doc)
     if noun is None or subject is None or noun.lower_ not in PERSON_NOUNS:
         return None
     for token in noun.children:
-        if token.dep_ in {"amod", "compound"} and token.text in COUNTRIES and _has(evidence, token.text):
-            verb = noun.head.text.lower()
-            return _sentence_end(f"{subject} {verb} a citizen of {COUNTRIES[token.text]}")
+        if token.dep_ in {"amod", "compound"} and token.text in known and _has(evidence, token.text):
+            return subject, noun.head.text.lower(), token.text
     return None
+
+
+def nationality(doc: Doc, evidence: str) -> str | None:
+    """ "X is a French novelist" -> "X is a citizen of France", when the evidence says it too."""
+    if (found := _stated_nationality(doc, evidence, COUNTRIES)) is None:
+        return None
+    subject, verb, word = found
+    return _sentence_end(f"{subject} {verb} a citizen of {COUNTRIES[word]}")
 
 
 def region(doc: Doc, evidence: str) -> str | None:
     """ "X is a South Korean comedian" -> "X is Asian", when the evidence gives the nationality too."""
-    noun = _predicate_noun(doc)
-    subject = _subject_text(doc)
-    if noun is None or subject is None or noun.lower_ not in PERSON_NOUNS:
+    if (found := _stated_nationality(doc, evidence, REGIONS)) is None:
         return None
-    for token in noun.children:
-        if token.dep_ in {"amod", "compound"} and token.text in REGIONS and _has(evidence, token.text):
-            return _sentence_end(f"{subject} {noun.head.text.lower()} {REGIONS[token.text]}")
-    return None
+    subject, verb, word = found
+    return _sentence_end(f"{subject} {verb} {REGIONS[word]}")
 
 
 def _date_match(claim: str, evidence: str):
