@@ -37,7 +37,7 @@ import torch
 from safetensors.torch import save_file
 from teacher_labels import load_labels
 from train_stance import base_model, keep_layers, score
-from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, predict, write_json
+from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, jsonl_rows, predict, write_json
 from transformers import AutoTokenizer
 from weight_pack import pack_state, unpack
 
@@ -55,7 +55,7 @@ def read_pairs(directory: Path) -> dict[str, tuple[list[dict], str]]:
         data = {".gz": gzip.decompress, ".xz": lzma.decompress}.get(path.suffix, bytes)(path.read_bytes())
         stem = path.name.split(".")[0]
         files[stem] = (
-            [orjson.loads(line) for line in data.splitlines() if line.strip()],
+            jsonl_rows(data),
             hashlib.sha256(data).hexdigest(),
         )
     if "pairs_train" not in files or "pairs_validation" not in files:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import orjson
 import torch
-from trainer import LABELS, predict, use_bf16
+from trainer import LABELS, jsonl_rows, predict, use_bf16
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 CHUNK = 512
@@ -46,7 +46,7 @@ def label_file(model, tokenizer, source: Path, target: Path, *, bf16: bool, log=
     if target.exists():
         log(f"{target.name}: already labelled")
         return 0
-    rows = [orjson.loads(line) for line in source.read_bytes().splitlines() if line.strip()]
+    rows = jsonl_rows(source.read_bytes())
     partial = target.with_name(target.name + ".partial")
     done = labelled_rows_done(partial)
     started, labelled = time.monotonic(), 0
@@ -91,7 +91,7 @@ def _labelled_rows(labels_file: Path, name: str, entry: dict, source: Path) -> l
             f"{source} is not the file {labels_file} labels (SHA-256 {entry['sha256'][:16]}…): rebuild the"
             " pairs at the commit its record names"
         )
-    rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    rows = jsonl_rows(data)
     if len(entry["probabilities"]) != len(rows):
         raise SystemExit(
             f"{labels_file}: {len(entry['probabilities'])} probabilities for the {len(rows)} rows of {name}"
@@ -120,7 +120,7 @@ def attach_labels(
             if not (pairs / name).exists():
                 raise SystemExit(f"{pairs / name}: missing (the later build to label)")
             known = {_row_key(row): row["teacher"] for row in labelled}
-            rows = [orjson.loads(line) for line in (pairs / name).read_bytes().splitlines() if line.strip()]
+            rows = jsonl_rows((pairs / name).read_bytes())
             rows = [row | {"teacher": known[_row_key(row)]} if _row_key(row) in known else row for row in rows]
         (out / name).write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
         written[name] = [sum("teacher" in row for row in rows), len(rows)]

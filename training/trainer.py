@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import orjson
 import torch
 from transformers import get_linear_schedule_with_warmup
 
@@ -290,6 +291,11 @@ def use_bf16(precision: str, flags: set[str] | None = None) -> bool:
         return precision == "bf16"
     flags = cpu_flags() if flags is None else flags
     return bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
+def jsonl_rows(data: bytes) -> list[dict]:
+    """The rows of a JSON-lines file's bytes, blank lines skipped."""
+    return [orjson.loads(line) for line in data.splitlines() if line.strip()]
 
 
 def file_sha256(path: Path) -> str:
