@@ -24,6 +24,10 @@ class ConfigError(UsageError):
     """A setting or environment variable has an invalid value."""
 
 
+class ResultsError(UsageError):
+    """Batch results a fit cannot use: a claim outside the split, or train-part claims where they are refused."""
+
+
 class CorpusError(UsageError):
     """A local corpus file is missing, unreadable, or not in a known layout."""
 

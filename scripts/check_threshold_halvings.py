@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import statistics
 
-from evaluate_scoring import tuning_arguments
+from evaluate_scoring import run, tuning_arguments
 
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
 from mermaid_verifier.calibration import fit_threshold
@@ -101,4 +101,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -23,7 +23,7 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from evaluate_scoring import tuning_arguments
+from evaluate_scoring import run, tuning_arguments
 
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
 from mermaid_verifier.calibration import deal_folds, fit_threshold
@@ -153,4 +153,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

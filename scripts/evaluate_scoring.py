@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.calibration import LABEL_PRIORS, fit_threshold, label_prior_weights
+from mermaid_verifier.errors import MermaidError
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
     CONFIGS,
@@ -43,6 +46,16 @@ from mermaid_verifier.evaluation.judge_fitting import (
 )
 
 DEFAULT_SPLIT = Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json"
+
+
+def run(main: Callable[[], None]) -> None:
+    """Run a tuning script's ``main``: results it cannot use end it with one line on stderr naming the file,
+    and the error's exit code."""
+    try:
+        main()
+    except MermaidError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(error.exit_code) from None
 
 
 def tuning_arguments(description: str, results_help: str, several_deltas: bool = False) -> argparse.ArgumentParser:
@@ -213,4 +226,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

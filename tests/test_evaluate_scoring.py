@@ -126,13 +126,14 @@ def test_cross_part_check_scores_each_tuning_part_with_a_model_fitted_on_the_oth
 def test_refuses_train_part_claims(tmp_path):
     rows = made_up_rows(12)
     done = run(tmp_path, rows, {r["id"]: "train" if r["id"] == "0" else "validation" for r in rows})
-    assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
+    assert done.returncode == 2 and done.stderr.strip().startswith("refusing results of train-part claims")
+    assert "Traceback" not in done.stderr
 
 
 def test_a_claim_outside_the_split_is_named_not_a_key_error(tmp_path):
     rows = made_up_rows(12)
     done = run(tmp_path, rows, {r["id"]: "validation" for r in rows if r["id"] != "7"})
-    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip() == f"{tmp_path / 'results.jsonl'}:8: claim 7 is in no part of the split: give " + (
         "results of the split's claims (for fresh claims, read their ledger's own metrics)"
     )
@@ -234,7 +235,8 @@ def test_cross_validation_answers_each_claim_once_per_repeat_with_a_judge_fitted
 def test_cross_validation_refuses_train_part_claims(tmp_path):
     rows = made_up_rows(12)
     done = run(tmp_path, rows, {r["id"]: "train" if r["id"] == "0" else "test" for r in rows}, script=CROSS_VALIDATE)
-    assert done.returncode != 0 and "refusing results of train-part claims" in done.stderr
+    assert done.returncode == 2 and done.stderr.strip().startswith("refusing results of train-part claims")
+    assert "Traceback" not in done.stderr
 
 
 def test_fit_on_train_fits_the_decision_on_train_claims_and_scores_it_on_tuning_claims(tmp_path):

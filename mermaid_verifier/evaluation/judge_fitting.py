@@ -25,6 +25,7 @@ from mermaid_verifier.agents.judge import (
     weigh,
 )
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
+from mermaid_verifier.errors import ResultsError
 from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
 from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.models import Evidence
@@ -68,7 +69,7 @@ def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
                 row = json.loads(line)
                 part = split.get(str(row["id"]))
                 if part is None:
-                    raise SystemExit(
+                    raise ResultsError(
                         f"{path}:{number}: claim {row['id']} is in no part of the split: give results of the "
                         "split's claims (for fresh claims, read their ledger's own metrics)"
                     )
@@ -82,7 +83,7 @@ def load(paths: list[Path], split: dict[str, str]) -> dict[str, list[Claim]]:
 
 def refuse_train_part(parts: dict[str, list[Claim]]) -> None:
     if "train" in parts:
-        raise SystemExit("refusing results of train-part claims: the stance model was trained on their evidence")
+        raise ResultsError("refusing results of train-part claims: the stance model was trained on their evidence")
 
 
 def pooled_claims(parts: dict[str, list[Claim]]) -> tuple[list[Claim], list[str]]:
