@@ -23,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 from scipy.stats import binomtest, bootstrap
-from sklearn.metrics import f1_score
 
-LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
+from mermaid_verifier.evaluation.metrics import macro_f1
 
 
 class RunError(Exception):
@@ -59,10 +58,6 @@ def verdicts(path: Path, gold_by_id: dict[str, str] | None) -> dict[str, tuple[s
     return out
 
 
-def macro_f1(gold, predicted) -> float:
-    return float(f1_score(gold, predicted, labels=LABELS, average="macro", zero_division=0))
-
-
 def compare(
     baseline: dict[str, tuple[str, str]],
     candidate: dict[str, tuple[str, str]],
@@ -88,7 +83,8 @@ def compare(
     index = np.arange(len(ids))
 
     def difference(sample):
-        return macro_f1(gold[sample], cand[sample]) - macro_f1(gold[sample], base[sample])
+        chosen = gold[sample].tolist()
+        return macro_f1(chosen, cand[sample].tolist()) - macro_f1(chosen, base[sample].tolist())
 
     interval = bootstrap(
         (index,),
@@ -102,8 +98,8 @@ def compare(
     low, high = float(interval.low), float(interval.high)
     return {
         "claims": len(ids),
-        "baseline": {"accuracy": float(base_right.mean()), "macro_f1": macro_f1(gold, base)},
-        "candidate": {"accuracy": float(cand_right.mean()), "macro_f1": macro_f1(gold, cand)},
+        "baseline": {"accuracy": float(base_right.mean()), "macro_f1": macro_f1(gold.tolist(), base.tolist())},
+        "candidate": {"accuracy": float(cand_right.mean()), "macro_f1": macro_f1(gold.tolist(), cand.tolist())},
         "macro_f1_difference": delta,
         "difference_95": [low, high],
         "right_only_baseline": only_base,

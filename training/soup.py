@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import torch
-from train_stance import export_onnx, load_pairs, other_validation_figures, score, ship, write_stance_config
-from trainer import file_sha256, write_json
+from train_stance import finish_run, load_pairs, ship
+from trainer import file_sha256
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 
@@ -88,15 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     run = args.run_dir
     run.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(run / "final")
-    tokenizer.save_pretrained(run / "final")
     validation = load_pairs(args.pairs / "pairs_validation.jsonl")
-    metrics = {"base": description, "validation": score(model, tokenizer, validation)}
-    print("validation:", metrics["validation"])
-    metrics |= other_validation_figures(model, tokenizer, args.pairs)
-    metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
-    write_stance_config(run, description, {"members": [[str(p), w / total] for p, w in members]}, metrics)
-    write_json(run / "metrics.json", metrics)
+    settings = {"members": [[str(p), w / total] for p, w in members]}
+    finish_run(run, model, tokenizer, validation, args.pairs, description, settings, {})
     if args.ship:
         ship(run)
     return 0

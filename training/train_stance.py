@@ -29,7 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
 import torch
 from trainer import (
     LABELS,
@@ -39,6 +38,7 @@ from trainer import (
     cpu_model,
     encode,
     file_sha256,
+    jsonl_rows,
     predict,
     use_bf16,
     write_json,
@@ -79,8 +79,7 @@ PLANS: dict[str, list[Stage]] = {
 
 
 def load_pairs(path: Path) -> list[dict]:
-    with Path(path).open("rb") as handle:
-        return [orjson.loads(line) for line in handle]
+    return jsonl_rows(Path(path).read_bytes())
 
 
 def sample_pairs(pairs: list[dict], size: int, keep_origins: list[str], seed: int) -> list[dict]:
@@ -293,6 +292,35 @@ def other_validation_figures(model, tokenizer, pairs_dir: Path, limit: int | Non
     return figures
 
 
+def finish_run(
+    run: Path,
+    model,
+    tokenizer,
+    validation: list[dict],
+    pairs_dir: Path,
+    description: str,
+    settings: dict,
+    record: dict,
+    *,
+    limit: int | None = None,
+    export: bool = True,
+) -> dict:
+    """Write a finished model's run directory, as training, a GPU run brought back and a weight average all do:
+    ``final/`` (the float model), its figures on ``validation`` and the other validation files of
+    ``pairs_dir`` (after ``record``, what made the model), ``model/`` (int8 ONNX, tokenizer, and
+    stance_config.json with ``settings``) unless ``export`` is off, and ``metrics.json``. Returns the metrics."""
+    model.save_pretrained(run / "final")
+    tokenizer.save_pretrained(run / "final")
+    metrics = {"base": description, **record, "validation": score(model, tokenizer, validation)}
+    print("validation:", json.dumps(metrics["validation"]))
+    metrics |= other_validation_figures(model, tokenizer, pairs_dir, limit)
+    if export:
+        metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
+        write_stance_config(run, description, settings, metrics)
+    write_json(run / "metrics.json", metrics)
+    return metrics
+
+
 def write_stance_config(run: Path, description: str, settings: dict, metrics: dict) -> None:
     """``run/model/stance_config.json``: what the runtime needs (labels, input format) and how the model was made."""
     config = {"labels": LABELS, "max_length": MAX_LENGTH, "evidence_format": "{title}: {evidence}", "run": run.name}
@@ -493,24 +521,26 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_RESUMABLE
         log(f"trained: {position.steps_done} steps, {position.train_seconds / 60:.1f} min of training")
 
-    model.save_pretrained(run / "final")
-    tokenizer.save_pretrained(run / "final")
-    metrics = {
-        "base": description,
+    record = {
         "train_pairs": len(train),
         "distill_weight": distill_weight,
         "steps": position.steps_done,
         "train_minutes": round(position.train_seconds / 60, 1),
         "loss_per_100_steps": position.losses,
-        "validation": score(model, tokenizer, validation),
     }
-    print("validation:", json.dumps(metrics["validation"]))
-    metrics |= other_validation_figures(model, tokenizer, run / "pairs", config["limit"] or None)
-    if not args.no_export:
-        metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
-        settings = {"train_pairs": len(train), "stages": config["stages"], "seed": config["seed"]}
-        write_stance_config(run, description, settings, metrics)
-    write_json(run / "metrics.json", metrics)
+    settings = {"train_pairs": len(train), "stages": config["stages"], "seed": config["seed"]}
+    finish_run(
+        run,
+        model,
+        tokenizer,
+        validation,
+        run / "pairs",
+        description,
+        settings,
+        record,
+        limit=config["limit"] or None,
+        export=not args.no_export,
+    )
     if args.ship and not args.no_export:
         ship(run)
     return 0

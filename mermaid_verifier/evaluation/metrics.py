@@ -29,6 +29,11 @@ def per_class(gold: list[str], predicted: list[str]) -> dict[str, dict[str, floa
     return scores
 
 
+def macro_f1(gold: list[str], predicted: list[str]) -> float:
+    """The mean of the three labels' F1 (a label never given nor predicted counts 0)."""
+    return mean(c["f1"] for c in per_class(gold, predicted).values())
+
+
 def label_metrics(gold: list[str], predicted: list[str], abstained: list[bool] | None = None) -> dict:
     if len(gold) != len(predicted) or not gold:
         raise ValueError("gold and predicted must be non-empty and of equal length")
