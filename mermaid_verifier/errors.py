@@ -46,6 +46,11 @@ class ModelError(MermaidError):
     """A bundled model (stance model, parser) is missing or cannot be loaded."""
 
 
+class ModelSelfCheckError(ModelError):
+    """The stance model read its canary pairs differently from the float model it was exported from, on this
+    machine: its answers cannot be trusted here, so it gives none."""
+
+
 class MemoryStoreError(MermaidError):
     """The evidence memory's database cannot be reached or set up (e.g. a PostgreSQL URL that does not answer)."""
 
@@ -144,3 +149,10 @@ class RetriesExhausted(Exception):
 
 class CacheDataError(ValueError):
     """A cache row that this cache did not write (pickled, binary): refused, never loaded."""
+
+
+# ----------------------------------------------------------------------------- inside the HTTP service
+
+
+class RequestTooLarge(Exception):
+    """A request body passed the service's limit while it was read; the service answers 413 with this message."""

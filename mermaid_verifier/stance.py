@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 
-from mermaid_verifier.errors import ModelError
+from mermaid_verifier.errors import ModelError, ModelSelfCheckError
+from mermaid_verifier.model_check import cpu_summary
 from mermaid_verifier.models import Stance
 
 _CLASS_TO_STANCE = {"SUPPORTS": Stance.SUPPORTS, "REFUTES": Stance.REFUTES, "NOT ENOUGH INFO": Stance.NEUTRAL}
@@ -24,6 +26,39 @@ _CLASS_TO_STANCE = {"SUPPORTS": Stance.SUPPORTS, "REFUTES": Stance.REFUTES, "NOT
 
 def bundled_model_dir() -> Path:
     return Path(str(resources.files("mermaid_verifier.data") / "stance_model"))
+
+
+class CanaryReading(BaseModel):
+    """One canary pair of a model's self-check: the float model's probabilities and this machine's."""
+
+    claim: str
+    evidence: str
+    expected: dict[str, float]
+    read: dict[str, float]
+    difference: float  # the largest absolute difference of the three probabilities
+
+
+class SelfCheck(BaseModel):
+    """The canary pairs of ``stance_config.json`` read on this machine, against ``tolerance``."""
+
+    passed: bool
+    tolerance: float
+    largest_difference: float
+    canaries: list[CanaryReading]
+    cpu: str
+    onnxruntime: str
+
+    def failure(self, model_path: Path) -> str:
+        """The one line that says why the model refuses to run here, and what to do."""
+        worst = max(self.canaries, key=lambda c: c.difference)
+        expected, read = (max(p, key=p.__getitem__) for p in (worst.expected, worst.read))
+        return (
+            f"the stance model {model_path} failed its self-check on this machine ({self.cpu}; onnxruntime "
+            f"{self.onnxruntime}): a canary pair read {read} {worst.read[read]:.2f} where the float model reads "
+            f"{expected} {worst.expected[expected]:.2f} (difference {worst.difference:.2f} > {self.tolerance:.2f}), "
+            "so its verdicts cannot be trusted here and it gives none; run `mermaid-verifier doctor` (it names the "
+            "file's SHA-256, to compare with the one shipped) and attach its output to a bug report"
+        )
 
 
 def evidence_segment(title: str, text: str) -> str:
@@ -40,9 +75,11 @@ class StanceModel:
     claim's evidence). One pair per run makes each reading the same whatever it is read with, at about
     the same speed on 2 cores (30 pairs: 0.33 s in one batch, 0.36 s one by one)."""
 
-    def __init__(self, model_dir: Path | None = None, batch_size: int = 1):
+    def __init__(self, model_dir: Path | None = None, batch_size: int = 1, self_check: bool = True):
         self.model_dir = Path(model_dir) if model_dir else bundled_model_dir()
         self.batch_size = batch_size
+        self.self_check = self_check  # off only for tools that measure a file as it reads (training/)
+        self.checked: SelfCheck | None = None  # the self-check's result once the model has loaded
         self._lock = threading.Lock()
         self._session: Any = None  # an onnxruntime InferenceSession once loaded
         self._tokenizer: Any = None  # a tokenizers Tokenizer once loaded
@@ -75,7 +112,47 @@ class StanceModel:
                 raise ModelError(f"cannot load stance model {model_path}: {exc}") from exc
             self._stances = [_CLASS_TO_STANCE[label].value for label in config["labels"]]
             self._inputs = [i.name for i in session.get_inputs()]
+            if self.self_check:
+                check = self._read_canaries(config, tokenizer, session, onnxruntime.__version__)
+                self.checked = check
+                if not check.passed:
+                    raise ModelSelfCheckError(check.failure(model_path))
             self._tokenizer, self._session = tokenizer, session
+
+    def _read_canaries(self, config: dict, tokenizer: Any, session: Any, runtime: str) -> SelfCheck:
+        """Read the canary pairs the export stored (``self_check`` in ``stance_config.json``) as every pair
+        is read, and compare with the float model's probabilities. A model without them cannot be checked
+        and is refused: it could be answering wrongly on this CPU without anyone knowing."""
+        spec = config.get("self_check")
+        if not spec or not spec.get("pairs"):
+            raise ModelSelfCheckError(
+                f"the stance model in {self.model_dir} has no canary pairs ('self_check' in stance_config.json), "
+                "so whether it reads right on this CPU cannot be checked; re-export it with training/train_stance.py "
+                "(or training/portable_formats.py canaries) to add them"
+            )
+        tolerance = float(spec["tolerance"])
+        readings = []
+        for pair in spec["pairs"]:
+            (read,) = self._run(tokenizer, session, pair["claim"], [(pair.get("title") or "", pair["evidence"])])
+            expected = {stance: float(pair["float"][stance]) for stance in read}
+            readings.append(
+                CanaryReading(
+                    claim=pair["claim"],
+                    evidence=pair["evidence"],
+                    expected=expected,
+                    read={s: round(p, 4) for s, p in read.items()},
+                    difference=round(max(abs(read[s] - expected[s]) for s in read), 4),
+                )
+            )
+        largest = max(r.difference for r in readings)
+        return SelfCheck(
+            passed=largest <= tolerance,
+            tolerance=tolerance,
+            largest_difference=largest,
+            canaries=readings,
+            cpu=cpu_summary(),
+            onnxruntime=runtime,
+        )
 
     def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
         """For each (title, text) item, ``{"supports": p, "refutes": p, "neutral": p}`` towards ``claim``."""
@@ -84,19 +161,21 @@ class StanceModel:
         self.load()
         out: list[dict[str, float]] = []
         for start in range(0, len(evidence), self.batch_size):
-            batch = evidence[start : start + self.batch_size]
-            encodings = self._tokenizer.encode_batch([(claim, evidence_segment(t, x)) for t, x in batch])
-            feeds = {
-                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-            }
-            feeds = {name: feeds[name] for name in self._inputs}  # an MPNet-style model takes no token types
-            logits = self._session.run(None, feeds)[0]
-            exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
-            probs = exp / exp.sum(axis=-1, keepdims=True)
-            out += [dict(zip(self._stances, map(float, row))) for row in probs]
+            out += self._run(self._tokenizer, self._session, claim, evidence[start : start + self.batch_size])
         return out
+
+    def _run(self, tokenizer: Any, session: Any, claim: str, batch: list[tuple[str, str]]) -> list[dict[str, float]]:
+        encodings = tokenizer.encode_batch([(claim, evidence_segment(t, x)) for t, x in batch])
+        feeds = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+        feeds = {name: feeds[name] for name in self._inputs}  # an MPNet-style model takes no token types
+        logits = session.run(None, feeds)[0]
+        exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        probs = exp / exp.sum(axis=-1, keepdims=True)
+        return [dict(zip(self._stances, map(float, row))) for row in probs]
 
     async def aprobabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
         return await asyncio.to_thread(self.probabilities, claim, evidence)

@@ -6,7 +6,10 @@
 
 Every claim of a text goes through the same verification graph, so they share its resources and its
 evidence memory: the second claim about a person starts from what the first one found. How many claims
-are verified at once is the run's ``max_concurrency`` (``check_text(concurrency=…)``).
+are verified at once is set by a semaphore in the run's ``configurable`` (``CLAIM_SLOTS``;
+``check_text(concurrency=…)``), which each ``verify`` task holds while its claim is verified. (LangGraph's own
+``max_concurrency`` wraps each task's coroutine in another that waits for a slot first; a run cancelled then,
+as by Ctrl-C, drops the waiting coroutines unawaited, and Python warns about each.)
 ``check_text()`` owns the resources for one text and reports each claim as it is decided.
 """
 
@@ -18,6 +21,7 @@ import operator
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
@@ -41,6 +45,7 @@ from mermaid_verifier.wiring import Resources, claim_extractor_for
 
 DEFAULT_CONCURRENCY = 4
 MAX_TEXT_CHARS = 100_000
+CLAIM_SLOTS = "mermaid_claim_slots"  # the configurable entry: an asyncio.Semaphore, one slot per claim at once
 
 
 class TextInput(TypedDict):
@@ -75,8 +80,10 @@ def build_text_graph(verifier: CompiledStateGraph, extractor: ClaimExtractor | N
             return "summarize"
         return [Send("verify", ClaimTask(index=i, claim=claim)) for i, claim in enumerate(claims)]
 
-    async def verify(state: ClaimTask) -> dict:
-        output = await verifier.ainvoke({"claim": state["claim"].text})
+    async def verify(state: ClaimTask, config: RunnableConfig) -> dict:
+        slots: asyncio.Semaphore | None = (config.get("configurable") or {}).get(CLAIM_SLOTS)
+        async with slots or contextlib.nullcontext():
+            output = await verifier.ainvoke({"claim": state["claim"].text})
         result = result_from_output(state["claim"].text, output)
         return {"checked": [CheckedClaim(index=state["index"], claim=state["claim"], result=result)]}
 
@@ -137,8 +144,9 @@ class TextChecker:
         """The text's extraction first, then each claim as it is decided (completion order)."""
         if not isinstance(text, str):  # caught here, not as a TypeError inside a graph task
             raise UsageError(f"the text to check must be a string, got {type(text).__name__}")
+        slots = asyncio.Semaphore(max(1, concurrency))
         async for update in self.graph.astream(
-            {"text": text}, {"max_concurrency": max(1, concurrency)}, stream_mode="updates"
+            {"text": text}, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates"
         ):
             for node, values in update.items():
                 if node == "extract":

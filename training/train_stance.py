@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 import torch
+from canaries import self_check_spec
 from trainer import (
     LABELS,
     MAX_LENGTH,
@@ -49,6 +50,7 @@ from mermaid_verifier.errors import TrainingStopped
 from mermaid_verifier.evaluation.metrics import pair_figures
 
 REPO = Path(__file__).resolve().parents[1]
+STANCES = {"SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "neutral"}
 SHARED = REPO.parent / "shared" / "data"
 EXIT_RESUMABLE = TrainingStopped.exit_code  # stopped early on purpose, a checkpoint was written
 IN_DOMAIN = (
@@ -241,8 +243,14 @@ def float_nodes(fp32: Path, keep_float: tuple[str, ...]) -> list[str]:
 
 
 def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
-    """Dynamic int8 quantisation, per channel; MatMuls named by ``keep_float`` stay in float."""
+    """Dynamic int8 quantisation, per channel (symmetric s8, then stored as u8 weights with zero point 128:
+    the same integers, run on kernels that never saturate — ``mermaid_verifier.model_check``); MatMuls named
+    by ``keep_float`` stay in float. Refuses to leave a file whose products could differ between CPUs."""
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
+    from portable_formats import integer_weights
+
+    from mermaid_verifier.model_check import saturation_risks
 
     quantize_dynamic(
         str(fp32),
@@ -251,6 +259,11 @@ def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
         per_channel=True,
         nodes_to_exclude=float_nodes(fp32, keep_float) if keep_float else None,
     )
+    onnx.save(integer_weights(onnx.load(str(int8)), "u8"), str(int8))
+    risks = saturation_risks(int8)
+    if risks:
+        int8.unlink()
+        raise SystemExit(f"{int8}: {len(risks)} integer products could saturate on some CPUs ({risks[0]}); not written")
 
 
 def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_float: tuple[str, ...] = ()) -> dict:
@@ -274,6 +287,13 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_fl
         onnx_argmax += list(session.run(None, {n: enc[n].astype(np.int64) for n in names})[0].argmax(-1))
     agreement = float((np.array(onnx_argmax) == torch_probs.argmax(-1)).mean()) if rows else 1.0
     return {
+        "weights": "u8 weights per channel (zero point 128), u8 activations quantised per call: exact on every CPU",
+        "self_check": self_check_spec(
+            lambda pairs: [
+                dict(zip(map(STANCES.get, LABELS), map(float, p))) for p in predict(model, tokenizer, pairs)
+            ],
+            "the float (torch) model before quantisation",
+        ),
         "int8_vs_torch_argmax_agreement": round(agreement, 4),
         "pairs_compared": len(rows),
         "size_bytes": int8.stat().st_size,

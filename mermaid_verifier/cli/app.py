@@ -6,6 +6,7 @@ import typer
 
 from mermaid_verifier.cli.calibrate import calibrate_command
 from mermaid_verifier.cli.check import check_command
+from mermaid_verifier.cli.doctor import doctor_command
 from mermaid_verifier.cli.fever import fever_command
 from mermaid_verifier.cli.memory import memory_app
 from mermaid_verifier.cli.options import (
@@ -13,6 +14,7 @@ from mermaid_verifier.cli.options import (
     CorpusOpt,
     DebugOpt,
     JsonOpt,
+    VersionOpt,
     guarded,
     settings_from_options,
     stderr,
@@ -30,7 +32,7 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root() -> None:
+def _root(version: VersionOpt = False) -> None:
     """mermaid-verifier: verify claims against evidence."""
 
 
@@ -54,6 +56,7 @@ app.command("serve")(serve_command)
 app.command("review")(review_command)
 app.command("calibrate")(calibrate_command)
 app.command("fever")(fever_command)
+app.command("doctor")(doctor_command)
 app.add_typer(memory_app, name="memory")
 
 

@@ -81,6 +81,44 @@ ReviewOpt = Annotated[
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
+def installed_version(distribution: str) -> str:
+    """The installed version of ``distribution``, or "not installed"."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def version_line() -> str:
+    """``mermaid-verifier VERSION (onnxruntime VERSION, Python VERSION)``, from the installed metadata: nothing
+    is imported or loaded to say it."""
+    import platform
+
+    return (
+        f"mermaid-verifier {installed_version('mermaid-verifier')} "
+        f"(onnxruntime {installed_version('onnxruntime')}, Python {platform.python_version()})"
+    )
+
+
+def _print_version(requested: bool) -> None:
+    if requested:
+        stdout.print(version_line(), highlight=False, soft_wrap=True)
+        raise typer.Exit(0)
+
+
+VersionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version (with onnxruntime's and Python's) and exit.",
+    ),
+]
+
+
 def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
     if skipped_sources:
         skipped = ", ".join(f"{name} ({why})" for name, why in skipped_sources.items())

@@ -36,6 +36,18 @@ MaxClaimsOpt = Annotated[int, typer.Option("--max-claims", min=1, max=1000, help
 TimeoutOpt = Annotated[float, typer.Option("--timeout", min=1, help="Seconds a request may take.")]
 
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def check_bind(host: str, token: str | None, no_auth: bool) -> None:
+    """A :class:`UsageError` when the service would listen beyond this machine without a token."""
+    if host not in LOOPBACK and token is None and not no_auth:
+        raise UsageError(
+            f"--host {host} lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer TOKEN')"
+            " or, to serve without one, --no-auth"
+        )
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """The service's socket, bound before anything else starts: an address in use or not this machine's is a
     usage error naming it, not a server that logs and exits."""
@@ -69,13 +81,8 @@ def serve_command(
     """Serve the HTTP API (POST /v1/verify, POST /v1/check streaming NDJSON) and the web page at /."""
 
     def body() -> None:
-        import asyncio
-
-        import uvicorn
-
-        from mermaid_verifier.service import Limits, check_bind, create_app
-        from mermaid_verifier.text_graph import TextChecker
-
+        # the checks of the arguments come first: a refusal is said at once, before the web framework, the
+        # graph and the models are imported (seconds)
         check_bind(host, token, no_auth)
         settings = run_settings(
             corpus=corpus,
@@ -85,6 +92,17 @@ def serve_command(
             debug=debug,
             memory_url=memory_url,
         )
+        with listening_socket(host, port) as listener:
+            serve_on(listener, settings)
+
+    def serve_on(listener: socket.socket, settings) -> None:
+        import asyncio
+
+        import uvicorn
+
+        from mermaid_verifier.service import Limits, create_app
+        from mermaid_verifier.text_graph import TextChecker
+
         limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)
         where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 
@@ -99,7 +117,6 @@ def serve_command(
                 )
                 await uvicorn.Server(config).serve(sockets=[listener])
 
-        with listening_socket(host, port) as listener:
-            asyncio.run(serve(listener))
+        asyncio.run(serve(listener))
 
     guarded(debug, body)

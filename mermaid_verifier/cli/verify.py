@@ -18,6 +18,7 @@ from mermaid_verifier.cli.options import (
     MemoryUrlOpt,
     NoMemoryOpt,
     ReviewOpt,
+    VersionOpt,
     guarded,
     run_settings,
     say_skipped_sources,
@@ -206,6 +207,7 @@ def verify_command(
     max_steps: MaxStepsOpt = None,
     review: ReviewOpt = False,
     debug: DebugOpt = False,
+    version: VersionOpt = False,  # printed by its callback, before any claim is read
 ) -> None:
     """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
     _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review, memory_url)

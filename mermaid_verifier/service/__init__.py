@@ -9,8 +9,10 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, its browsable form at ``/
 * ``GET /healthz``; ``GET /`` the page: paste a text, watch its claims appear and colour as they are decided.
 
 Safe by default: it listens on 127.0.0.1; any other address needs a bearer ``--token`` or an explicit
-``--no-auth``. A request body is at most ``max_request_bytes``, a text gives at most ``max_claims`` claims,
-at most ``max_concurrent`` checks run at once (429 beyond), and each request has ``request_timeout_s``.
+``--no-auth``. A request body is at most ``max_request_bytes`` (413 beyond: from its Content-Length, or as it
+streams in without one; ``body_limit``), a text gives at most ``max_claims`` claims, at most ``max_concurrent``
+checks run at once (429 beyond), and each request has ``request_timeout_s``. A 422 names where and why as
+FastAPI does, echoing at most ``SHOWN_INPUT_CHARS`` characters of the input it refused.
 Source documents come only as uploaded text (``.txt``/``.md``/``.html`` content), never as server paths.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -27,6 +30,8 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -42,10 +47,11 @@ from mermaid_verifier.models import (
     TextSummary,
     VerificationResult,
 )
+from mermaid_verifier.service.body_limit import BodyLimit
 from mermaid_verifier.text_graph import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS, TextChecker
 
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 MAX_SOURCES = 20
+SHOWN_INPUT_CHARS = 200  # a 422 echoes at most this much of the input it refused
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,19 @@ def _line(event: BaseModel) -> bytes:
     return event.model_dump_json().encode() + b"\n"
 
 
+def shortened(error: dict) -> dict:
+    """A validation error as FastAPI reports it (``loc``, ``msg``, ``type`` …), its echoed ``input`` cut to
+    :data:`SHOWN_INPUT_CHARS` characters with a note of its full length: a refused 100,000-character text is
+    not sent back whole."""
+    if "input" not in error:
+        return error
+    value = error["input"]
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if len(shown) <= SHOWN_INPUT_CHARS:
+        return error
+    return {**error, "input": f"{shown[:SHOWN_INPUT_CHARS]}… (cut: {len(shown):,} characters in all)"}
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -159,15 +178,11 @@ def create_app(
     app.state.token = token
     guarded = [Depends(authorised)] if token is not None else []  # the schema asks for a token only when one is set
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > limits.max_request_bytes:
-            return JSONResponse(
-                {"detail": f"the request is {int(length):,} bytes; the limit is {limits.max_request_bytes:,}"},
-                status_code=413,
-            )
-        return await call_next(request)
+    app.add_middleware(BodyLimit, max_bytes=limits.max_request_bytes)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": [shortened(error) for error in jsonable_encoder(exc.errors())]}, status_code=422)
 
     @contextlib.asynccontextmanager
     async def slot() -> AsyncIterator[None]:
@@ -286,14 +301,3 @@ def create_app(
         )
 
     return app
-
-
-def check_bind(host: str, token: str | None, no_auth: bool) -> None:
-    """A :class:`UsageError` when the service would listen beyond this machine without a token."""
-    from mermaid_verifier.errors import UsageError
-
-    if host not in LOOPBACK and token is None and not no_auth:
-        raise UsageError(
-            f"--host {host} lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer TOKEN')"
-            " or, to serve without one, --no-auth"
-        )

@@ -1,0 +1,221 @@
+"""The command line's start and end: ``--version`` and the refusals of ``serve`` answer before anything heavy is
+imported; Ctrl-C during ``check`` or ``verify`` ends with one line and exit 130, with nothing left unawaited.
+Real child processes where a signal or the imports matter; no model is loaded (a stand-in stance model)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mermaid_verifier.cli import app
+from mermaid_verifier.cli import serve as cli_serve
+from mermaid_verifier.config import Settings
+from mermaid_verifier.text_graph import TextChecker, check_text
+from mermaid_verifier.tools.toolbox import Toolbox
+
+from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
+
+# what a command that only prints or refuses must not import: the web framework, the graphs, the models
+HEAVY = [
+    "fastapi",
+    "uvicorn",
+    "langgraph",
+    "onnxruntime",
+    "spacy",
+    "mermaid_verifier.service",
+    "mermaid_verifier.text_graph",
+    "mermaid_verifier.graph",
+]
+# the CLI (or the `verify` script) as a child that writes, as it exits, which of HEAVY it imported
+WATCHED = textwrap.dedent(
+    """
+    import atexit, json, os, sys
+    heavy = json.loads(os.environ["HEAVY_MODULES"])
+    def report():
+        with open(os.environ["IMPORTED_FILE"], "w") as out:
+            json.dump(sorted(name for name in heavy if name in sys.modules), out)
+    atexit.register(report)
+    from mermaid_verifier.cli import {entry}
+    {entry}()
+    """
+)
+VERSION_LINE = re.compile(r"^mermaid-verifier \d+\.\d+\S* \(onnxruntime \S+, Python \d+\.\d+\.\d+\S*\)$")
+
+
+def run_watched(entry: str, args: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+    imported = tmp_path / "imported.json"
+    env = {
+        **os.environ,
+        "HEAVY_MODULES": json.dumps(HEAVY),
+        "IMPORTED_FILE": str(imported),
+        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    env.pop("MERMAID_TOKEN", None)
+    env.pop("MERMAID_DEBUG", None)
+    done = subprocess.run(
+        [sys.executable, "-c", WATCHED.format(entry=entry), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    return done, json.loads(imported.read_text())
+
+
+# ----------------------------------------------------------------------------- --version
+
+
+@pytest.mark.parametrize(
+    "entry, args",
+    [("main", ["--version"]), ("verify_main", ["--version"]), ("main", ["verify", "--version"])],
+    ids=["mermaid-verifier", "verify", "mermaid-verifier-verify"],
+)
+def test_version_prints_one_line_with_onnxruntime_and_python_and_loads_nothing(tmp_path, entry, args):
+    done, imported = run_watched(entry, args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    [line] = done.stdout.splitlines()
+    assert VERSION_LINE.match(line), line
+    from importlib import metadata
+
+    assert line.startswith(f"mermaid-verifier {metadata.version('mermaid-verifier')} ")
+    assert f"(onnxruntime {metadata.version('onnxruntime')}, Python {'.'.join(map(str, sys.version_info[:3]))}" in line
+    assert imported == []
+
+
+# ----------------------------------------------------------------------------- serve's refusals come first
+
+
+def test_serve_beyond_this_machine_without_a_token_is_refused_before_anything_heavy_is_imported(tmp_path):
+    done, imported = run_watched("main", ["serve", "--host", "0.0.0.0"], tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: --host 0.0.0.0 lets other machines in: give --token TOKEN (clients send 'Authorization: Bearer "
+        "TOKEN') or, to serve without one, --no-auth"
+    ]
+    assert imported == []
+
+
+def test_serve_refuses_before_the_socket_or_the_pipeline_is_opened(monkeypatch, tmp_path):
+    def never(*args, **kwargs):
+        pytest.fail("serve went on past a refused argument")
+
+    monkeypatch.setattr(cli_serve, "listening_socket", never)
+    monkeypatch.setattr(TextChecker, "open", never)
+    monkeypatch.delenv("MERMAID_TOKEN", raising=False)
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: --host 0.0.0.0 lets other machines in")
+
+
+# ----------------------------------------------------------------------------- Ctrl-C
+
+# The CLI as a child whose stance model never answers (it stands for one that is still working): its first
+# call writes READY_FILE, so the test interrupts a command that is verifying, with claims still waiting.
+WORKING = textwrap.dedent(
+    """
+    import asyncio, os
+    from pathlib import Path
+    from mermaid_verifier import wiring
+
+    class Working:
+        def load(self):
+            pass
+        async def aprobabilities(self, claim, evidence):
+            Path(os.environ["READY_FILE"]).touch()
+            await asyncio.sleep(600)
+        def probabilities(self, claim, evidence):
+            raise AssertionError("the stand-in stance model is only awaited")
+
+    create = wiring.Resources.create.__func__
+    wiring.Resources.create = classmethod(lambda cls, settings=None, **more: create(cls, settings, **{**more, "stance": Working()}))
+    from mermaid_verifier.cli import main
+    main()
+    """
+)
+CLAIMS = [f"Mount Everest is in the Himalayas range number {n}." for n in range(1, 7)]
+
+
+@pytest.mark.parametrize("command", ["check", "verify"])
+def test_ctrl_c_while_working_prints_one_line_and_exits_130(tmp_path, command):
+    text = tmp_path / "text.txt"
+    text.write_text(" ".join(CLAIMS))
+    ready = tmp_path / "ready"
+    arguments = ["check", str(text), "--concurrency", "2"] if command == "check" else ["verify", *CLAIMS]
+    env = {
+        **os.environ,
+        "READY_FILE": str(ready),
+        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
+        "MERMAID_SOURCES": "local",
+        "PYTHONWARNINGS": "always",  # every warning shown, whatever the environment filters
+    }
+    env.pop("MERMAID_DEBUG", None)
+    process = subprocess.Popen(
+        [sys.executable, "-c", WORKING, *arguments, "--corpus", str(WIKI_MINI), "--no-memory"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists():
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "the command never started verifying"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "never awaited" not in err
+    assert err.splitlines() == ["interrupted"], err
+    assert out == ""
+    assert process.returncode == 130
+
+
+class Counting(ScriptedStance):
+    """Counts the stance calls in flight at once (one per claim being verified)."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.now = self.most = 0
+
+    async def aprobabilities(self, claim, evidence):
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            await asyncio.sleep(0.05)
+            return self.probabilities(claim, evidence)
+        finally:
+            self.now -= 1
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+async def test_a_text_verifies_at_most_concurrency_claims_at_once(tmp_path, decomposer, concurrency):
+    settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False)
+    toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
+    stance = Counting()
+    result = await check_text(
+        " ".join(CLAIMS[:4]),
+        settings,
+        concurrency=concurrency,
+        toolbox=toolbox,
+        stance=stance,
+        decomposer=decomposer,
+        judge_config=MECHANICS_JUDGE,
+    )
+    assert len(result.claims) == 4
+    assert stance.most == concurrency

@@ -1,0 +1,232 @@
+"""The shipped stance model computes the same on every CPU, and refuses to answer where it would not.
+
+* Structure: no integer product of the shipped file can saturate onnxruntime's AVX2 kernel (u8 weights, or
+  s8 within ±64), and the check itself tells a saturating file from a safe one.
+* Canaries: the shipped file reads its canary pairs like the float model it was exported from, on this
+  machine; a file that does not (or has no canaries) is refused with one line naming the CPU and runtime.
+* Emulated AVX2 (``qemu-x86_64 -cpu Haswell``: AVX2 without VNNI, whatever this machine is): the shipped
+  file passes there, and the same weights stored as s8 on [-127, 127] — the file that read every pair as
+  "supports" on such CPUs — fail there. Skipped where qemu-user is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mermaid_verifier.errors import ModelSelfCheckError
+from mermaid_verifier.model_check import SAFE_S8_WEIGHT, cpu_flags, integer_kernel, saturation_risks
+from mermaid_verifier.stance import StanceModel, bundled_model_dir
+
+from .conftest import CLI
+
+onnx = pytest.importorskip("onnx", reason="the structural checks read ONNX files with the onnx package (dev extra)")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+SHIPPED = bundled_model_dir()
+
+
+def integer_matmul(path: Path, weights: np.ndarray, weight_zero_point: np.ndarray) -> Path:
+    """A one-node graph: float input quantised to u8, times ``weights`` (an initializer), as the exporter writes."""
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        helper.make_node("MatMulInteger", ["xq", "w", "xz", "wz"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, weights.shape[0]])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [1, weights.shape[1]])],
+        [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(weight_zero_point, "wz")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def test_the_shipped_file_has_no_product_that_can_saturate():
+    assert saturation_risks(SHIPPED / "model.onnx") == []
+    config = json.loads((SHIPPED / "stance_config.json").read_text())
+    assert config["weights"].startswith("u8 weights")
+
+
+def test_the_structural_check_tells_a_saturating_file_from_a_safe_one(tmp_path):
+    rng = np.random.default_rng(0)
+    full = rng.integers(-127, 128, size=(8, 4)).astype(np.int8)
+    full[0, 0] = 127
+    zero = np.zeros(4, np.int8)
+    (risk,) = saturation_risks(integer_matmul(tmp_path / "s8.onnx", full, zero))
+    assert "s8 weights up to ±127" in risk
+    halved = np.clip(full // 2, -SAFE_S8_WEIGHT, SAFE_S8_WEIGHT).astype(np.int8)
+    assert saturation_risks(integer_matmul(tmp_path / "s7.onnx", halved, zero)) == []
+    shifted = (full.astype(np.int16) + 128).astype(np.uint8)
+    assert saturation_risks(integer_matmul(tmp_path / "u8.onnx", shifted, np.full(4, 128, np.uint8))) == []
+    just_over = halved.copy()
+    just_over[3, 2] = -SAFE_S8_WEIGHT - 1
+    assert len(saturation_risks(integer_matmul(tmp_path / "over.onnx", just_over, zero))) == 1
+
+
+def test_the_shipped_file_reads_its_canaries_like_the_float_model_on_this_machine():
+    model = StanceModel()
+    model.load()
+    check = model.checked
+    assert check is not None and check.passed
+    assert len(check.canaries) == 8
+    assert check.largest_difference <= check.tolerance
+    labels = [max(c.read, key=c.read.__getitem__) for c in check.canaries]
+    assert labels == ["supports"] * 3 + ["refutes"] * 3 + ["neutral"] * 2
+
+
+def model_copy(tmp_path: Path, edit_config=None, model_file: Path | None = None) -> Path:
+    """The shipped model in ``tmp_path`` (its large file linked, not copied), its config passed through ``edit_config``."""
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "model.onnx").symlink_to(model_file or SHIPPED / "model.onnx")
+    (target / "tokenizer.json").symlink_to(SHIPPED / "tokenizer.json")
+    config = json.loads((SHIPPED / "stance_config.json").read_text())
+    (target / "stance_config.json").write_text(json.dumps(edit_config(config) if edit_config else config))
+    return target
+
+
+def swapped_canaries(config: dict) -> dict:
+    """The canaries' float readings with supports and refutes exchanged: a model that reads them as shipped
+    now reads them wrongly, as a model whose arithmetic broke would."""
+    for pair in config["self_check"]["pairs"]:
+        p = pair["float"]
+        pair["float"] = {"supports": p["refutes"], "refutes": p["supports"], "neutral": p["neutral"]}
+    return config
+
+
+def test_a_model_that_misreads_its_canaries_is_refused_with_one_line_naming_the_machine(tmp_path):
+    model = StanceModel(model_copy(tmp_path, swapped_canaries))
+    with pytest.raises(ModelSelfCheckError) as caught:
+        model.load()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "failed its self-check on this machine" in message
+    assert platform.machine() in message and "onnxruntime" in message
+    assert "mermaid-verifier doctor" in message
+    with pytest.raises(ModelSelfCheckError):  # and it stays refused: no reading slips through afterwards
+        model.probabilities("The Eiffel Tower is in Paris.", [("Eiffel Tower", "It is in Paris.")])
+
+
+def test_a_model_without_canaries_is_refused(tmp_path):
+    model = StanceModel(model_copy(tmp_path, lambda c: {k: v for k, v in c.items() if k != "self_check"}))
+    with pytest.raises(ModelSelfCheckError, match="has no canary pairs"):
+        model.load()
+
+
+def test_verify_refuses_with_one_line_when_the_model_fails_its_self_check(tmp_path):
+    env = os.environ | {"MERMAID_STANCE_MODEL": str(model_copy(tmp_path, swapped_canaries)), "MERMAID_SOURCES": "local"}
+    env |= {
+        "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
+        "MERMAID_CORPUS": str(Path(__file__).parent / "fixtures" / "wiki_mini.jsonl"),
+    }
+    done = subprocess.run(
+        [*CLI, "verify", "--no-memory", "The Eiffel Tower is in Berlin."],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "failed its self-check" in line
+
+
+def test_doctor_reports_the_machine_the_file_and_the_canaries(tmp_path):
+    done = subprocess.run([*CLI, "doctor", "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["machine"] == platform.machine()
+    assert report["cpu_flags"] == cpu_flags()
+    assert report["integer_kernel"] == integer_kernel(cpu_flags())
+    assert len(report["model_sha256"]) == 64
+    assert report["saturation_risks"] == []
+    assert report["self_check"]["passed"] is True and report["problem"] is None
+    assert report["versions"]["onnxruntime"] != "not installed"
+
+    broken = subprocess.run(
+        [*CLI, "doctor", "--model-dir", str(model_copy(tmp_path, swapped_canaries))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert broken.returncode == 1
+    assert "self-check  FAILED" in broken.stdout
+    assert "problem" in broken.stdout and "failed its self-check" in broken.stdout
+
+
+# ----------------------------------------------------------------------------- emulated AVX2 without VNNI
+
+QEMU = shutil.which("qemu-x86_64")
+needs_qemu = pytest.mark.skipif(
+    QEMU is None or platform.machine() != "x86_64",
+    reason="needs qemu-user (apt-get install qemu-user) on an x86-64 host to emulate an AVX2-only CPU",
+)
+SELF_CHECK = (
+    "import sys\n"
+    "from mermaid_verifier.errors import ModelSelfCheckError\n"
+    "from mermaid_verifier.stance import StanceModel\n"
+    "model = StanceModel(sys.argv[1])\n"
+    "try:\n"
+    "    model.load()\n"
+    "except ModelSelfCheckError as error:\n"
+    "    print('REFUSED', error)\n"
+    "else:\n"
+    "    print('PASSED', model.checked.largest_difference)\n"
+)
+
+
+def on_emulated_avx2(model_dir: Path) -> str:
+    """The self-check's outcome when the model loads on an emulated Haswell (AVX2, FMA; no AVX-512, no VNNI)."""
+    done = subprocess.run(
+        [QEMU, "-cpu", "Haswell", sys.executable, "-c", SELF_CHECK, str(model_dir)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def s8_twin(shipped: Path, target: Path) -> Path:
+    """The shipped weights stored as the earlier files stored them: s8 on [-127, 127], zero point 0."""
+    model = onnx.load(str(shipped))
+    initializers = {init.name: init for init in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type != "MatMulInteger":
+            continue
+        for name, shift in ((node.input[1], -128), (node.input[3], -128)):
+            values = numpy_helper.to_array(initializers[name])
+            if values.dtype == np.uint8:
+                initializers[name].CopyFrom(
+                    numpy_helper.from_array((values.astype(np.int16) + shift).astype(np.int8), name)
+                )
+    onnx.save(model, str(target))
+    return target
+
+
+@needs_qemu
+def test_on_an_emulated_avx2_cpu_the_shipped_file_passes_and_its_s8_twin_is_refused(tmp_path):
+    assert on_emulated_avx2(SHIPPED).startswith("PASSED")
+    twin = s8_twin(SHIPPED / "model.onnx", tmp_path / "s8.onnx")
+    assert len(saturation_risks(twin)) > 0
+    twin_dir = model_copy(tmp_path, model_file=twin)
+    native = StanceModel(twin_dir)
+    if integer_kernel(cpu_flags()).startswith("AVX2 without VNNI"):
+        with pytest.raises(ModelSelfCheckError):  # this machine is such a CPU: refused natively too
+            native.load()
+    else:
+        native.load()  # the same integers read right on exact kernels (VNNI, AMX, ARM64 dot products) ...
+    outcome = on_emulated_avx2(twin_dir)
+    assert outcome.startswith("REFUSED"), outcome  # ... and are refused on AVX2 without VNNI
+    assert "failed its self-check" in outcome
