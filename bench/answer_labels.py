@@ -64,6 +64,7 @@ def main() -> int:
             print(f"{needed} not found: pass --data DIR (the shared data folder) or --corpus FILE", file=sys.stderr)
             return 2
     from mermaid_verifier.config import Settings
+    from mermaid_verifier.model_check import machine_record
 
     rows = [r for r in map(json.loads, answers.open()) if r["source"] == "felm-wk"]
     without_text = [r for r in rows if not isinstance(r.get("response"), str) or not r["response"].strip()]
@@ -91,6 +92,7 @@ def main() -> int:
         "agreement_among_read": round(len(matches) / len(read), 3) if read else None,
         "by_label": by_label,
         "seconds": round(time.perf_counter() - started, 1),
+        "machine": machine_record(),
         "command": "python bench/answer_labels.py " + " ".join(sys.argv[1:]),
     }
     print(json.dumps(figures, indent=1))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import shutil
 import statistics
 import tempfile
@@ -107,6 +108,9 @@ def main() -> None:
     for backend in ("memory", "tantivy"):
         r = scored[backend]
         print(f"| {backend} | {r['accuracy']:.3f} | {r['macro_f1']:.3f} | {r['tool_calls']:.2f} |")
+    from mermaid_verifier.model_check import machine_record
+
+    print(f"machine: {json.dumps(machine_record())}")
 
 
 if __name__ == "__main__":

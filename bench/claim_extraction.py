@@ -50,6 +50,7 @@ def main() -> int:
         print(f"{path} not found: pass --data DIR (the shared data folder)", file=sys.stderr)
         return 2
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
+    from mermaid_verifier.model_check import machine_record
 
     extractor = SpacyClaimExtractor()
     nlp = extractor.nlp
@@ -81,6 +82,7 @@ def main() -> int:
         "precision": round(extracted_hit / extracted_total, 3) if extracted_total else None,
         "match_f1_threshold": args.match,
         "dropped_sentences": dict(reasons.most_common()),
+        "machine": machine_record(),
     }
     print(json.dumps(figures, indent=1))
     return 0

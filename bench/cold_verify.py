@@ -8,8 +8,8 @@ The first run may build the corpus index; it is reported separately and left out
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -38,10 +38,10 @@ def main() -> None:
         print(f"run {run}{' (builds index)' if run == 0 else ''}: {elapsed:.2f}s")
         if run:
             times.append(elapsed)
-    print(
-        f"cold verify over {len(times)} runs: median {statistics.median(times):.2f}s, max {max(times):.2f}s "
-        f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()})"
-    )
+    from mermaid_verifier.model_check import machine_record
+
+    print(f"cold verify over {len(times)} runs: median {statistics.median(times):.2f}s, max {max(times):.2f}s")
+    print(f"machine: {json.dumps(machine_record())}")
 
 
 if __name__ == "__main__":

@@ -251,11 +251,12 @@ def run_child(phase: str, backend: str, corpus: Path, cache: Path, queries: int,
 
 
 def machine() -> dict:
-    return {
+    """This machine's record (:func:`~mermaid_verifier.model_check.machine_record`: architecture, CPU flags,
+    integer kernel …) with the platform, the load and the date the figures were measured at."""
+    from mermaid_verifier.model_check import machine_record
+
+    return machine_record() | {
         "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
     }
@@ -391,6 +392,7 @@ def main() -> None:
         f"\ncorpus index scale ({args.queries} queries, k=5, seed {args.seed}) — {info['date']}, {info['platform']}, "
         f"{info['cpus']} cpus, Python {info['python']}, load avg {info['load_avg_1m']} at start"
     )
+    print(f"machine: {json.dumps(info)}")
     print(table(rows))
 
 

@@ -151,10 +151,13 @@ def main() -> None:
         summary = contrast(judge, args.pairs)
     else:
         summary = gold(judge, gold_claims(args.claims, args.split, args.part))
+    from mermaid_verifier.model_check import machine_record
+
     summary |= {
         "mode": args.mode,
         "model_dir": str(args.model_dir or "bundled"),
         "seconds": round(time.time() - started, 1),
+        "machine": machine_record(),
     }
     if args.out:  # written first: a closed stdout (| head) must not lose a measurement
         args.out.write_text(json.dumps(summary, indent=2) + "\n")

@@ -99,6 +99,10 @@ async def main() -> int:
             if number % 200 == 0:
                 print(f"{number}/{len(rows)} claims", file=sys.stderr, flush=True)
     print(f"{read} of {len(rows)} claims read jointly; {added} joint items added", file=sys.stderr)
+    # the joint items' stance probabilities come from the int8 model, whose numbers depend on the CPU kind
+    from mermaid_verifier.model_check import machine_record
+
+    print(f"machine: {json.dumps(machine_record())}", file=sys.stderr)
     return 0
 
 

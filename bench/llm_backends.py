@@ -14,13 +14,16 @@ confidence, run statistics; no claim or evidence text — to ``--ledger/<backend
 small enough to keep in the repository: a rerun anywhere skips the claims it holds, and the figures
 are computed from it. Prints and writes (``--out/summary.json``) accuracy, macro-F1, tool calls, LLM
 tokens and seconds per claim, the share of executor replies whose tool call could be read, and how
-many claims took the LLM path or met an endpoint failure.
+many claims took the LLM path or met an endpoint failure. Each ledger row names the machine that decided
+it (cores, architecture, CPU model and kernel flags, one short string); the summary holds this machine's
+full record (``machine``) and, per backend, how many of the ledger's rows each machine decided.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import platform
@@ -34,6 +37,7 @@ from mermaid_verifier.evaluation.batch import verify_labelled
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
 from mermaid_verifier.graph import open_verifier
+from mermaid_verifier.model_check import machine_record
 
 BACKENDS = ("offline", "llm", "cascade")
 DEFAULT_LEDGER = REPO / "bench" / "results" / "llm_backends"
@@ -59,9 +63,20 @@ def ledger_row(row: dict, machine: str) -> dict:
     return {key: row[key] for key in LEDGER_FIELDS if key in row} | {"stats": stats, "machine": machine}
 
 
-def machine_name() -> str:
-    """Cores, architecture and CPU model: seconds per claim compare only on the same machine."""
-    return f"{os.cpu_count()} cpu {platform.machine()} {cpu_model() or platform.processor() or platform.system()}"
+def machine_name(record: dict | None = None) -> str:
+    """A ledger row's short machine: cores, architecture, CPU model and the kernel flags of ``record``
+    (default :func:`machine_record`, this machine's): seconds per claim compare only on the same machine,
+    the stance model's numbers only on the same integer kernel. Rows written before the flags were
+    recorded hold the same string without the flags in brackets."""
+    record = record or machine_record()
+    flags = " ".join(record["cpu_flags"]) or "no flags reported"
+    model = cpu_model() or platform.processor() or platform.system()
+    return f"{record['cpus']} cpu {record['architecture']} {model} [{flags}]"
+
+
+def ledger_machines(rows) -> dict[str, int]:
+    """How many of the ledger rows each machine decided (``"not recorded"`` for a row without one)."""
+    return dict(collections.Counter(row.get("machine") or "not recorded" for row in rows))
 
 
 def cpu_model() -> str | None:
@@ -139,7 +154,9 @@ async def bench(
 
             async with open_verifier(settings) as verifier:
                 await verify_labelled(verifier, todo, 1, record, failed)
-    return figures(run_metrics(list(decided.values()))) if decided else None
+    if not decided:
+        return None
+    return figures(run_metrics(list(decided.values()))) | {"ledger_machines": ledger_machines(decided.values())}
 
 
 def main() -> int:
@@ -160,7 +177,7 @@ def main() -> int:
         sys.exit("set OPENAI_BASE_URL to the server to test (python scripts/local_llm.py serve prints it)")
     model = os.environ.get("MERMAID_LLM_MODEL", "local")
     summary = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": machine_record() | {"cpu_model": cpu_model()},
         "server": base_url,
         "model": model,
         "claims": args.claims,
@@ -175,8 +192,9 @@ def main() -> int:
         )
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"\nmachine: {json.dumps(summary['machine'])}")
     print(
-        f"\n{'backend':<9} {'claims':>6} {'acc':>6} {'F1':>6} {'calls':>6} {'tok in':>7} {'tok out':>7} {'s/claim':>8} {'parsed':>7} {'on LLM':>7} {'failed':>6}"
+        f"{'backend':<9} {'claims':>6} {'acc':>6} {'F1':>6} {'calls':>6} {'tok in':>7} {'tok out':>7} {'s/claim':>8} {'parsed':>7} {'on LLM':>7} {'failed':>6}"
     )
     for backend, f in summary["backends"].items():
         if f is None:

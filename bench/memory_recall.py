@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import json
 import os
 import platform
 import random
@@ -84,7 +85,7 @@ async def run(items: int, queries: int, seed: int, fill_chunk: int) -> dict:
         median = statistics.median(latencies)
         print(
             f"recall over {items} items, {queries} queries: median {median:.2f} ms, "
-            f"p95 {p95:.2f} ms, max {latencies[-1]:.2f} ms ({platform.machine()}, {os.cpu_count()} cores)",
+            f"p95 {p95:.2f} ms, max {latencies[-1]:.2f} ms",
             flush=True,
         )
         return {
@@ -114,6 +115,18 @@ async def run_all(sizes: list[int], queries: int, seed: int, fill_chunk: int) ->
     return rows
 
 
+def machine() -> dict:
+    """This machine's record (:func:`~mermaid_verifier.model_check.machine_record`: architecture, CPU flags,
+    integer kernel …) with the platform, the load and the date the figures were measured at."""
+    from mermaid_verifier.model_check import machine_record
+
+    return machine_record() | {
+        "platform": platform.platform(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
@@ -125,11 +138,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.queries < 1 or min(args.items) < 1:
         parser.error("--items and --queries must be at least 1")
-    print(
-        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
-        f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}",
-        flush=True,
-    )
+    print(f"machine: {json.dumps(machine())}", flush=True)
     rows = asyncio.run(run_all(args.items, args.queries, args.seed, args.fill_chunk))
     if len(rows) > 1:
         print(

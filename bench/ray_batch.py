@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import shutil
@@ -94,6 +95,18 @@ def timed_run(args, out_dir: Path, claims: int, workers: int | None) -> dict:
     }
 
 
+def machine() -> dict:
+    """This machine's record (:func:`~mermaid_verifier.model_check.machine_record`: architecture, CPU flags,
+    integer kernel …) with the platform, the load and the date the figures were measured at."""
+    from mermaid_verifier.model_check import machine_record
+
+    return machine_record() | {
+        "platform": platform.platform(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=500)
@@ -106,11 +119,7 @@ def main() -> None:
     for path in (CLAIMS, CORPUS):
         if not path.is_file():
             sys.exit(f"{path} not found: this benchmark needs the shared FEVER data")
-    print(
-        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
-        f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}",
-        flush=True,
-    )
+    print(f"machine: {json.dumps(machine())}", flush=True)
     timed_run(args, args.out / "warm-up", WARM_UP_CLAIMS, None)  # builds the corpus index cache
     runs: dict[str, list[dict]] = {}
     for turn in range(1, args.repeat + 1):

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 import httpx
 
 from mermaid_verifier.errors import ServiceStartError
+from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.service.child import serve_in_child
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,7 +103,7 @@ def main() -> int:
             "max": round(max(seconds), 2),
         },
         "wall_seconds": round(wall, 2),
-        "machine": f"{os.cpu_count()} cpu {platform.machine()}",
+        "machine": machine_record(),
         "command": "python bench/serve_load.py " + " ".join(sys.argv[1:]),
     }
     print(json.dumps(figures, indent=1))

@@ -36,11 +36,14 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, default=None, help="default: the bundled stance model")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()
+    from mermaid_verifier.model_check import machine_record
     from mermaid_verifier.stance import StanceModel
 
     rows = [json.loads(line) for line in args.pairs.open()]
-    result = {"pairs_file": str(args.pairs), "model_dir": str(args.model_dir or "bundled")} | score_pairs(
-        StanceModel(args.model_dir), rows
+    result = (
+        {"pairs_file": str(args.pairs), "model_dir": str(args.model_dir or "bundled")}
+        | score_pairs(StanceModel(args.model_dir), rows)
+        | {"machine": machine_record()}
     )
     text = json.dumps(result, indent=2)
     print(text)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import json
 import os
 import platform
 import statistics
@@ -71,6 +72,18 @@ async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
     return results
 
 
+def machine() -> dict:
+    """This machine's record (:func:`~mermaid_verifier.model_check.machine_record`: architecture, CPU flags,
+    integer kernel …) with the platform, the load and the date the figures were measured at."""
+    from mermaid_verifier.model_check import machine_record
+
+    return machine_record() | {
+        "platform": platform.platform(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=60)
@@ -91,10 +104,7 @@ def main() -> None:
         corpora=(CORPUS,), cache_dir=args.cache_dir, use_memory=False, sources=("local",), backend="offline"
     )
     indexed = any(args.cache_dir.glob("corpus-index/bm25-*/passages.json"))
-    print(
-        f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {platform.platform()}, {os.cpu_count()} cpus, "
-        f"Python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}"
-    )
+    print(f"machine: {json.dumps(machine())}", flush=True)
     print(
         f"{len(measured)} FEVER paper_dev test claims, offline backend, local wiki corpus, memory off, "
         f"cache {args.cache_dir}{'' if indexed else ' (no cached index yet: the first start builds it)'}",

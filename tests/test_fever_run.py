@@ -19,6 +19,7 @@ from mermaid_verifier.errors import ModelError, UsageError
 from mermaid_verifier.evaluation.datasets import LabelledClaim, read_labelled_claims, stratified_sample
 from mermaid_verifier.evaluation.fever_run import RunOptions, order_claims, run
 from mermaid_verifier.evaluation.run_log import ResultsLog
+from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
 
 from .conftest import CLI, WIKI_MINI
@@ -167,6 +168,12 @@ def test_a_run_killed_with_sigkill_resumes_without_loss_or_duplicates(tmp_path):
     assert sorted(ids) == sorted(f"c{i}" for i in range(40))  # nothing lost, nothing twice
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["claims"] == 40 and metrics["run"]["resumed_rows"] >= decided_before
+    # the killed invocation wrote no metrics: its rows' machine is not recorded, the resumed one's is
+    assert metrics["machine"]["cpu_flags"] == machine_record()["cpu_flags"]
+    assert metrics["machines"] == [
+        {"rows": metrics["run"]["resumed_rows"], "machine": None},
+        {"rows": 40 - metrics["run"]["resumed_rows"], "machine": machine_record()},
+    ]
     assert (out / "report.html").stat().st_size > 0
 
 
@@ -232,9 +239,7 @@ def scripted(verifier):
     return factory
 
 
-async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
-    from mermaid_verifier.config import Settings
-
+def four_claims(tmp_path: Path) -> Path:
     claims = tmp_path / "claims.jsonl"
     claims.write_text(
         "\n".join(
@@ -250,6 +255,13 @@ async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
         )
         + "\n"
     )
+    return claims
+
+
+async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
+    from mermaid_verifier.config import Settings
+
+    claims = four_claims(tmp_path)
     settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
     options = RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1)
     outcome = await run(options, settings, verifier_factory=scripted(ScriptedVerifier({"claim 2"})))
@@ -263,6 +275,111 @@ async def test_a_failing_claim_is_set_aside_and_retried_on_resume(tmp_path):
         verifier_factory=scripted(ScriptedVerifier(set())),
     )
     assert sorted(r["id"] for r in retried.rows) == ["c0", "c1", "c2", "c3"] and retried.resumed == 3
+
+
+# ---- the machine that decided the rows ------------------------------------------------------------
+
+AVX2_ONLY = {
+    "architecture": "x86_64",
+    "cpus": 2,
+    "cpu_flags": ["avx2"],
+    "integer_kernel": "AVX2 without VNNI (u8 × s8 saturates beyond ±64)",
+    "python": "3.11.2",
+    "onnxruntime": "1.20.1",
+}
+
+
+async def test_metrics_and_report_record_the_machine_that_wrote_them(tmp_path):
+    from mermaid_verifier.config import Settings
+
+    settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
+    options = RunOptions(claims_path=four_claims(tmp_path), out_dir=tmp_path / "run", concurrency=1)
+    await run(options, settings, verifier_factory=scripted(ScriptedVerifier(set())))
+
+    here = machine_record()
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["machine"]["cpu_flags"] == here["cpu_flags"]
+    assert metrics["machine"] == here
+    assert metrics["machines"] == [{"rows": 4, "machine": here}]
+    report = (tmp_path / "run" / "report.html").read_text()
+    assert here["integer_kernel"] in report and "CPU flags" in report
+    assert " ".join(here["cpu_flags"]) in report
+    assert "more than one machine" not in report
+
+
+async def test_a_run_resumed_on_another_machine_kind_keeps_both_machines(tmp_path, monkeypatch):
+    from mermaid_verifier.config import Settings
+    from mermaid_verifier.evaluation import fever_run
+
+    settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
+    claims = four_claims(tmp_path)
+    monkeypatch.setattr(fever_run, "machine_record", lambda: AVX2_ONLY)
+    first = await run(
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1),
+        settings,
+        verifier_factory=scripted(ScriptedVerifier({"claim 2"})),
+    )
+    assert first.metrics["machines"] == [{"rows": 3, "machine": AVX2_ONLY}]
+    monkeypatch.undo()
+
+    resumed = await run(
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True),
+        settings,
+        verifier_factory=scripted(ScriptedVerifier(set())),
+    )
+    here = machine_record()
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics == json.loads(json.dumps(resumed.metrics))
+    assert metrics["machine"]["cpu_flags"] == here["cpu_flags"]
+    assert metrics["machines"] == [{"rows": 3, "machine": AVX2_ONLY}, {"rows": 1, "machine": here}]
+    report = (tmp_path / "run" / "report.html").read_text()
+    assert "more than one machine" in report
+    assert AVX2_ONLY["integer_kernel"] in report and here["integer_kernel"] in report
+
+    again = await run(  # resumed on the same machine again: its rows join its entry
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True),
+        settings,
+        verifier_factory=scripted(ScriptedVerifier(set())),
+    )
+    assert again.metrics["machines"] == [{"rows": 3, "machine": AVX2_ONLY}, {"rows": 1, "machine": here}]
+
+
+async def test_rows_kept_from_an_invocation_that_wrote_no_metrics_have_no_machine(tmp_path):
+    """An invocation interrupted before it wrote its metrics (or a run from before machines were recorded)
+    leaves rows whose machine nobody knows: the history says so instead of crediting this machine."""
+    from mermaid_verifier.config import Settings
+
+    settings = Settings.from_env({}, cache_dir=tmp_path / "cache")
+    claims = four_claims(tmp_path)
+    await run(
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1),
+        settings,
+        verifier_factory=scripted(ScriptedVerifier({"claim 2"})),
+    )
+    (tmp_path / "run" / "metrics.json").unlink()
+
+    resumed = await run(
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, resume=True),
+        settings,
+        verifier_factory=scripted(ScriptedVerifier(set())),
+    )
+    here = machine_record()
+    assert resumed.metrics["machine"] == here
+    assert resumed.metrics["machines"] == [{"rows": 3, "machine": None}, {"rows": 1, "machine": here}]
+    assert "machine not recorded" in (tmp_path / "run" / "report.html").read_text()
+
+
+def test_rows_decided_on_ray_record_the_machines_of_its_workers():
+    from mermaid_verifier.evaluation.fever_run import machines_of_run
+
+    here = machine_record()
+    assert machines_of_run([], 0, 5, here, [here, AVX2_ONLY]) == [
+        {"rows": 5, "machine": here, "ray_workers": [here, AVX2_ONLY]}
+    ]
+    assert machines_of_run([{"rows": 5, "machine": here}], 5, 2, here, [here]) == [
+        {"rows": 5, "machine": here},
+        {"rows": 2, "machine": here, "ray_workers": [here]},
+    ]
 
 
 async def test_many_failures_in_a_row_stop_the_run_with_the_error(tmp_path):

@@ -93,3 +93,32 @@ def test_the_figures_come_from_ledger_rows_alone(llm_backends):
     assert figures["prompt_tokens_per_claim"] == 2950
     assert figures["parsed_call_share"] == pytest.approx(5 / 6)
     assert figures["claims_on_llm_path"] == 3
+
+
+def test_a_ledger_rows_machine_is_short_and_names_the_cpu_flags(llm_backends):
+    from mermaid_verifier.model_check import machine_record
+
+    here = machine_record()
+    name = llm_backends.machine_name()
+    assert name.startswith(f"{here['cpus']} cpu {here['architecture']} ")
+    assert name.endswith(f"[{' '.join(here['cpu_flags']) or 'no flags reported'}]")
+    assert len(name) < 200  # one short string per row, not the whole record
+    avx2_only = here | {"cpus": 2, "cpu_flags": ["avx2"]}
+    assert llm_backends.machine_name(avx2_only).endswith("[avx2]")
+    assert llm_backends.ledger_row(result_row(), name)["machine"] == name
+
+
+@pytest.mark.parametrize("backend", ["offline", "llm", "cascade"])
+def test_the_kept_ledgers_still_load_and_say_which_machines_decided_them(llm_backends, backend):
+    from mermaid_verifier.evaluation.run_log import ResultsLog
+    from mermaid_verifier.evaluation.run_metrics import run_metrics
+
+    rows = ResultsLog(llm_backends.DEFAULT_LEDGER / f"{backend}.jsonl").read()
+    assert rows
+    metrics = run_metrics(rows)
+    if backend != "offline":  # an offline run's metrics have no llm figures, which figures() reads
+        assert llm_backends.figures(metrics)["claims"] == len(rows)
+    machines = llm_backends.ledger_machines(rows)
+    assert metrics["claims"] == len(rows) == sum(machines.values())
+    assert all(" cpu " in machine for machine in machines)  # rows from before the flags: "2 cpu x86_64 Linux"
+    assert llm_backends.ledger_machines([{"id": "1"}]) == {"not recorded": 1}

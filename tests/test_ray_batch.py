@@ -21,6 +21,7 @@ from mermaid_verifier.evaluation import ray_batch
 from mermaid_verifier.evaluation.datasets import LabelledClaim
 from mermaid_verifier.evaluation.ray_batch import RayOptions, stream_batches
 from mermaid_verifier.evaluation.run_log import ResultsLog
+from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import Label
 
 from .conftest import CLI, WIKI_MINI
@@ -118,6 +119,12 @@ class PacedGraph:
             return {"claim": state["claim"], "verdict": None}
         finally:
             self.running -= 1
+
+
+async def test_a_worker_says_which_machine_it_runs_on_when_it_starts():
+    worker = ray_batch.VerifierWorker(settings=None, concurrency=1)
+    worker._verifier = PacedGraph()  # built already: start() only reports
+    assert await worker.start() == machine_record()
 
 
 async def test_a_workers_batches_share_its_claim_slots(monkeypatch):
@@ -244,6 +251,8 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_matches_the_in_process_
     assert verdicts(out / "results.jsonl") == in_process_verdicts  # every claim once, decided as in process
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["claims"] == CLAIMS and metrics["run"]["options"]["ray"]["workers"] == 2
+    # a local cluster: the workers run on the driver's machine, which the run records
+    assert metrics["machines"] == [{"rows": CLAIMS, "machine": machine_record(), "ray_workers": [machine_record()]}]
 
 
 @pytest.mark.ray

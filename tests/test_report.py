@@ -389,6 +389,78 @@ def test_no_claims_and_no_metrics():
     assert "No claims." in html and 'dataset.ready = "1"' in html
 
 
+# ---- the machine -----------------------------------------------------------------------------------
+
+VNNI_MACHINE = {
+    "architecture": "x86_64",
+    "cpus": 16,
+    "cpu_flags": ["avx2", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16"],
+    "integer_kernel": "VNNI (exact)",
+    "python": "3.11.2",
+    "onnxruntime": "1.20.1",
+}
+AVX2_MACHINE = VNNI_MACHINE | {
+    "cpus": 2,
+    "cpu_flags": ["avx2"],
+    "integer_kernel": "AVX2 without VNNI (u8 × s8 saturates beyond ±64)",
+}
+
+
+def machine_texts(html: str) -> list[str]:
+    scan = Scan(html)
+    start = next(i for i, (tag, attrs) in enumerate(scan.tags) if tag == "section" and attrs.get("id") == "machine")
+    end = next(i for i, (tag, _) in enumerate(scan.tags) if i > start + 1 and tag == "h2")  # the next heading
+    return [text for index, text in scan.texts if start <= index < end]
+
+
+def test_the_machine_that_wrote_the_metrics_is_shown_with_its_cpu_flags_and_integer_kernel(rows):
+    from mermaid_verifier.model_check import machine_record
+
+    here = machine_record()
+    metrics = make_metrics(rows) | {"machine": here, "machines": [{"rows": len(rows), "machine": here}]}
+    texts = machine_texts(render_report(metrics, rows))
+    assert "CPU flags" in texts and "integer kernel" in texts
+    assert (" ".join(here["cpu_flags"]) or "none reported") in texts
+    assert here["integer_kernel"] in texts
+    assert not any("more than one machine" in text for text in texts)  # one machine decided every row
+
+    texts = machine_texts(render_report(make_metrics(rows) | {"machine": VNNI_MACHINE}, rows))
+    assert "avx2 avx512f avx512bw avx512_vnni avx_vnni avx512_bf16" in texts and "VNNI (exact)" in texts
+
+
+def test_rows_decided_on_several_machines_are_listed_with_a_warning(rows):
+    metrics = make_metrics(rows) | {
+        "machine": VNNI_MACHINE,
+        "machines": [
+            {"rows": 20, "machine": None},
+            {"rows": 60, "machine": AVX2_MACHINE},
+            {"rows": 40, "machine": VNNI_MACHINE, "ray_workers": [VNNI_MACHINE, AVX2_MACHINE]},
+        ],
+    }
+    html = render_report(metrics, rows)
+    texts = machine_texts(html)
+    assert any("more than one machine" in text for text in texts)
+    assert ["20", "machine not recorded", "60"] == texts[texts.index("20") : texts.index("60") + 1]
+    assert AVX2_MACHINE["integer_kernel"] in texts and texts.count("Ray worker") == 2
+    history = [attrs for attrs in Scan(html).of("table") if attrs.get("id") == "machine-history"]
+    assert len(history) == 1
+
+
+def test_metrics_without_a_machine_say_it_was_not_recorded(rows):
+    texts = machine_texts(render_report(make_metrics(rows), rows))
+    assert any("Machine not recorded" in text for text in texts)
+
+
+def test_markup_in_a_machine_record_is_escaped():
+    attack = "<script>alert(1)</script>"
+    machine = VNNI_MACHINE | {"cpu_flags": [attack], "integer_kernel": attack, "architecture": attack}
+    html = render_report(
+        {"machine": machine, "machines": [{"rows": 1, "machine": None}, {"rows": 1, "machine": machine}]}, []
+    )
+    assert attack not in html and "&lt;script&gt;" in html
+    assert len(Scan(html).of("script")) == 1
+
+
 # ---- self-contained and written to disk -----------------------------------------------------------
 
 

@@ -2,6 +2,10 @@
 through one graph, stream each result durably to ``DIR/results.jsonl``, then write
 ``DIR/metrics.json`` and ``DIR/report.html``.
 
+The int8 stance model computes differently on different CPU kinds, so ``metrics.json`` says which
+machine decided the rows: ``machine`` is this writing's :func:`~mermaid_verifier.model_check.machine_record`,
+and ``machines`` the run's history, one entry per machine in the order they wrote (see :func:`machines_of_run`).
+
 The terminal side (progress bar, summary table) lives in ``cli/fever.py``; this module only calls
 ``on_progress`` so it can be driven from tests and scripts too.
 """
@@ -36,6 +40,7 @@ from mermaid_verifier.evaluation.datasets import (
 from mermaid_verifier.evaluation.ray_batch import RayOptions, verify_on_ray
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
+from mermaid_verifier.model_check import machine_record
 
 Order = Literal["file", "shuffled", "clustered"]
 ORDERS: tuple[str, ...] = ("file", "shuffled", "clustered")
@@ -156,6 +161,7 @@ def make_run_dir(path: Path) -> None:
 
 LOCK_FILE = "run.lock"
 SELECTION_FILE = "selection.json"
+METRICS_FILE = "metrics.json"
 # the options that choose a run's claims: how the command line names each, and its value when not given
 SELECTION: dict[str, tuple[str, object]] = {
     "claims_path": ("the claims file", None),
@@ -320,16 +326,27 @@ async def _run_locked(options, settings, claims, bad_lines, open_graph, on_start
                 on_progress(row)
 
         started = time.perf_counter()
+        ray_workers = None
         if todo and options.ray is not None:
-            await verify_on_ray(settings, todo, options.concurrency, options.ray, record, failures.failed)
+            ray_workers = await verify_on_ray(settings, todo, options.concurrency, options.ray, record, failures.failed)
         elif todo and open_graph is not None:
             async with open_graph() as verifier:
                 await verify_labelled(verifier, todo, options.concurrency, record, failures.failed)
         wall_seconds = time.perf_counter() - started
     metrics = {}
     if rows:
-        metrics = run_metrics(rows) | _run_details(
-            options, settings, rows, kept, wall_seconds, len(claims), len(failures.failures), len(bad_lines)
+        machine = machine_record()
+        metrics = (
+            run_metrics(rows)
+            | _run_details(
+                options, settings, rows, kept, wall_seconds, len(claims), len(failures.failures), len(bad_lines)
+            )
+            | {
+                "machine": machine,
+                "machines": machines_of_run(
+                    earlier_machines(options), len(kept), len(rows) - len(kept), machine, ray_workers
+                ),
+            }
         )
         write_outputs(options.out_dir, metrics, rows)
     return RunOutcome(
@@ -370,11 +387,54 @@ def _run_details(
     return details
 
 
+def earlier_machines(options: RunOptions) -> list[dict]:
+    """The ``machines`` history of the ``metrics.json`` a resumed run finds (empty for a new run, or when
+    that file is missing, unreadable or written before machines were recorded)."""
+    path = options.out_dir / METRICS_FILE
+    if not options.resume or not path.exists():
+        return []
+    try:
+        history = orjson.loads(path.read_bytes()).get("machines")
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(history, list):
+        return []
+    return [entry for entry in history if isinstance(entry, dict) and isinstance(entry.get("rows"), int)]
+
+
+def machines_of_run(
+    earlier: list[dict], kept: int, decided: int, machine: dict, ray_workers: list[dict] | None = None
+) -> list[dict]:
+    """Which machine decided how many of the run's rows, oldest first: ``{"rows": n, "machine": record}``,
+    with ``"ray_workers"`` (the machines the Ray workers started on) for rows decided on Ray.
+
+    ``earlier`` is the history of the metrics a resumed run finds; rows kept beyond what it accounts for
+    (decided by an invocation interrupted before it wrote metrics, or before machines were recorded)
+    get an entry whose ``machine`` is None: not recorded. This writing's machine comes last, even when
+    it decided no row. Consecutive writings on the same machine share one entry, so a run resumed on
+    another CPU kind shows two (or more) entries."""
+    history = [dict(entry) for entry in earlier]
+    unaccounted = kept - sum(entry["rows"] for entry in history)
+    if unaccounted > 0:
+        history.append({"rows": unaccounted, "machine": None})
+    entry: dict = {"rows": decided, "machine": machine}
+    if ray_workers is not None:
+        entry["ray_workers"] = ray_workers
+    last = history[-1] if history else None
+    if last is not None and {k: v for k, v in last.items() if k != "rows"} == {
+        k: v for k, v in entry.items() if k != "rows"
+    }:
+        last["rows"] += decided
+    else:
+        history.append(entry)
+    return history
+
+
 def write_outputs(out_dir: Path, metrics: dict, rows: list[dict]) -> None:
     """``metrics.json`` (written whole, then renamed) and ``report.html``."""
     from mermaid_verifier.evaluation.report import write_report
 
-    write_json(out_dir / "metrics.json", metrics)
+    write_json(out_dir / METRICS_FILE, metrics)
     write_report(out_dir / "report.html", metrics, rows)
 
 

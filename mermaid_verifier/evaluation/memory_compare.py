@@ -20,12 +20,16 @@ CONFIGURATIONS: tuple[tuple[str, bool, Order], ...] = (  # name, memory on, orde
 
 
 def configuration_summary(metrics: dict) -> dict:
+    """A configuration's figures, with the machine that wrote them and the machines that decided its rows
+    (as in its ``metrics.json``)."""
     return {
         "claims": metrics["claims"],
         "accuracy": metrics["accuracy"],
         "macro_f1": metrics["macro_f1"],
         "tool_calls_per_claim": metrics["tool_calls"]["mean"],
         "memory_hit_rate": metrics["memory_hit_rate"],
+        "machine": metrics.get("machine"),
+        "machines": metrics.get("machines"),
     }
 
 

@@ -77,9 +77,13 @@ class VerifierWorker:
         self._slots: asyncio.Semaphore | None = None  # made in the actor's own event loop
         self._building: asyncio.Lock | None = None
 
-    async def start(self) -> None:
-        """Build the graph now, so a broken setup shows before any claim is sent."""
+    async def start(self) -> dict:
+        """Build the graph now, so a broken setup shows before any claim is sent; the machine the worker
+        runs on (on a cluster of several machines it may not be the driver's)."""
+        from mermaid_verifier.model_check import machine_record
+
         await self._graph()
+        return machine_record()
 
     def _claim_slots(self) -> asyncio.Semaphore:
         if self._slots is None:
@@ -198,8 +202,9 @@ async def verify_on_ray(
     options: RayOptions,
     on_result: Callable[[dict], None],
     on_failure: Callable[[LabelledClaim, MermaidError], None],
-) -> None:
-    """Verify ``claims`` on Ray workers; every row goes to ``on_result`` here, in the driver."""
+) -> list[dict]:
+    """Verify ``claims`` on Ray workers; every row goes to ``on_result`` here, in the driver. Returns the
+    machines the workers started on, each once (a worker Ray restarts elsewhere is not among them)."""
     ray = import_ray()
     started_cluster = await asyncio.to_thread(connect, ray, options.address)
     workers: list = []
@@ -210,10 +215,11 @@ async def verify_on_ray(
         ).options(max_concurrency=IN_FLIGHT_PER_WORKER)
         workers = [actor.remote(settings, concurrency) for _ in range(worker_count(ray, options.workers))]
         try:
-            await asyncio.gather(*(worker.start.remote() for worker in workers))
+            started = await asyncio.gather(*(worker.start.remote() for worker in workers))
             await stream_batches(workers, batches_of(claims, options.batch_size), on_result, on_failure)
         except ray.exceptions.RayError as exc:  # RayActorError and RayTaskError among them
             raise actor_failure(ray, exc) from None
+        return [machine for number, machine in enumerate(started) if machine not in started[:number]]
     finally:
         await close_workers(ray, workers)
         if started_cluster:

@@ -149,6 +149,49 @@ def _scalar_text(value) -> str:
     return "n/a" if value is None else str(value)
 
 
+# ---- the machine --------------------------------------------------------------------------------
+
+
+def machine_view(machine) -> dict | None:
+    """A machine record (:func:`mermaid_verifier.model_check.machine_record`) as the report shows it; None
+    when the metrics have none (written before machines were recorded, or a row's machine not recorded)."""
+    if not isinstance(machine, dict):
+        return None
+    flags = machine.get("cpu_flags")
+    return {
+        "architecture": _scalar_text(machine.get("architecture")),
+        "cpus": _scalar_text(machine.get("cpus")),
+        "cpu_flags": " ".join(map(str, flags)) if isinstance(flags, list) and flags else "none reported",
+        "integer_kernel": _scalar_text(machine.get("integer_kernel")),
+        "python": _scalar_text(machine.get("python")),
+        "onnxruntime": _scalar_text(machine.get("onnxruntime")),
+    }
+
+
+def machine_history(metrics: dict) -> list[dict]:
+    """The machines that decided the run's rows (``metrics["machines"]``), each with its row count and the
+    machines of its Ray workers; empty when one machine, the one shown, decided them all."""
+    history = metrics.get("machines")
+    if not isinstance(history, list):
+        return []
+    entries = []
+    for entry in history:
+        if not isinstance(entry, dict):
+            continue
+        workers = entry.get("ray_workers")
+        entries.append(
+            {
+                "rows": _scalar_text(entry.get("rows")),
+                "machine": machine_view(entry.get("machine")),
+                "ray_workers": [machine_view(w) for w in workers] if isinstance(workers, list) else [],
+                "workers_elsewhere": isinstance(workers, list) and workers != [entry.get("machine")],
+            }
+        )
+    if len(entries) > 1 or any(entry["workers_elsewhere"] for entry in entries):
+        return entries
+    return []
+
+
 # ---- tables -------------------------------------------------------------------------------------
 
 
@@ -420,6 +463,8 @@ def render_report(metrics: dict, rows: list[dict], title: str = DEFAULT_TITLE) -
             headline=headline_numbers(metrics, rows),
             per_tool=per_tool_calls(metrics),
             details=run_details(metrics),
+            machine=machine_view(metrics.get("machine")),
+            machine_history=machine_history(metrics),
             per_class=per_class_rows(metrics),
             confusion=confusion_matrix(metrics),
             risk_coverage=risk_coverage_svg(metrics),
