@@ -33,6 +33,7 @@ from importlib import resources
 
 from pydantic import BaseModel, Field, model_validator
 
+from mermaid_verifier.config import JudgeCheck
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
@@ -442,17 +443,26 @@ class LLMAnswer:
 
 
 def verdict_from_llm_answer(
-    stance_reading: Verdict, answer: LLMAnswer, coverage: float, config: JudgeConfig
+    stance_reading: Verdict,
+    answer: LLMAnswer,
+    coverage: float,
+    config: JudgeConfig,
+    check: JudgeCheck = "strict",
 ) -> Verdict:
     """The verdict when an LLM judged the evidence, checked against the stance model's reading of it.
 
     confidence = the model's confidence × the mean reliability of the items it cites (the evidence's
-    topic ``coverage`` when it cites none, as for an offline NOT ENOUGH INFO). When the LLM's label
-    differs from the stance-model verdict, the confidence is capped at the stance model's strength for
-    the LLM's label, and a confident (not abstained) stance-model verdict it contradicts makes it
-    abstain. Whenever the LLM's answer does not stand (low confidence, conflicting evidence, that
-    contradiction), the stance model's label is kept, abstained: an LLM never changes a label on its
-    own word."""
+    topic ``coverage`` when it cites none, as for an offline NOT ENOUGH INFO). How the stance model's
+    reading checks it is ``check`` (``MERMAID_JUDGE_CHECK``):
+
+    * ``strict``: when the LLM's label differs from the stance-model verdict, the confidence is capped at
+      the stance model's strength for the LLM's label, and a confident (not abstained) stance-model verdict
+      it contradicts makes it abstain; strong trusted evidence both ways (``conflict``) too;
+    * ``cap``: the cap and the conflict, but a contradiction alone does not make it abstain;
+    * ``off``: the stance model's reading is not consulted: the answer stands or falls on its confidence.
+
+    Whenever the LLM's answer does not stand (low confidence, and under ``strict`` or ``cap`` conflicting
+    evidence or that contradiction), the stance model's label is kept, abstained."""
     if answer.cited:
         weight = sum(e.trust.reliability if e.trust is not None else 1.0 for e in answer.cited) / len(answer.cited)
         rule = f"mean reliability {weight:.2f} of {len(answer.cited)} cited item(s)"
@@ -464,7 +474,7 @@ def verdict_from_llm_answer(
         f"{' '.join(answer.reasoning.split())} [LLM judge: {label} at {answer.confidence:.2f} × "
         f"{rule} = {confidence:.2f}]"
     )
-    disagrees = answer.label != stance_reading.label
+    disagrees = check != "off" and answer.label != stance_reading.label
     if disagrees:
         strength = stance_reading.label_probabilities.get(label, 0.0)
         confidence = round(min(confidence, strength), 4)
@@ -472,22 +482,25 @@ def verdict_from_llm_answer(
             f"; the stance model reads the evidence as {stance_reading.label.value} at "
             f"{stance_reading.confidence:.2f} and gives {label} only {strength:.2f}, which caps the confidence"
         )
-    if stance_reading.conflict:
+    why: str | None = None
+    if stance_reading.conflict and check != "off":
         support, refute = (
             stance_reading.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value)
         )
         why = f"strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
-    elif disagrees and not stance_reading.abstained:
+    elif disagrees and not stance_reading.abstained and check == "strict":
         why = "the LLM judge contradicts a confident stance-model verdict"
     elif confidence < config.abstain_below:
         why = f"confidence {confidence:.2f} is below {config.abstain_below:.2f}"
-    else:
+    if why is None or check == "off":  # unchecked, the LLM's own label is the best one, abstained or not
+        if check == "off":
+            reason += " (not checked against the stance model: MERMAID_JUDGE_CHECK=off)"
         return Verdict(
             label=answer.label,
             confidence=confidence,
-            abstained=False,
+            abstained=why is not None,
             conflict=False,
-            reason=reason,
+            reason=reason if why is None else f"abstained: {why}; {reason}",
             label_probabilities=stance_reading.label_probabilities,
             cited=[e.id for e in answer.cited],
             abstain_below=config.abstain_below,

@@ -12,11 +12,13 @@ Confidence rule
     covers instead of C (as the offline judge does: finding nothing about the claim's topic is not
     evidence that it is unsupported); with no evidence at all the model is not asked and the verdict
     is NOT ENOUGH INFO at 0.
-Cross-check with the stance model
+Cross-check with the stance model (``check``, ``MERMAID_JUDGE_CHECK``; default ``strict``)
     A model's self-reported confidence is not evidence. When the LLM's label differs from the stance
     model's verdict on the same items (:func:`decide`), the confidence is capped at the stance
     model's strength for the LLM's label; when that stance-model verdict was confident (not
-    abstained), the judge abstains: one reader against the other is not a verdict.
+    abstained), the judge abstains: one reader against the other is not a verdict (``strict``).
+    ``cap`` keeps the cap and drops that abstention; ``off`` does not consult the stance model, for a
+    judge model stronger than the stance model.
     Whenever the LLM's answer does not stand (abstention, conflict, unusable answer), the verdict is
     the stance model's label, abstained, with the LLM's answer in the reason: an LLM that adds no
     confident, consistent reading never changes a label (in the cascade: never worse than offline).
@@ -47,6 +49,7 @@ from mermaid_verifier.agents.judge import (
 )
 from mermaid_verifier.agents.prompt_files import load_prompt
 from mermaid_verifier.agents.structured import StructuredCaller
+from mermaid_verifier.config import JudgeCheck
 from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
 from mermaid_verifier.topicality import is_planted
@@ -105,9 +108,16 @@ class LLMJudge:
     backend = "llm"
 
     def __init__(
-        self, model: BaseChatModel, config: JudgeConfig, *, method: str = "json_schema", prompts_dir: Path | None = None
+        self,
+        model: BaseChatModel,
+        config: JudgeConfig,
+        *,
+        method: str = "json_schema",
+        prompts_dir: Path | None = None,
+        check: JudgeCheck = "strict",
     ):
         self.config = config
+        self.check = check  # how the stance model's reading checks the answer (MERMAID_JUDGE_CHECK)
         self.prompt = load_prompt("judge", PROMPT_PLACEHOLDERS, prompts_dir)
         self.ask = StructuredCaller(model, LLMVerdict, method=method, what="verdict")
 
@@ -157,4 +167,5 @@ class LLMJudge:
             LLMAnswer(label=Label(answer.label), confidence=answer.confidence, reasoning=answer.reasoning, cited=cited),
             topic_coverage(evidence, entities, claim),
             self.config,
+            self.check,
         )

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Literal, get_args
 
 import platformdirs
 
@@ -59,6 +60,12 @@ BACKENDS = ("offline", "llm", "cascade")
 # the local corpus's index: "memory" (bm25s), "tantivy" (on disk, the ondisk extra), "auto" (by corpus size)
 INDEX_BACKENDS = ("auto", "memory", "tantivy")
 STRUCTURED_METHODS = ("json_schema", "json_object", "function_calling")  # the order structured calls fall back in
+# How the LLM judge's answer is checked against the stance model's reading of the same evidence
+# (agents/judge.py, verdict_from_llm_answer): strict caps its confidence and abstains when it contradicts a
+# confident stance verdict; cap only caps; off lets the answer stand on the model's confidence and the
+# cited evidence's reliability.
+JudgeCheck = Literal["strict", "cap", "off"]
+JUDGE_CHECKS: tuple[str, ...] = get_args(JudgeCheck)
 LLM_ROLES = ("decomposer", "executor", "judge")
 
 
@@ -118,6 +125,10 @@ class Settings:
     # completion cap per request (sent as max_tokens): a tool call, decomposition or verdict needs 50-300; a
     # small local model that loops on one call runs to the cap (512 tokens: ~30 s at 17 tokens/s)
     llm_max_tokens: int = field(default=512, metadata={"env": "LLM_MAX_TOKENS", "parse": int})
+    # the LLM judge's answer against the stance model's reading (JUDGE_CHECKS above; docs/llm-backends.md)
+    judge_check: JudgeCheck = field(
+        default="strict", metadata={"env": "JUDGE_CHECK", "parse": lambda v: v.strip().lower()}
+    )
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 20:
@@ -146,6 +157,8 @@ class Settings:
                 f"MERMAID_BACKEND={self.backend} needs an LLM endpoint: set OPENAI_BASE_URL "
                 "(e.g. a local server) and/or OPENAI_API_KEY"
             )
+        if self.judge_check not in JUDGE_CHECKS:
+            raise ConfigError(f"MERMAID_JUDGE_CHECK must be one of {', '.join(JUDGE_CHECKS)}, got {self.judge_check!r}")
         if self.structured_method not in STRUCTURED_METHODS:
             raise ConfigError(
                 f"MERMAID_STRUCTURED_METHOD must be one of {', '.join(STRUCTURED_METHODS)}, "

@@ -194,7 +194,11 @@ def wire_agents(resources: Resources) -> Agents:
             models("executor"), offline_executor, prompts_dir=settings.prompts_dir, pricing=pricing
         )
         agents.llm_judge = LLMJudge(
-            models("judge"), config, method=settings.structured_method, prompts_dir=settings.prompts_dir
+            models("judge"),
+            config,
+            method=settings.structured_method,
+            prompts_dir=settings.prompts_dir,
+            check=settings.judge_check,
         )
     return agents
 

@@ -164,9 +164,12 @@ LLM_ENDPOINT = "http://127.0.0.1:9/v1"  # never contacted: the chat models of th
 def llm_resources(tmp_path, decomposer):
     built: list[Resources] = []
 
-    def make(stance, models: dict, *, backend="llm", max_steps=5, prices=(None, None)) -> Resources:
+    def make(
+        stance, models: dict, *, backend="llm", max_steps=5, prices=(None, None), judge_check="strict"
+    ) -> Resources:
         settings = Settings.from_env(
             {},
+            judge_check=judge_check,
             corpora=(WIKI_MINI,),
             cache_dir=tmp_path / "cache",
             use_memory=False,

@@ -275,6 +275,12 @@ async def test_cascade_calls_the_llm_only_when_the_offline_verdict_abstains(llm_
     assert trace[escalation].action_input["offline_confidence"] is not None
 
 
+def test_the_judge_check_setting_reaches_the_llm_judge(llm_resources):
+    for check in ("strict", "cap", "off"):
+        agents = wire_agents(llm_resources(ScriptedStance(KUBRICK_RULES), models(), judge_check=check))
+        assert agents.llm_judge is not None and agents.llm_judge.check == check
+
+
 async def test_in_the_cascade_the_llm_path_confirms_the_offline_label_but_never_overturns_it(llm_resources):
     """The nodes after an escalated claim's LLM judge: an LLM reading that agrees with the stance model on
     the evidence but not with the offline verdict that escalated gives that offline label, abstained."""

@@ -204,6 +204,37 @@ async def test_an_llm_verdict_against_a_confident_stance_reading_abstains():
     assert "gives REFUTES only 0.01" in verdict.reason  # the cap on the LLM's confidence
 
 
+async def test_with_the_check_at_cap_a_contradiction_is_capped_but_not_an_abstention_by_itself():
+    evidence = _items(0.95, 0.01)
+    stance = decide(evidence, CONFIG, ENTITIES, KUBRICK)
+    assert stance.label == Label.SUPPORTS and not stance.abstained
+    capped = await LLMJudge(
+        ScriptedChatModel(script=[answer(verdict_json("REFUTES", 0.99, ["E1"]))]), CONFIG, check="cap"
+    ).judge(KUBRICK, evidence, ENTITIES)
+    assert "caps the confidence" in capped.reason
+    assert "contradicts a confident stance-model verdict" not in capped.reason
+    assert capped.abstained and "is below 0.50" in capped.reason  # the capped confidence (0.01) decides
+    strict = await LLMJudge(
+        ScriptedChatModel(script=[answer(verdict_json("REFUTES", 0.99, ["E1"]))]), CONFIG, check="strict"
+    ).judge(KUBRICK, evidence, ENTITIES)
+    assert strict.abstained and strict.label == Label.SUPPORTS
+    assert "contradicts a confident stance-model verdict" in strict.reason
+
+
+async def test_with_the_check_off_the_llm_verdict_stands_on_its_own_confidence():
+    evidence = _items(0.95, 0.01)  # the stance model reads it as confidently supporting
+    model = ScriptedChatModel(script=[answer(verdict_json("REFUTES", 0.99, ["E1"]))])
+    verdict = await LLMJudge(model, CONFIG, check="off").judge(KUBRICK, evidence, ENTITIES)
+    assert verdict.label == Label.REFUTES and not verdict.abstained
+    assert verdict.confidence == pytest.approx(0.99 * evidence[0].trust.reliability)
+    assert "caps the confidence" not in verdict.reason and "MERMAID_JUDGE_CHECK=off" in verdict.reason
+    low = await LLMJudge(
+        ScriptedChatModel(script=[answer(verdict_json("REFUTES", 0.3, ["E1"]))]), CONFIG, check="off"
+    ).judge(KUBRICK, evidence, ENTITIES)
+    assert low.abstained and low.label == Label.REFUTES  # its own label, abstained: the stance label is not used
+    assert "is below" in low.reason
+
+
 async def test_an_agreeing_llm_verdict_keeps_its_confidence():
     evidence = _items(0.95, 0.01)
     model = ScriptedChatModel(script=[answer(verdict_json("SUPPORTS", 0.9, ["E1"]))])
