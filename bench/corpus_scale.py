@@ -23,10 +23,7 @@ removed after each size, and so is the corpus unless ``--keep-corpora DIR`` keep
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import platform
 import resource
 import shutil
 import statistics
@@ -251,15 +248,10 @@ def run_child(phase: str, backend: str, corpus: Path, cache: Path, queries: int,
 
 
 def machine() -> dict:
-    """This machine's record (:func:`~mermaid_verifier.model_check.machine_record`: architecture, CPU flags,
-    integer kernel …) with the platform, the load and the date the figures were measured at."""
-    from mermaid_verifier.model_check import machine_record
+    """This machine's record with the platform, the load and the date the figures were measured at."""
+    from mermaid_verifier.model_check import measurement_record
 
-    return machine_record() | {
-        "platform": platform.platform(),
-        "load_avg_1m": round(os.getloadavg()[0], 2),
-        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-    }
+    return measurement_record()
 
 
 def synthetic_corpus(size: int, seed: int, directory: Path, log) -> tuple[Path, float | None]:

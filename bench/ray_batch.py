@@ -18,10 +18,8 @@ under ``--out``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -96,15 +94,10 @@ def timed_run(args, out_dir: Path, claims: int, workers: int | None) -> dict:
 
 
 def machine() -> dict:
-    """This machine's record (:func:`~mermaid_verifier.model_check.machine_record`: architecture, CPU flags,
-    integer kernel …) with the platform, the load and the date the figures were measured at."""
-    from mermaid_verifier.model_check import machine_record
+    """This machine's record with the platform, the load and the date the figures were measured at."""
+    from mermaid_verifier.model_check import measurement_record
 
-    return machine_record() | {
-        "platform": platform.platform(),
-        "load_avg_1m": round(os.getloadavg()[0], 2),
-        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-    }
+    return measurement_record()
 
 
 def main() -> None:

@@ -144,3 +144,16 @@ def machine_record() -> dict[str, object]:
         "python": platform.python_version(),
         "onnxruntime": runtime,
     }
+
+
+def measurement_record() -> dict[str, object]:
+    """:func:`machine_record` with what a benchmark's figures also need: the platform, the load when they were
+    measured, and the date."""
+    import datetime
+    import os
+
+    return machine_record() | {
+        "platform": platform.platform(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    }

@@ -32,6 +32,7 @@ import torch
 from transformers import get_linear_schedule_with_warmup
 
 from mermaid_verifier.errors import TrainingStopped
+from mermaid_verifier.model_check import file_sha256  # noqa: F401  (train_stance and the other scripts take it from here)
 from mermaid_verifier.stance import evidence_segment  # the input format the runtime model is fed
 
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
@@ -296,14 +297,6 @@ def use_bf16(precision: str, flags: set[str] | None = None) -> bool:
 def jsonl_rows(data: bytes) -> list[dict]:
     """The rows of a JSON-lines file's bytes, blank lines skipped."""
     return [orjson.loads(line) for line in data.splitlines() if line.strip()]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def write_json(path: Path, data) -> None:
