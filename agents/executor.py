@@ -320,7 +320,7 @@ class OfflineExecutor:
 
     async def _score(self, claim: str, items: list[Evidence]) -> list[Evidence]:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
-        return [e.model_copy(update={"stance_probabilities": p}) for e, p in zip(items, probabilities)]
+        return [e.model_copy(update={"stance_probabilities": p or None}) for e, p in zip(items, probabilities)]
 
     async def _start(self, claim: str, entities: list[str], remembered: list[Evidence]) -> ExecutionResult:
         """The result before any search: the remembered evidence, scored (the budget stays whole)."""

@@ -237,7 +237,12 @@ async def remember(state: VerifierState, agents: Agents) -> dict:
             e for e in state["evidence"] if (e.score or 0) >= REMEMBER_MIN_SCORE and e.stance != Stance.NEUTRAL
         ]
         await memory.remember(_memory_keys(state), worth_keeping, gathered=state["evidence"])
-    stats = state["stats"].model_copy(update={"seconds": round(time.time() - state["started_at"], 3)})
+    stats = state["stats"].model_copy(
+        update={
+            "seconds": round(time.time() - state["started_at"], 3),
+            "stance_unavailable": agents.resources.stance_problem,
+        }
+    )
     return {"stats": stats}
 
 

@@ -126,6 +126,11 @@ class Stats(BaseModel):
     llm_unreadable_turns: int = Field(
         default=0, description="LLM executor replies that tried to call a tool but could not be read"
     )
+    stance_unavailable: str | None = Field(
+        default=None,
+        description="Why the stance model gave no readings in this run: it failed its self-check on this CPU, and "
+        "with --backend llm and MERMAID_JUDGE_CHECK=off the LLM judge decided alone",
+    )
 
 
 class Verdict(BaseModel):

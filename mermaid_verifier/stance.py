@@ -57,7 +57,8 @@ class SelfCheck(BaseModel):
             f"{self.onnxruntime}): a canary pair read {read} {worst.read[read]:.2f} where the float model reads "
             f"{expected} {worst.expected[expected]:.2f} (difference {worst.difference:.2f} > {self.tolerance:.2f}), "
             "so its verdicts cannot be trusted here and it gives none; run `mermaid-verifier doctor` (it names the "
-            "file's SHA-256, to compare with the one shipped) and attach its output to a bug report"
+            "file's SHA-256, to compare with the one shipped) and attach its output to a bug report; an LLM judge can "
+            "decide without it (--backend llm with MERMAID_JUDGE_CHECK=off)"
         )
 
 
@@ -179,3 +180,30 @@ class StanceModel:
 
     async def aprobabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
         return await asyncio.to_thread(self.probabilities, claim, evidence)
+
+
+class StanceForUncheckedJudge(StanceModel):
+    """The stance model where the LLM judge decides alone (``--backend llm`` with ``MERMAID_JUDGE_CHECK=off``).
+
+    Nothing there needs its readings to decide, so a model that fails its self-check on this CPU does not
+    stop the run: it gives no readings (the evidence goes unscored: the executor searches its whole budget
+    and the LLM judge reads the passages themselves), and :attr:`problem` says why, for every result's
+    stats. Wherever the stance model decides or checks a verdict, :class:`StanceModel` refuses instead."""
+
+    def __init__(self, model_dir: Path | None = None, batch_size: int = 1):
+        super().__init__(model_dir, batch_size)
+        self.problem: str | None = None  # the self-check's one line, once it failed
+
+    def load(self) -> None:
+        if self.problem is not None:
+            return
+        try:
+            super().load()
+        except ModelSelfCheckError as error:
+            self.problem = str(error)
+
+    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
+        self.load()
+        if self.problem is not None:
+            return [{} for _ in evidence]  # unscored
+        return super().probabilities(claim, evidence)

@@ -27,7 +27,7 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.memory.store import OpenedStore, open_store
 from mermaid_verifier.scoring import ReliabilityConfig
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.tools.toolbox import Toolbox
 
@@ -92,7 +92,9 @@ class Resources:
             ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
         )
         judge_config = judge_config or judge_config_for(settings)
-        stance = stance or StanceModel(settings.stance_model_dir)
+        if stance is None:
+            unchecked = backend == "llm" and settings.judge_check == "off"  # no verdict rests on its readings
+            stance = (StanceForUncheckedJudge if unchecked else StanceModel)(settings.stance_model_dir)
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
@@ -123,6 +125,12 @@ class Resources:
             chat_models=chat_models,
             skipped_sources=skipped_sources,
         )
+
+    @property
+    def stance_problem(self) -> str | None:
+        """Why the stance model gives no readings in this run (it failed its self-check where the LLM judge
+        decides alone), or None."""
+        return getattr(self.stance, "problem", None)
 
     async def warm_up(self) -> None:
         """Start the tool servers and load the parser and stance model, all at once."""

@@ -228,3 +228,23 @@ def always_uncertain(tmp_path):
         fitted_at="now",
     )
     return tmp_path
+
+
+def refusing_stance_model(target: Path) -> Path:
+    """A copy of the shipped stance model (its large files linked) whose canary pairs carry the float readings
+    with supports and refutes exchanged: on any CPU it fails its self-check, as a model whose arithmetic
+    broke on that CPU would."""
+    import json
+
+    from mermaid_verifier.stance import bundled_model_dir
+
+    shipped = bundled_model_dir()
+    target.mkdir(parents=True)
+    for name in ("model.onnx", "tokenizer.json"):
+        (target / name).symlink_to(shipped / name)
+    config = json.loads((shipped / "stance_config.json").read_text())
+    for pair in config["self_check"]["pairs"]:
+        p = pair["float"]
+        pair["float"] = {"supports": p["refutes"], "refutes": p["supports"], "neutral": p["neutral"]}
+    (target / "stance_config.json").write_text(json.dumps(config))
+    return target

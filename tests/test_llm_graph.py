@@ -14,15 +14,17 @@ from langgraph.types import Command
 
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.config import Settings
-from mermaid_verifier.errors import ConfigError
+from mermaid_verifier.errors import ConfigError, ModelSelfCheckError
 from mermaid_verifier.graph import Resources, build_graph, judge_llm, keep_offline_label, wire_agents
 from mermaid_verifier.models import Label, Stance, Stats, Verdict
 from mermaid_verifier.output import result_from_output
+from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import (
     LLM_ENDPOINT,
     ScriptedStance,
+    refusing_stance_model,
 )
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call
 
@@ -273,6 +275,43 @@ async def test_cascade_calls_the_llm_only_when_the_offline_verdict_abstains(llm_
     assert chat["decomposer"].received == []  # cascade decomposes offline
     assert trace[escalation].action_input["offline_label"] == "NOT ENOUGH INFO"  # confirmed: the LLM's verdict stands
     assert trace[escalation].action_input["offline_confidence"] is not None
+
+
+async def test_with_the_check_off_the_llm_path_runs_on_when_the_stance_model_fails_its_self_check(
+    llm_resources, tmp_path
+):
+    broken = StanceForUncheckedJudge(refusing_stance_model(tmp_path / "model"))
+    chat = models(
+        decomposer=[answer(DECOMPOSITION)], executor=research_script(), judge=[cite("2001: A Space Odyssey (film)")]
+    )
+    out = await run(llm_resources(broken, chat, judge_check="off"), KUBRICK)
+    verdict = out["verdict"]
+    assert verdict.label == Label.SUPPORTS and not verdict.abstained
+    assert "MERMAID_JUDGE_CHECK=off" in verdict.reason
+    assert "failed its self-check" in out["stats"].stance_unavailable  # named in every result
+    assert out["evidence"] and all(e.stance_probabilities is None for e in out["evidence"])  # nothing was read
+
+
+async def test_where_the_stance_model_checks_the_llm_judge_a_failed_self_check_stops_the_run(llm_resources, tmp_path):
+    chat = models(decomposer=[answer(DECOMPOSITION)], executor=research_script(), judge=[cite("2001")])
+    with pytest.raises(ModelSelfCheckError, match="failed its self-check"):
+        await run(llm_resources(StanceModel(refusing_stance_model(tmp_path / "model")), chat), KUBRICK)
+
+
+def test_only_the_unchecked_llm_judge_gets_a_stance_model_that_may_give_no_readings(tmp_path):
+    for backend, check, expected in (
+        ("llm", "off", StanceForUncheckedJudge),
+        ("llm", "cap", StanceModel),
+        ("llm", "strict", StanceModel),
+        ("cascade", "off", StanceModel),  # the cascade's offline judge decides with the stance model
+        ("offline", "off", StanceModel),
+    ):
+        settings = Settings.from_env(
+            {}, backend=backend, judge_check=check, openai_base_url=ENDPOINT, cache_dir=tmp_path, use_memory=False
+        )
+        resources = Resources.create(settings, toolbox=Toolbox([]), chat_model=models(), decomposer=object())
+        assert type(resources.stance) is expected, (backend, check)
+        assert resources.stance_problem is None
 
 
 def test_the_judge_check_setting_reaches_the_llm_judge(llm_resources):
