@@ -1,8 +1,14 @@
-"""The claim–evidence stance model: a MiniLM cross-encoder run with onnxruntime (no torch).
+"""The claim–evidence stance model: a cross-encoder run with onnxruntime (no torch).
 
 It reads claim and evidence together and gives P(supports), P(refutes), P(does not settle).
 Weights, tokenizer and training metrics live in ``data/stance_model/`` (see its MODEL_CARD.md);
 ``training/train_stance.py`` reproduces them.
+
+The first time a process loads it, it reads the canary pairs its export stored with the float model's
+probabilities (``self_check`` in ``stance_config.json``) and refuses to answer — :class:`ModelSelfCheckError`,
+one line naming the CPU and onnxruntime — when one comes out more than the stored tolerance away: an integer
+kernel that computes differently on this CPU must never give silent wrong verdicts
+(:mod:`mermaid_verifier.model_check`).
 """
 
 from __future__ import annotations
