@@ -91,8 +91,16 @@ def cpu_model() -> str | None:
 
 
 def figures(metrics: dict) -> dict:
+    """The table's figures of a backend's run (an offline run made no LLM call: its LLM figures are 0 / None)."""
     claims = metrics["claims"]
-    llm = metrics["llm"]
+    llm = metrics.get("llm") or {
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "calls": 0,
+        "parsed_call_share": None,
+        "claims_on_llm_path": 0,
+        "claims_with_endpoint_failure": 0,
+    }
     return {
         "claims": claims,
         "accuracy": metrics["accuracy"],
