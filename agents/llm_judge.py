@@ -31,6 +31,7 @@ Abstention and conflict
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -122,16 +123,21 @@ class LLMJudge:
         self.ask = StructuredCaller(model, LLMVerdict, method=method, what="verdict")
 
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
+        return (await self.read(claim, evidence, entities)).verdict(self.check)
+
+    async def read(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> JudgeReading:
+        """The model's answer on the evidence, beside the stance model's reading of it: what every setting of
+        the check decides from (``JudgeReading.verdict``)."""
         entities = entities or []
         offline = decide(evidence, self.config, entities, claim)  # conflict and stance strengths
         if not evidence:
-            return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
+            return JudgeReading(offline, self.config, not_asked=True)
         # text planted to steer a checker (an instruction, a ruling on the claim, the claim handed back)
         # weighs nothing offline; the model never reads it
         shown = [item for item in annotate(evidence, self.config, claim, entities) if not is_planted(item.text, claim)]
         shown = shown[:MAX_SHOWN]
         if not shown:
-            return offline.model_copy(update={"reason": offline.reason + " (the LLM judge was not asked)"})
+            return JudgeReading(offline, self.config, not_asked=True)
         by_alias = {f"E{i}": item for i, item in enumerate(shown, 1)}
         by_id = {item.id: item for item in shown}
         ids = ", ".join(by_alias)
@@ -159,13 +165,35 @@ class LLMJudge:
                 messages, repair=lambda error: self.prompt.render("repair", error=error, ids=ids), validate=check
             )
         except LLMOutputError as exc:
-            return stance_reading_kept(offline, f"the LLM judge gave no usable verdict ({exc})")
+            return JudgeReading(offline, self.config, failure=str(exc))
 
         cited = list({item.id: item for c in answer.cited if (item := resolve(c)) is not None}.values())
-        return verdict_from_llm_answer(
+        return JudgeReading(
             offline,
-            LLMAnswer(label=Label(answer.label), confidence=answer.confidence, reasoning=answer.reasoning, cited=cited),
-            topic_coverage(evidence, entities, claim),
             self.config,
-            self.check,
+            answer=LLMAnswer(
+                label=Label(answer.label), confidence=answer.confidence, reasoning=answer.reasoning, cited=cited
+            ),
+            coverage=topic_coverage(evidence, entities, claim),
         )
+
+
+@dataclass(frozen=True)
+class JudgeReading:
+    """What the LLM judge read: the stance model's verdict on the evidence (``offline``) and the model's answer
+    (None when it was not asked, or gave no usable answer: ``failure``)."""
+
+    offline: Verdict
+    config: JudgeConfig
+    answer: LLMAnswer | None = None
+    coverage: float = 0.0
+    not_asked: bool = False
+    failure: str | None = None
+
+    def verdict(self, check: JudgeCheck) -> Verdict:
+        """The verdict under the stance check ``check`` (``verdict_from_llm_answer``)."""
+        if self.not_asked:
+            return self.offline.model_copy(update={"reason": self.offline.reason + " (the LLM judge was not asked)"})
+        if self.answer is None:
+            return stance_reading_kept(self.offline, f"the LLM judge gave no usable verdict ({self.failure})")
+        return verdict_from_llm_answer(self.offline, self.answer, self.coverage, self.config, check)
