@@ -22,24 +22,11 @@ import sys
 import time
 from pathlib import Path
 
+from cross_cpu_verdicts import claims_of  # the same claim selection options
+
 from mermaid_verifier.model_check import measurement_record
 
 CHECKS = ("strict", "cap", "off")
-
-
-def claims_of(args) -> list:
-    from mermaid_verifier.evaluation.fever_run import RunOptions, load_claims
-
-    options = RunOptions(
-        claims_path=args.claims,
-        out_dir=args.out,
-        limit=args.limit,
-        split_file=args.split,
-        parts=tuple(args.part),
-        sample="stratified" if args.limit else None,
-        seed=args.seed,
-    )
-    return load_claims(options)[0]
 
 
 def scores(rows: list[dict], check: str) -> dict:

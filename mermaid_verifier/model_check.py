@@ -125,24 +125,29 @@ def saturation_risks(model_path: Path) -> list[str]:
     return risks
 
 
+def installed_version(distribution: str) -> str:
+    """The installed version of ``distribution`` (package metadata: nothing is imported), or "not installed"."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def machine_record() -> dict[str, object]:
     """What a measured figure needs beside it: the CPU kind decides which kernels (and so which numbers and
     speeds) onnxruntime gives, so every benchmark and batch run writes this with its figures."""
     import os
-    from importlib import metadata
 
     flags = cpu_flags()
-    try:
-        runtime = metadata.version("onnxruntime")
-    except metadata.PackageNotFoundError:
-        runtime = "not installed"
     return {
         "architecture": platform.machine(),
         "cpus": os.cpu_count(),
         "cpu_flags": flags,
         "integer_kernel": integer_kernel(flags),
         "python": platform.python_version(),
-        "onnxruntime": runtime,
+        "onnxruntime": installed_version("onnxruntime"),
     }
 
 

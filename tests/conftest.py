@@ -230,21 +230,31 @@ def always_uncertain(tmp_path):
     return tmp_path
 
 
-def refusing_stance_model(target: Path) -> Path:
-    """A copy of the shipped stance model (its large files linked) whose canary pairs carry the float readings
-    with supports and refutes exchanged: on any CPU it fails its self-check, as a model whose arithmetic
-    broke on that CPU would."""
+def stance_model_copy(target: Path, edit_config=None, model_file: Path | None = None) -> Path:
+    """The shipped stance model in ``target`` (its large files linked, not copied; ``model_file`` in place of
+    its model.onnx), its stance_config.json passed through ``edit_config``."""
     import json
 
     from mermaid_verifier.stance import bundled_model_dir
 
     shipped = bundled_model_dir()
     target.mkdir(parents=True)
-    for name in ("model.onnx", "tokenizer.json"):
-        (target / name).symlink_to(shipped / name)
+    (target / "model.onnx").symlink_to(model_file or shipped / "model.onnx")
+    (target / "tokenizer.json").symlink_to(shipped / "tokenizer.json")
     config = json.loads((shipped / "stance_config.json").read_text())
+    (target / "stance_config.json").write_text(json.dumps(edit_config(config) if edit_config else config))
+    return target
+
+
+def swapped_canaries(config: dict) -> dict:
+    """The canaries' float readings with supports and refutes exchanged: a model that reads them as shipped
+    now reads them wrongly, as a model whose arithmetic broke on this CPU would."""
     for pair in config["self_check"]["pairs"]:
         p = pair["float"]
         pair["float"] = {"supports": p["refutes"], "refutes": p["supports"], "neutral": p["neutral"]}
-    (target / "stance_config.json").write_text(json.dumps(config))
-    return target
+    return config
+
+
+def refusing_stance_model(target: Path) -> Path:
+    """A copy of the shipped stance model that fails its self-check on any CPU (:func:`swapped_canaries`)."""
+    return stance_model_copy(target, swapped_canaries)

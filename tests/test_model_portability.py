@@ -26,7 +26,7 @@ from mermaid_verifier.errors import ModelSelfCheckError
 from mermaid_verifier.model_check import SAFE_S8_WEIGHT, cpu_flags, integer_kernel, saturation_risks
 from mermaid_verifier.stance import StanceModel, bundled_model_dir
 
-from .conftest import CLI
+from .conftest import CLI, stance_model_copy, swapped_canaries
 
 onnx = pytest.importorskip("onnx", reason="the structural checks read ONNX files with the onnx package (dev extra)")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -85,23 +85,7 @@ def test_the_shipped_file_reads_its_canaries_like_the_float_model_on_this_machin
 
 
 def model_copy(tmp_path: Path, edit_config=None, model_file: Path | None = None) -> Path:
-    """The shipped model in ``tmp_path`` (its large file linked, not copied), its config passed through ``edit_config``."""
-    target = tmp_path / "model"
-    target.mkdir()
-    (target / "model.onnx").symlink_to(model_file or SHIPPED / "model.onnx")
-    (target / "tokenizer.json").symlink_to(SHIPPED / "tokenizer.json")
-    config = json.loads((SHIPPED / "stance_config.json").read_text())
-    (target / "stance_config.json").write_text(json.dumps(edit_config(config) if edit_config else config))
-    return target
-
-
-def swapped_canaries(config: dict) -> dict:
-    """The canaries' float readings with supports and refutes exchanged: a model that reads them as shipped
-    now reads them wrongly, as a model whose arithmetic broke would."""
-    for pair in config["self_check"]["pairs"]:
-        p = pair["float"]
-        pair["float"] = {"supports": p["refutes"], "refutes": p["supports"], "neutral": p["neutral"]}
-    return config
+    return stance_model_copy(tmp_path / "model", edit_config, model_file)
 
 
 def test_a_model_that_misreads_its_canaries_is_refused_with_one_line_naming_the_machine(tmp_path):

@@ -81,20 +81,12 @@ ReviewOpt = Annotated[
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 
 
-def installed_version(distribution: str) -> str:
-    """The installed version of ``distribution``, or "not installed"."""
-    from importlib import metadata
-
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def version_line() -> str:
     """``mermaid-verifier VERSION (onnxruntime VERSION, Python VERSION)``, from the installed metadata: nothing
     is imported or loaded to say it."""
     import platform
+
+    from mermaid_verifier.model_check import installed_version
 
     return (
         f"mermaid-verifier {installed_version('mermaid-verifier')} "
