@@ -199,6 +199,14 @@ class ExtractedClaim(BaseModel):
     resolved: dict[str, str] = Field(
         default_factory=dict, description="Words of the sentence replaced to make the claim stand alone"
     )
+    unresolved: list[str] = Field(
+        default_factory=list,
+        description="References kept as written because nothing, or more than one thing, in the text fits them",
+    )
+    context: str | None = Field(
+        default=None,
+        description="The sentences before it, when a reference was kept as written: for retrieval and reading",
+    )
 
 
 class DroppedSentence(BaseModel):
@@ -265,5 +273,102 @@ class TextCheckResult(BaseModel):
     claims: list[CheckedClaim]
     dropped: list[DroppedSentence]
     summary: TextSummary
+    extractor: Literal["offline", "llm"] = "offline"
+    extraction_fallback: str | None = None
+
+
+class GivenDocument(BaseModel):
+    """A document a text is checked against (grounding): trusted as given, read only for what it says."""
+
+    name: str = Field(min_length=1, description="How the document is named in the result: its file name, or a label")
+    title: str = Field(default="", description="Its title, shown to the reader beside each passage")
+    text: str
+
+
+class GroundingPassage(BaseModel):
+    """A passage of a given document as the reader saw it, with its character span in that document."""
+
+    document: int = Field(ge=0, description="The document's place among those given")
+    name: str
+    title: str
+    text: str
+    start: int = Field(ge=0, description="Character offset of the passage in the document's text")
+    end: int = Field(ge=0, description="Character offset just past it")
+    supports: float = Field(description="P(the passage states the claim), the stance model's reading")
+    refutes: float = Field(description="P(the passage contradicts the claim)")
+
+
+GroundingLabel = Literal["supported", "partially supported", "not supported", "nothing to check"]
+
+
+class GroundedClaim(BaseModel):
+    """One claim of the text, read against the given documents' passages."""
+
+    index: int = Field(ge=0, description="The claim's place among the text's claims")
+    claim: ExtractedClaim
+    supported: bool = Field(description="A passage of the documents states it (support at or above the threshold)")
+    support: float = Field(description="The highest P(supports) over the passages read")
+    contradicted: bool = Field(
+        default=False, description="Not supported, and a passage contradicts it (refutes at or above the threshold)"
+    )
+    passage: GroundingPassage | None = Field(
+        default=None, description="The passage that supports it best (or, unsupported, the closest one read)"
+    )
+    read: int = Field(default=0, description="How many passages were read for it")
+
+
+class GroundedSentence(BaseModel):
+    """One sentence of the text: supported, partially supported (naming the claims that are not), not supported,
+    or nothing to check (with why)."""
+
+    sentence: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    label: GroundingLabel
+    claims: list[int] = Field(default_factory=list, description="Indices of its claims among the text's claims")
+    unsupported: list[str] = Field(default_factory=list, description="Its claims no passage states")
+    passage: GroundingPassage | None = Field(default=None, description="The passage that supports it best")
+    reason: str | None = Field(default=None, description="Why there was nothing to check, for such a sentence")
+
+
+class GroundingSummary(BaseModel):
+    """A text's sentences and claims counted by how the documents back them."""
+
+    sentences: int
+    supported: int
+    partially_supported: int
+    not_supported: int
+    nothing_to_check: int
+    claims: int
+    claims_supported: int
+    supported_share: float | None = Field(
+        description="Supported sentences among those with something to check; None when none had"
+    )
+
+    @classmethod
+    def of(cls, sentences: list[GroundedSentence], claims: list[GroundedClaim]) -> GroundingSummary:
+        count = {label: sum(s.label == label for s in sentences) for label in GroundingLabel.__args__}  # type: ignore[attr-defined]
+        checkable = len(sentences) - count["nothing to check"]
+        return cls(
+            sentences=len(sentences),
+            supported=count["supported"],
+            partially_supported=count["partially supported"],
+            not_supported=count["not supported"],
+            nothing_to_check=count["nothing to check"],
+            claims=len(claims),
+            claims_supported=sum(c.supported for c in claims),
+            supported_share=round(count["supported"] / checkable, 4) if checkable else None,
+        )
+
+
+class GroundingResult(BaseModel):
+    """What a grounding check gives: each sentence of the text, its claims, and the passages that back them."""
+
+    text: str
+    documents: list[str] = Field(description="The documents' names, in the order their indices refer to")
+    sentences: list[GroundedSentence]
+    claims: list[GroundedClaim]
+    summary: GroundingSummary
+    threshold: float = Field(description="The support a passage must reach for a claim to count as supported")
     extractor: Literal["offline", "llm"] = "offline"
     extraction_fallback: str | None = None

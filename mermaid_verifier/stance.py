@@ -92,6 +92,7 @@ class StanceModel:
         self._tokenizer: Any = None  # a tokenizers Tokenizer once loaded
         self._stances: list[str] = []  # stance value of each logit
         self._inputs: list[str] = []  # the inputs the ONNX graph declares
+        self._longer: dict[int, Any] = {}  # tokenizers that keep more tokens of a pair (passages), by length
 
     def load(self) -> None:
         with self._lock:
@@ -161,15 +162,33 @@ class StanceModel:
             onnxruntime=runtime,
         )
 
-    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
-        """For each (title, text) item, ``{"supports": p, "refutes": p, "neutral": p}`` towards ``claim``."""
+    def probabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
+        """For each (title, text) item, ``{"supports": p, "refutes": p, "neutral": p}`` towards ``claim``.
+        ``max_length`` keeps more tokens of each pair than the model was trained with (a passage of a few
+        sentences, not one), up to what its position embeddings allow."""
         if not evidence:
             return []
         self.load()
+        tokenizer = self._tokenizer if max_length is None else self._tokenizer_for(max_length)
         out: list[dict[str, float]] = []
         for start in range(0, len(evidence), self.batch_size):
-            out += self._run(self._tokenizer, self._session, claim, evidence[start : start + self.batch_size])
+            out += self._run(tokenizer, self._session, claim, evidence[start : start + self.batch_size])
         return out
+
+    def _tokenizer_for(self, max_length: int) -> Any:
+        if not 16 <= max_length <= 512:
+            raise ValueError(f"max_length must be between 16 and 512 tokens, not {max_length}")
+        with self._lock:
+            if max_length not in self._longer:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_str(self._tokenizer.to_str())
+                tokenizer.enable_truncation(max_length=max_length, strategy="longest_first")
+                tokenizer.enable_padding()
+                self._longer[max_length] = tokenizer
+            return self._longer[max_length]
 
     def _run(self, tokenizer: Any, session: Any, claim: str, batch: list[tuple[str, str]]) -> list[dict[str, float]]:
         encodings = tokenizer.encode_batch([(claim, evidence_segment(t, x)) for t, x in batch])
@@ -184,8 +203,10 @@ class StanceModel:
         probs = exp / exp.sum(axis=-1, keepdims=True)
         return [dict(zip(self._stances, map(float, row))) for row in probs]
 
-    async def aprobabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
-        return await asyncio.to_thread(self.probabilities, claim, evidence)
+    async def aprobabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
+        return await asyncio.to_thread(self.probabilities, claim, evidence, max_length)
 
 
 class StanceForUncheckedJudge(StanceModel):
@@ -208,8 +229,10 @@ class StanceForUncheckedJudge(StanceModel):
         except ModelSelfCheckError as error:
             self.problem = str(error)
 
-    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
+    def probabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
         self.load()
         if self.problem is not None:
             return [{} for _ in evidence]  # unscored
-        return super().probabilities(claim, evidence)
+        return super().probabilities(claim, evidence, max_length)

@@ -108,6 +108,7 @@ class TextChecker:
 
     def __init__(self, resources: Resources, verifier: CompiledStateGraph, extractor: ClaimExtractor):
         self.resources = resources
+        self.extractor = extractor
         self.verifier = verifier
         self.graph = build_text_graph(verifier, extractor)
 

@@ -212,17 +212,21 @@ def wire_agents(resources: Resources) -> Agents:
 
 
 def claim_extractor_for(resources: Resources) -> ClaimExtractor:
+    """The claim extractor for the resources' backend (:func:`extractor_for`), on their chat models."""
+    return extractor_for(resources.settings, resources.chat_models)
+
+
+def extractor_for(settings: Settings, chat_models=None) -> ClaimExtractor:
     """The offline claim extractor, or with the llm backend the LLM one (its fall-back is the offline one);
     the cascade extracts offline, as it decomposes."""
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 
     offline = SpacyClaimExtractor()
-    if resources.backend != "llm":
+    if settings.effective_backend != "llm":
         return offline
     from mermaid_verifier.agents.llm_claim_extractor import LLMClaimExtractor
 
-    settings = resources.settings
-    models = resources.chat_models or chat_model_factory(settings)
+    models = chat_models or chat_model_factory(settings)
     return LLMClaimExtractor(
         models("decomposer"), method=settings.structured_method, prompts_dir=settings.prompts_dir, offline=offline
     )

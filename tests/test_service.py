@@ -97,17 +97,25 @@ def test_check_streams_the_extraction_each_claim_once_then_the_summary(server):
     assert summary["claims"] == 2 and summary["sentences_without_claims"] == 1
 
 
-def test_check_against_uploaded_documents_uses_only_them(server):
+def test_check_against_uploaded_documents_is_grounding_on_them_only(server):
     body = {
-        "text": "The harbour of Holm Island was rebuilt in 1923.",
+        "text": "The harbour of Holm Island was rebuilt in 1923. It has a lighthouse painted blue.",
         "sources": [
-            {"name": "harbour.txt", "content": "The harbour of Holm Island was rebuilt in 1923 after a storm."}
+            {
+                "name": "harbour.md",
+                "content": "# Holm Island\n\nThe harbour of Holm Island was rebuilt in 1923 after a storm.",
+            }
         ],
     }
     lines = events(httpx.post(f"{server}/v1/check", json=body, timeout=120))
-    (claim,) = [line for line in lines if line["event"] == "claim"]
-    evidence = claim["checked"]["result"]["evidence"]
-    assert evidence and {e["page"] for e in evidence} == {"harbour.txt"}
+    assert [line["event"] for line in lines] == ["extraction", "grounded", "grounded", "grounding"]
+    result = lines[-1]["result"]
+    assert result["documents"] == ["harbour.md"]
+    first, second = result["sentences"]
+    assert first["label"] == "supported" and second["label"] == "not supported"
+    passage = first["passage"]
+    assert passage["name"] == "harbour.md" and "rebuilt in 1923" in passage["text"]
+    assert second["unsupported"] == ["The harbour of Holm Island has a lighthouse painted blue."]
 
 
 @pytest.mark.parametrize("name", ["../../etc/passwd.txt", "/etc/hosts.txt", "notes.exe", "a/b.md"])

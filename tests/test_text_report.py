@@ -124,3 +124,57 @@ def test_in_a_real_browser_no_planted_script_runs(tmp_path):
     dom = BeautifulSoup(done.stdout, "html.parser")
     assert dom.title.get_text() == "mermaid-verifier: checked text"  # a script that ran would have renamed it
     assert len(dom.select(".text mark")) == 3 and len(dom.select("details")) == 2
+
+
+def test_the_grounding_page_shows_each_sentence_beside_its_passage_as_text_only(tmp_path):
+    from mermaid_verifier.evaluation.text_report import write_grounding_report
+    from mermaid_verifier.models import (
+        GroundedClaim,
+        GroundedSentence,
+        GroundingPassage,
+        GroundingResult,
+        GroundingSummary,
+    )
+
+    found = GroundingPassage(
+        document=0, name="lighthouse.html", title="", text=f"First lit in 1887 {PLANTED}", start=10, end=60,
+        supports=0.97, refutes=0.01,
+    )  # fmt: skip
+    first = ExtractedClaim(
+        text="The lighthouse was first lit in 1887.", sentence="The lighthouse was first lit in 1887.", start=0, end=37
+    )
+    second = ExtractedClaim(
+        text=f"Its lamp was electrified in 1975 {PLANTED}.", sentence=TEXT[38:-7], start=38, end=len(TEXT) - 7
+    )
+    claims = [
+        GroundedClaim(index=0, claim=first, supported=True, support=0.97, passage=found, read=3),
+        GroundedClaim(index=1, claim=second, supported=False, support=0.1, passage=found, read=3),
+    ]
+    sentences = [
+        GroundedSentence(sentence=first.sentence, start=0, end=37, label="supported", claims=[0], passage=found),
+        GroundedSentence(
+            sentence=second.sentence,
+            start=38,
+            end=second.end,
+            label="not supported",
+            claims=[1],
+            unsupported=[second.text],
+            passage=found,
+        ),  # fmt: skip
+        GroundedSentence(
+            sentence="Hello!", start=len(TEXT) - 6, end=len(TEXT), label="nothing to check", reason="a greeting"
+        ),
+    ]
+    result = GroundingResult(
+        text=TEXT, documents=["lighthouse.html"], sentences=sentences, claims=claims,
+        summary=GroundingSummary.of(sentences, claims), threshold=0.5,
+    )  # fmt: skip
+    page = write_grounding_report(tmp_path / "g.html", result).read_text()
+    soup = BeautifulSoup(page, "html.parser")
+    assert soup.find("script") is None and soup.find("img") is None  # planted markup stays text
+    cells = soup.select(".rows > div")
+    assert [c.get_text(" ", strip=True)[:28] for c in cells[:2]] == ["Sentence", "Passage of the documents"]
+    assert "SUPPORTED" in cells[2].get_text().upper() and "lighthouse.html, characters 10–60" in cells[3].get_text()
+    assert "not in the documents: Its lamp was electrified in 1975" in cells[4].get_text()
+    assert "closest passage" in cells[5].get_text()
+    assert "a greeting" in cells[6].get_text()

@@ -1,18 +1,13 @@
-"""The user's own documents as a corpus: ``--source PATH`` (a file or a folder of files).
+"""The user's own documents: ``check --source PATH`` (a file or a folder of files) and the service's uploads.
 
-``.jsonl`` files are corpora already and are used as they are. Every other supported file is read to
-plain text — ``.txt`` as it is, ``.md`` through markdown-it-py (MIT), ``.html`` through Beautiful Soup
-(MIT), ``.pdf`` through pypdf (BSD-3-Clause) — split into sentences (spaCy's rule-based sentencizer),
-and written as one JSONL corpus (``{page, line, title, text}`` per sentence, ``page`` the file's name)
-under the cache directory, named by a fingerprint of the files' contents: the same documents are
-converted once. A file that cannot be read is named with the reason and left out; the rest are used.
+Every supported file is read to plain text — ``.txt`` as it is, ``.md`` through markdown-it-py (MIT), ``.html``
+through Beautiful Soup (MIT), ``.pdf`` through pypdf (BSD-3-Clause) — and becomes one document the text is
+checked against (:mod:`mermaid_verifier.grounding`); a ``.jsonl`` corpus gives one document per page. A file that
+cannot be read is named with the reason and left out; the rest are used.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +21,6 @@ HTML_SUFFIXES = {".html", ".htm"}
 PDF_SUFFIXES = {".pdf"}
 CORPUS_SUFFIXES = {".jsonl"}
 SUPPORTED = TEXT_SUFFIXES | MARKDOWN_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES | CORPUS_SUFFIXES
-CONVERSION_VERSION = 1
-MAX_SENTENCE_CHARS = 2_000
 
 
 @dataclass(frozen=True)
@@ -37,15 +30,6 @@ class DocumentProblem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
-
-
-@dataclass(frozen=True)
-class Documents:
-    """The corpus files a run searches for these sources, and the files left out (with why)."""
-
-    corpora: tuple[Path, ...]
-    problems: tuple[DocumentProblem, ...]
-    documents: int  # files converted into the documents corpus
 
 
 def source_files(paths: list[Path]) -> tuple[list[Path], list[DocumentProblem]]:
@@ -89,6 +73,16 @@ def document_text(path: Path) -> tuple[str, str]:
     if suffix in MARKDOWN_SUFFIXES:
         return _markdown_text(text, path)
     return path.stem, text
+
+
+def uploaded_text(name: str, content: str) -> tuple[str, str]:
+    """(title, plain text) of an uploaded document's content, read by its name's suffix (.txt, .md, .html)."""
+    suffix = Path(name).suffix.lower()
+    if suffix in HTML_SUFFIXES:
+        return _html_text(content, Path(name))
+    if suffix in MARKDOWN_SUFFIXES:
+        return _markdown_text(content, Path(name))
+    return Path(name).stem, content
 
 
 def _pdf_text(path: Path) -> tuple[str, str]:
@@ -146,105 +140,55 @@ def _markdown_text(markdown: str, path: Path) -> tuple[str, str]:
     return title or path.stem, "\n\n".join(b for b in blocks if b.strip())
 
 
-def sentences(text: str) -> list[str]:
-    """The text's sentences (paragraph breaks always end one)."""
-    nlp = _sentencizer()
-    out: list[str] = []
-    for paragraph in re.split(r"\n\s*\n", text):
-        paragraph = " ".join(paragraph.split())
-        if not paragraph:
-            continue
-        for sentence in nlp(paragraph).sents:
-            chunk = sentence.text.strip()
-            while len(chunk) > MAX_SENTENCE_CHARS:  # a run-on without stops: cut where a reader would
-                cut = chunk.rfind(" ", 0, MAX_SENTENCE_CHARS)
-                out.append(chunk[: cut if cut > 0 else MAX_SENTENCE_CHARS])
-                chunk = chunk[cut if cut > 0 else MAX_SENTENCE_CHARS :].strip()
-            if chunk:
-                out.append(chunk)
-    return out
+def given_documents(paths: list[Path]) -> tuple[list, list[DocumentProblem]]:
+    """The documents a text is checked against (grounding), read from ``--source`` paths: each file as one
+    :class:`~mermaid_verifier.models.GivenDocument` named by its file name (a ``.jsonl`` corpus gives one per
+    page). A :class:`CorpusError` when no file is usable; otherwise the unusable ones are in ``problems``."""
+    from mermaid_verifier.models import GivenDocument
 
-
-_NLP = None
-
-
-def _sentencizer():
-    global _NLP
-    if _NLP is None:
-        from spacy.lang.en import English
-
-        _NLP = English()
-        _NLP.add_pipe("sentencizer")
-    return _NLP
-
-
-def documents_fingerprint(files: list[Path]) -> str:
-    digest = hashlib.sha256(f"documents v{CONVERSION_VERSION}".encode())
-    for path in files:
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:24]
-
-
-def prepare_documents(paths: list[Path], cache_dir: Path) -> Documents:
-    """The corpus files for ``--source`` paths: ``.jsonl`` as they are, the other documents converted
-    (once per content) into one corpus under ``cache_dir/documents``. A :class:`CorpusError` when no
-    file is usable; otherwise the unusable ones are in ``problems``."""
     files, problems = source_files(paths)
-    corpora = [f for f in files if f.suffix.lower() in CORPUS_SUFFIXES]
-    documents = [f for f in files if f.suffix.lower() not in CORPUS_SUFFIXES]
-    converted = 0
-    if documents:
-        readable: list[Path] = []
-        for path in documents:
-            try:
-                path.read_bytes()
-                readable.append(path)
-            except OSError as exc:
-                problems.append(DocumentProblem(path, f"cannot be read ({exc.strerror or exc})"))
-        if readable:
-            target = cache_dir / "documents" / documents_fingerprint(readable) / "documents.jsonl"
-            if target.is_file():
-                recorded = _recorded_problems(target)
-                converted = len(readable) - len(recorded)
-                problems += recorded
-            else:
-                converted, more = _convert(readable, target)
-                problems += more
-            if converted:
-                corpora.append(target)
-    if not corpora:
-        detail = "; ".join(str(p) for p in problems) or "no file given"
-        raise CorpusError(f"none of the --source files can be used ({detail})")
-    return Documents(tuple(corpora), tuple(problems), converted)
-
-
-def _convert(files: list[Path], target: Path) -> tuple[int, list[DocumentProblem]]:
-    problems: list[DocumentProblem] = []
-    lines: list[bytes] = []
-    converted = 0
+    documents: list[GivenDocument] = []
     for path in files:
         try:
+            if path.suffix.lower() in CORPUS_SUFFIXES:
+                documents += _corpus_documents(path)
+                continue
             title, text = document_text(path)
         except (ValueError, OSError) as exc:
-            problems.append(DocumentProblem(path, str(exc)))
+            problems.append(DocumentProblem(path, str(getattr(exc, "strerror", None) or exc)))
             continue
-        passages = sentences(text)
-        if not passages:
+        if not text.strip():
             problems.append(DocumentProblem(path, "holds no text"))
             continue
-        converted += 1
-        for line, sentence in enumerate(passages):
-            lines.append(orjson.dumps({"page": path.name, "line": line, "title": title, "text": sentence}) + b"\n")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    (target.parent / "problems.json").write_bytes(orjson.dumps([[str(p.path), p.reason] for p in problems]))
-    tmp = target.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(b"".join(lines))
-    tmp.replace(target)  # whole or not at all: a later run never reads half a conversion
-    return converted, problems
+        documents.append(GivenDocument(name=path.name, title=title if title != path.stem else "", text=text))
+    if not documents:
+        detail = "; ".join(str(p) for p in problems) or "no file given"
+        raise CorpusError(f"none of the --source files can be used ({detail})")
+    return documents, problems
 
 
-def _recorded_problems(target: Path) -> list[DocumentProblem]:
-    try:
-        return [DocumentProblem(Path(p), r) for p, r in orjson.loads((target.parent / "problems.json").read_bytes())]
-    except (OSError, ValueError):
-        return []
+def _corpus_documents(path: Path) -> list:
+    """A JSONL corpus as documents: its records grouped by page, one line a sentence, in file order."""
+    from mermaid_verifier.models import GivenDocument
+
+    pages: dict[str, tuple[str, list[str]]] = {}
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                raise ValueError(f"line {number} is not JSON") from None
+            text = record.get("text") or " ".join(record.get("abstract") or [])
+            page = str(record.get("page") or record.get("title") or record.get("doc_id") or record.get("id") or "")
+            title, sentences = pages.setdefault(page, (str(record.get("title") or page), []))
+            if text:
+                sentences.append(str(text))
+    if not pages:
+        raise ValueError("the corpus holds no records")
+    return [
+        GivenDocument(name=f"{path.name}#{page}" if page else path.name, title=title, text="\n".join(sentences))
+        for page, (title, sentences) in pages.items()
+        if sentences
+    ]

@@ -34,8 +34,9 @@ SourceOpt = Annotated[
     list[Path] | None,
     typer.Option(
         "--source",
-        help="Check against your own documents: a file or folder of .txt, .md, .html, .pdf (or .jsonl corpora);"
-        " repeatable. They become this run's corpus, and no live source is used unless MERMAID_SOURCES asks.",
+        help="Check the text against these documents only (grounding: is it backed by them?): a file or folder of"
+        " .txt, .md, .html, .pdf (or .jsonl corpora); repeatable. Each sentence comes back supported, partially"
+        " supported or not supported, with the passage and its span.",
     ),
 ]
 HtmlOpt = Annotated[
@@ -78,22 +79,91 @@ def read_text(source: str, stdin: bytes | None = None) -> str:
     return text
 
 
-def with_documents(settings, paths: list[Path]):
-    """The settings with the user's documents as the only corpus (and no live source unless
-    MERMAID_SOURCES names some); each file left out is named on stderr."""
-    import dataclasses
-    import os
+_GROUNDING_COLOURS = {
+    "supported": "green",
+    "partially supported": "yellow",
+    "not supported": "red",
+    "nothing to check": "dim",
+}
 
+
+def print_grounding_result(result) -> None:
+    """Each sentence with its label, the passage that backs it (document and span) or the claims no passage
+    states; then the summary."""
+    for sentence in result.sentences:
+        colour = _GROUNDING_COLOURS[sentence.label]
+        if sentence.label == "nothing to check":
+            stdout.print(
+                Text.assemble((sentence.sentence, "dim"), (f"  — nothing to check: {sentence.reason}", "dim italic"))
+            )
+            continue
+        stdout.print(Text.assemble((sentence.label.upper(), f"bold {colour}"), "  ", (sentence.sentence, "bold")))
+        for claim in sentence.unsupported:
+            stdout.print(Text(f"      not in the documents: {claim}", style=colour))
+        passage = sentence.passage
+        if passage is not None:
+            verb = "backed by" if sentence.label != "not supported" else "closest passage"
+            stdout.print(
+                Text(
+                    f"      {verb} {passage.name} [{passage.start}:{passage.end}] (P(supports) {passage.supports:.2f}): "
+                    f"{passage.text[:200]}",
+                    style="dim",
+                )
+            )
+    s = result.summary
+    share = (
+        f"{s.supported_share:.0%} of checkable sentences supported"
+        if s.supported_share is not None
+        else "nothing checkable"
+    )
+    stdout.print(
+        Text(
+            f"\n{s.sentences} sentence(s): {s.supported} supported, {s.partially_supported} partially supported, "
+            f"{s.not_supported} not supported, {s.nothing_to_check} with nothing to check — {share} "
+            f"({s.claims_supported} of {s.claims} claims backed by {len(result.documents)} document(s))",
+            style="bold",
+        )
+    )
+
+
+async def _ground(text: str, paths: list[Path], settings, as_json: bool, concurrency: int, html: Path | None) -> None:
     from mermaid_verifier.cli.options import warn
-    from mermaid_verifier.tools.documents import prepare_documents
+    from mermaid_verifier.grounding import check_grounding
+    from mermaid_verifier.tools.documents import given_documents
 
-    documents = prepare_documents(list(paths), settings.cache_dir)
-    for problem in documents.problems:
+    documents, problems = await asyncio.to_thread(given_documents, paths)
+    for problem in problems:
         warn(f"not using {problem}")
-    changes: dict = {"corpora": documents.corpora}
-    if "MERMAID_SOURCES" not in os.environ:
-        changes["sources"] = ("local",)
-    return dataclasses.replace(settings, **changes)
+    status = stderr.status("reading the documents …") if stderr.is_terminal else None
+    if status:
+        status.start()
+    done: list = []
+
+    def progress(grounded, total: int) -> None:
+        done.append(grounded)
+        if status:
+            status.update(f"read {len(done)}/{total} claims against {len(documents)} document(s) …")
+
+    try:
+        result = await check_grounding(text, documents, settings, concurrency=concurrency, on_claim=progress)
+    finally:
+        if status:
+            status.stop()
+    if result.extraction_fallback:
+        warn(result.extraction_fallback)
+    if html is not None:
+        from mermaid_verifier.evaluation.text_report import write_grounding_report
+
+        try:
+            write_grounding_report(html, result)
+        except OSError as exc:
+            raise UsageError(f"{html}: the page cannot be written ({exc.strerror or exc})") from None
+    if as_json:
+        stdout.print(result.model_dump_json(), soft_wrap=True)
+    else:
+        print_grounding_result(result)
+        if html is not None:
+            stderr.print(f"page: {html}", highlight=False, soft_wrap=True)
 
 
 def print_text_result(result) -> None:
@@ -164,7 +234,8 @@ def check_command(
         )
         text = read_text(text_source)
         if source:
-            settings = with_documents(settings, source)
+            asyncio.run(_ground(text, list(source), settings, as_json, concurrency, html))
+            return
         asyncio.run(_check(text, settings, as_json, concurrency, html))
 
     guarded(debug, body)

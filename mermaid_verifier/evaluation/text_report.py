@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mermaid_verifier.evaluation.report import SHOWN_EVIDENCE, _environment, evidence_view, fmt_decimal, fmt_percent
-from mermaid_verifier.models import TextCheckResult
+from mermaid_verifier.models import GroundingResult, TextCheckResult
 
 DOCUMENTS_CORPUS = "documents"  # tools.documents writes the user's documents under this corpus name
 
@@ -96,5 +96,44 @@ def write_text_report(path: Path, result: TextCheckResult) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(render_text_report(result), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+_TONES = {
+    "supported": "supported",
+    "partially supported": "partially",
+    "not supported": "not",
+    "nothing to check": "nothing",
+}
+
+
+def grounding_view(result: GroundingResult) -> dict:
+    """The grounding page's data: each sentence beside the passage that backs it (or the closest one)."""
+    data = result.model_dump(mode="json")
+    for sentence in data["sentences"]:
+        sentence["tone"] = _TONES[sentence["label"]]
+        if sentence["passage"]:
+            sentence["passage"]["supports"] = fmt_decimal(sentence["passage"]["supports"], 2)
+    return {
+        "sentences": data["sentences"],
+        "summary": data["summary"],
+        "supported_share": fmt_percent(data["summary"]["supported_share"], 0),
+        "documents": data["documents"],
+        "threshold": fmt_decimal(result.threshold, 2),
+    }
+
+
+def render_grounding_report(
+    result: GroundingResult, title: str = "mermaid-verifier: text against its documents"
+) -> str:
+    return _environment().get_template("grounding_report.html.j2").render(title=title, **grounding_view(result))
+
+
+def write_grounding_report(path: Path, result: GroundingResult) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(render_grounding_report(result), encoding="utf-8")
     tmp.replace(path)
     return path

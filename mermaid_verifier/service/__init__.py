@@ -3,9 +3,12 @@
 Endpoints (the OpenAPI schema is at ``/openapi.json``, its browsable form at ``/docs``):
 
 * ``POST /v1/verify`` ``{"claim": …}`` → one ``VerificationResult``;
-* ``POST /v1/check`` ``{"text": …, "sources": [{"name", "content"}]?}`` → NDJSON, one event per line as it
-  happens: ``extraction`` (the claims and the sentences dropped), one ``claim`` per claim as it is
-  decided, then ``summary`` — or ``error`` (the time limit, a failure) and nothing after it;
+* ``POST /v1/check`` ``{"text": …}`` → NDJSON, one event per line as it happens: ``extraction`` (the claims and
+  the sentences dropped), one ``claim`` per claim as it is decided, then ``summary`` — or ``error`` (the time
+  limit, a failure) and nothing after it;
+* the same with ``"sources": [{"name", "content"}]``: grounding (``mermaid_verifier.grounding``), the text against
+  those documents only: ``extraction``, one ``grounded`` per claim as it is read, then ``grounding`` (each
+  sentence supported, partially supported or not, with the passage and its span) — or ``error``;
 * ``GET /healthz``; ``GET /`` the page: paste a text, watch its claims appear and colour as they are decided.
 
 Safe by default: it listens on 127.0.0.1; any other address needs a bearer ``--token`` or an explicit
@@ -22,7 +25,6 @@ import asyncio
 import contextlib
 import hmac
 import json
-import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import resources as package_files
@@ -39,10 +41,14 @@ from pydantic import BaseModel, Field
 from mermaid_verifier.claims import MAX_CLAIM_CHARS
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import MermaidError
+from mermaid_verifier.grounding import GroundingChecker
 from mermaid_verifier.models import (
     CheckedClaim,
     DroppedSentence,
     ExtractedClaim,
+    GivenDocument,
+    GroundedClaim,
+    GroundingResult,
     TextClaims,
     TextSummary,
     VerificationResult,
@@ -81,7 +87,7 @@ class CheckRequest(BaseModel):
     sources: list[SourceDocument] = Field(
         default_factory=list,
         max_length=MAX_SOURCES,
-        description="Check against these documents only (their text, uploaded)",
+        description="Check the text against these documents only (grounding: is it backed by them?)",
     )
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=8, description="Claims verified at once")
 
@@ -102,6 +108,16 @@ class ClaimEvent(BaseModel):
 class SummaryEvent(BaseModel):
     event: Literal["summary"] = "summary"
     summary: TextSummary
+
+
+class GroundedEvent(BaseModel):
+    event: Literal["grounded"] = "grounded"
+    grounded: GroundedClaim
+
+
+class GroundingEvent(BaseModel):
+    event: Literal["grounding"] = "grounding"
+    result: GroundingResult
 
 
 class ErrorEvent(BaseModel):
@@ -145,6 +161,17 @@ def shortened(error: dict) -> dict:
     if len(shown) <= SHOWN_INPUT_CHARS:
         return error
     return {**error, "input": f"{shown[:SHOWN_INPUT_CHARS]}… (cut: {len(shown):,} characters in all)"}
+
+
+def grounding_stance(checker: TextChecker):
+    """The stance model grounding reads with: the checker's, unless that one may run unchecked (the LLM judge
+    deciding alone), as grounding rests on its readings and must refuse where it cannot be trusted."""
+    from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
+
+    stance = checker.resources.stance
+    if isinstance(stance, StanceForUncheckedJudge):
+        return StanceModel(stance.model_dir)
+    return stance
 
 
 def create_app(
@@ -234,10 +261,8 @@ def create_app(
         try:
             async with asyncio.timeout(limits.request_timeout_s):
                 if body.sources:
-                    with tempfile.TemporaryDirectory(prefix="mermaid-sources-") as folder:
-                        async with _checker_for_sources(body.sources, Path(folder)) as checker:
-                            async for line in _events(checker, body):
-                                yield line
+                    async for line in _grounding_events(body):
+                        yield line
                 else:
                     async for line in _events(state["checker"], body):
                         yield line
@@ -274,21 +299,39 @@ def create_app(
                 SummaryEvent(summary=TextSummary.of(sorted(checked, key=lambda c: c.index), len(extraction.dropped)))
             )
 
-    @contextlib.asynccontextmanager
-    async def _checker_for_sources(sources: list[SourceDocument], folder: Path) -> AsyncIterator[TextChecker]:
-        import dataclasses
+    async def _grounding_events(body: CheckRequest) -> AsyncIterator[bytes]:
+        from mermaid_verifier.tools.documents import uploaded_text
 
-        from mermaid_verifier.tools.documents import prepare_documents
-
-        uploaded = folder / "uploaded"
-        uploaded.mkdir()
-        for source in sources:
-            (uploaded / source.name).write_text(source.content, encoding="utf-8")
-        # converted inside the request's own folder: nothing of the upload outlives the request
-        documents = await asyncio.to_thread(prepare_documents, [uploaded], folder / "cache")
-        own = dataclasses.replace(settings, corpora=documents.corpora, sources=("local",))
-        async with TextChecker.open(own) as checker:
-            yield checker
+        documents = []
+        for source in body.sources:
+            title, text = await asyncio.to_thread(uploaded_text, source.name, source.content)
+            if not text.strip():
+                yield _line(ErrorEvent(message=f"{source.name}: the document holds no text"))
+                return
+            documents.append(
+                GivenDocument(name=source.name, title=title if title != Path(source.name).stem else "", text=text)
+            )
+        if "grounding" not in state:  # made on the first upload: it shares the checker's parser and stance model
+            state["grounding"] = GroundingChecker(state["checker"].extractor, grounding_stance(state["checker"]))
+        grounding: GroundingChecker = state["grounding"]
+        async for event in grounding.events(body.text, documents, body.concurrency):
+            if isinstance(event, TextClaims):
+                if len(event.claims) > limits.max_claims:
+                    yield _line(
+                        ErrorEvent(
+                            message=f"the text gives {len(event.claims)} claims; the limit is {limits.max_claims} (check it in parts)"
+                        )
+                    )
+                    return
+                yield _line(
+                    ExtractionEvent(
+                        claims=event.claims, dropped=event.dropped, extractor=event.extractor, fallback=event.fallback
+                    )
+                )
+            elif isinstance(event, GroundedClaim):
+                yield _line(GroundedEvent(grounded=event))
+            else:
+                yield _line(GroundingEvent(result=event))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
