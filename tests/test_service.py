@@ -320,3 +320,31 @@ def test_the_api_holds_to_its_schema_for_any_input(server):
             case.call_and_validate(timeout=120)
 
         holds()
+
+
+async def test_the_page_checks_a_text_against_uploaded_documents(server, browser_page, tmp_path):
+    document = tmp_path / "harbour.md"
+    document.write_text("# Holm Island\n\nThe harbour of Holm Island was rebuilt in 1923 after a storm.\n")
+    text = "The harbour of Holm Island was rebuilt in 1923. It has a lighthouse painted blue."
+    async with browser_page.async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page()
+            await page.goto(f"{server}/")
+            await page.fill("#input", text)
+            await page.set_input_files("#documents", str(document))
+            await page.click("#go")
+            await page.locator("#summary", has_text="sentences:").wait_for(timeout=120_000)
+            assert (
+                "1 supported, 0 partially supported, 1 not supported" in await page.locator("#summary").text_content()
+            )
+            tones = [await span.get_attribute("class") for span in await page.locator("#text .s").all()]
+            assert tones == ["s grounded-supported", "s grounded-not"]
+            labels = await page.locator("#claims li .verdict").all_text_contents()
+            assert labels[0].startswith("SUPPORTED") and labels[1].startswith(("NOT IN THE DOCUMENTS", "CONTRADICTED"))
+            first = page.locator("#claims li").first
+            await first.click()
+            shown = await first.locator(".evidence").text_content()
+            assert "rebuilt in 1923 after a storm" in shown and "harbour.md, characters" in shown
+        finally:
+            await browser.close()
