@@ -243,11 +243,11 @@ def build_grounding_graph(
     indexes = indexes or PassageIndexCache()
 
     async def extract(state: GroundingState) -> dict:
-        documents = state["documents"]
+        documents = as_documents(state["documents"])  # as JSON from a LangGraph server, or as records
         extraction, _ = await asyncio.gather(
             extractor.aextract(state["text"]), asyncio.to_thread(indexes.get, documents, reading.sizes)
         )
-        return {"extraction": extraction, "grounded": []}
+        return {"extraction": extraction, "grounded": [], "documents": documents}
 
     def each_claim(state: GroundingState) -> list[Send] | str:
         claims = state["extraction"].claims
@@ -320,7 +320,7 @@ class GroundingChecker:
         extractor = extractor or extractor_for(settings)
         stance = stance or StanceModel(settings.stance_model_dir)
         await asyncio.gather(asyncio.to_thread(extractor.warm_up), asyncio.to_thread(stance.load))
-        yield cls(extractor, stance, config)
+        yield await asyncio.to_thread(cls, extractor, stance, config)  # reads data/grounding_config.json
 
     async def events(
         self, text: str, documents: Sequence, concurrency: int = DEFAULT_CONCURRENCY
@@ -379,3 +379,19 @@ async def check_grounding(
     text) pairs, ``{"name", "title", "text"}`` dicts or :class:`GivenDocument`."""
     async with GroundingChecker.open(settings, extractor=extractor, stance=stance) as checker:
         return await checker.check(text, documents, concurrency=concurrency, on_claim=on_claim)
+
+
+@contextlib.asynccontextmanager
+async def make_grounding_graph(config: dict | None = None) -> AsyncIterator[CompiledStateGraph]:
+    """Factory for LangGraph tooling (``langgraph.json``'s ``mermaid_verifier_grounding``): the grounding graph
+    with the backend's claim extractor and the stance model, loaded in worker threads for a run (nothing is
+    loaded to draw or inspect it). Input ``{"text", "documents": [{"name", "title", "text"}]}``."""
+    from mermaid_verifier.graph import settings_overrides
+
+    configurable = (config or {}).get("configurable") or {}
+    settings = await asyncio.to_thread(Settings.from_env, **settings_overrides(configurable))
+    extractor = extractor_for(settings)
+    stance = StanceModel(settings.stance_model_dir)
+    if configurable.get("__is_for_execution__", True):
+        await asyncio.gather(asyncio.to_thread(extractor.warm_up), asyncio.to_thread(stance.load))
+    yield await asyncio.to_thread(build_grounding_graph, extractor, stance)  # it reads the reading settings

@@ -75,3 +75,24 @@ async def test_the_run_configuration_overrides_settings_by_name(factory):
         out = await graph.ainvoke({"claim": "Mount Everest is in the Himalayas."})
     searches = [s.action_input for s in out["trace"] if s.action == "local-corpus.search"]
     assert searches and all(arguments["k"] == 1 for arguments in searches)  # the default is 5
+
+
+async def test_the_grounding_graph_runs_from_its_factory_without_blocking_the_loop(tmp_path, monkeypatch):
+    config = validate_config_file(REPO / "langgraph.json")
+    module_path, attribute = config["graphs"]["mermaid_verifier_grounding"].rsplit(":", 1)
+    module_name = Path(module_path).with_suffix("").as_posix().lstrip("./").replace("/", ".")
+    factory = getattr(importlib.import_module(module_name), attribute)
+    monkeypatch.setenv("MERMAID_CACHE_DIR", str(tmp_path / "cache"))
+    async with factory({"configurable": {"__is_for_execution__": False}}) as graph:
+        assert set(graph.get_graph().nodes) >= {"extract", "ground", "sentences"}
+        assert list(graph.get_input_jsonschema()["properties"]) == ["text", "documents"]
+    with blockbuster_ctx():
+        async with factory({"configurable": {"__is_for_execution__": True}}) as graph:
+            out = await graph.ainvoke(
+                {
+                    "text": "Mount Everest is in the Himalayas.",
+                    "documents": [{"name": "everest.txt", "text": "Mount Everest is in the Himalayas, in Nepal."}],
+                }
+            )
+    (sentence,) = out["result"].sentences
+    assert sentence.label == "supported" and sentence.passage.name == "everest.txt"
