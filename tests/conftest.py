@@ -48,7 +48,9 @@ class ScriptedStance:
     def load(self) -> None:
         pass
 
-    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
+    def probabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
         self.pairs_scored += len(evidence)
         out = []
         rules = self.rules if self.only_for_claims_with in claim else {}
@@ -60,7 +62,7 @@ class ScriptedStance:
             out.append(probs)
         return out
 
-    async def aprobabilities(self, claim, evidence):
+    async def aprobabilities(self, claim, evidence, max_length=None):
         return self.probabilities(claim, evidence)
 
 

@@ -15,6 +15,7 @@ the same documents given again, by another request, are not split or indexed twi
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -27,6 +28,8 @@ import numpy as np
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import GivenDocument
 from mermaid_verifier.tools.corpus_index import tokenize
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets its own logger to DEBUG: an index a call is noise
 
 MAX_PASSAGE_CHARS = 1_500  # about 350 tokens: what the reader takes in at most
 MAX_SENTENCE_CHARS = 1_000

@@ -8,6 +8,7 @@ from mermaid_verifier.cli.calibrate import calibrate_command
 from mermaid_verifier.cli.check import check_command
 from mermaid_verifier.cli.doctor import doctor_command
 from mermaid_verifier.cli.fever import fever_command
+from mermaid_verifier.cli.mcp import mcp_command
 from mermaid_verifier.cli.memory import memory_app
 from mermaid_verifier.cli.options import (
     CacheDirOpt,
@@ -53,6 +54,7 @@ def review_command(
 app.command("verify")(verify_command)
 app.command("check")(check_command)
 app.command("serve")(serve_command)
+app.command("mcp")(mcp_command)
 app.command("review")(review_command)
 app.command("calibrate")(calibrate_command)
 app.command("fever")(fever_command)

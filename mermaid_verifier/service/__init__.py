@@ -26,7 +26,6 @@ import contextlib
 import hmac
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from importlib import resources as package_files
 from pathlib import Path
 from typing import Annotated, Literal
@@ -54,18 +53,12 @@ from mermaid_verifier.models import (
     VerificationResult,
 )
 from mermaid_verifier.service.body_limit import BodyLimit
+from mermaid_verifier.service.limits import Limits
+from mermaid_verifier.service.openers import grounding_stance
 from mermaid_verifier.text_graph import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS, TextChecker
 
 MAX_SOURCES = 20
 SHOWN_INPUT_CHARS = 200  # a 422 echoes at most this much of the input it refused
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_request_bytes: int = 1_000_000
-    max_claims: int = 60
-    max_concurrent: int = 4
-    request_timeout_s: float = 300.0
 
 
 class VerifyRequest(BaseModel):
@@ -163,22 +156,11 @@ def shortened(error: dict) -> dict:
     return {**error, "input": f"{shown[:SHOWN_INPUT_CHARS]}… (cut: {len(shown):,} characters in all)"}
 
 
-def grounding_stance(checker: TextChecker):
-    """The stance model grounding reads with: the checker's, unless that one may run unchecked (the LLM judge
-    deciding alone), as grounding rests on its readings and must refuse where it cannot be trusted."""
-    from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
-
-    stance = checker.resources.stance
-    if isinstance(stance, StanceForUncheckedJudge):
-        return StanceModel(stance.model_dir)
-    return stance
-
-
 def create_app(
     settings: Settings | None = None,
     *,
     token: str | None = None,
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     checker: TextChecker | None = None,
     **resource_overrides,
 ) -> FastAPI:
@@ -186,6 +168,7 @@ def create_app(
     given an open ``checker`` instead, it serves that one and leaves closing it to its owner (``serve`` opens
     it first, so a start-up failure is reported as the command's error before anything listens)."""
     settings = settings or Settings.from_env()
+    limits = limits or Limits()
     state: dict = {}
 
     @contextlib.asynccontextmanager

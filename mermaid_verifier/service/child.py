@@ -1,4 +1,5 @@
-"""``mermaid-verifier serve`` in a child process on a free loopback port, started and stopped as one unit.
+"""``mermaid-verifier serve`` (or ``mcp --transport http``) in a child process on a free loopback port, started and
+stopped as one unit.
 
 For whatever talks to the service over real HTTP from the same machine (the end-to-end tests, the load
 benchmark): ``with serve_in_child(["--corpus", path]) as base: httpx.get(f"{base}/healthz")``. The block is
@@ -21,7 +22,9 @@ import httpx
 
 from mermaid_verifier.errors import ServiceStartError
 
-SERVE = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()", "serve"]
+COMMAND = [sys.executable, "-c", "from mermaid_verifier.cli import main; main()"]
+SERVE = [*COMMAND, "serve"]
+MCP_HTTP = [*COMMAND, "mcp", "--transport", "http"]
 
 
 def free_port() -> int:
@@ -31,11 +34,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _answers(base: str) -> bool:
+def _answers(url: str, healthy_only: bool) -> bool:
     try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+        status = httpx.get(url, timeout=2).status_code
     except httpx.TransportError:
         return False
+    return status == 200 if healthy_only else status < 500
 
 
 @contextlib.contextmanager
@@ -45,13 +49,17 @@ def serve_in_child(
     env: Mapping[str, str] | None = None,
     ready_within_s: float = 120.0,
     stop_within_s: float = 30.0,
+    command: list[str] = SERVE,
 ) -> Iterator[str]:
-    """Run ``mermaid-verifier serve --port PORT *options`` and yield its base URL once it is healthy."""
+    """Run ``mermaid-verifier serve --port PORT *options`` (or ``command``, e.g. :data:`MCP_HTTP`) and yield its base
+    URL once it answers: ``/healthz`` healthy for ``serve``, any HTTP answer at ``/mcp`` for the MCP server."""
     port = free_port()
+    serving = command == SERVE
+    probe = "/healthz" if serving else "/mcp"
     # stderr goes to a file, not a pipe: a service that logs while nobody reads must never block on a full pipe
     with tempfile.TemporaryFile("w+") as stderr:
         process = subprocess.Popen(
-            [*SERVE, "--port", str(port), *options],
+            [*command, "--port", str(port), *options],
             env=dict(env) if env is not None else None,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -60,12 +68,12 @@ def serve_in_child(
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + ready_within_s
-            while not _answers(base):
+            while not _answers(base + probe, healthy_only=serving):
                 if process.poll() is not None:
                     stderr.seek(0)
                     raise ServiceStartError(f"serve exited with {process.returncode}: {stderr.read().strip()}")
                 if time.monotonic() > deadline:
-                    raise ServiceStartError(f"serve did not answer {base}/healthz within {ready_within_s:g} s")
+                    raise ServiceStartError(f"serve did not answer {base}{probe} within {ready_within_s:g} s")
                 time.sleep(0.3)
             yield base
         finally:
