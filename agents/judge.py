@@ -1,4 +1,6 @@
-"""The offline judge: where a verdict is decided.
+"""The offline judge: where a verdict is decided, from evidence to label, confidence and abstention.
+
+:func:`decide` is the whole decision, in four steps:
 
 1. **Trust and topicality** (:func:`assess`, once for the claim's evidence, before any judge reads it):
    every item gets a reliability C from its source's credibility, its age and the stance consensus
@@ -6,22 +8,24 @@
    ``mermaid_verifier.topicality``: a page about someone else settles nothing about the claim's
    subject, so items whose title names nothing the claim names count for less. Both are kept on the
    item (``evidence[i].trust``), so a reader sees why it was trusted and nothing recomputes them.
-2. **Weighing** (:func:`decide`): an item's weight for a side is P(side) · C · topicality. The claim's support is
-   its strongest supporting item, its refutation the strongest refuting item (times
-   ``refute_weight``, tuned because the stance model over-calls refutation). When neither reaches
-   ``nei_threshold`` the claim is NOT ENOUGH INFO — with a confidence scaled by how much of the
-   claim's topic the evidence covers: finding nothing at all about the claim's entities is not
-   evidence that the claim is unsupported.
-3. **Confidence**: with the bundled :class:`ConfidenceModel`, the probability that the label is right
-   (the rule's score is one of its inputs, and each input is weighed per label: low topic coverage
-   speaks for a NOT ENOUGH INFO verdict and against a SUPPORTS one; fitted on FEVER, it trusts NOT
-   ENOUGH INFO when nothing found is about the claim's topics — the corpus does not settle such a claim).
-4. **Abstention**: the judge keeps the best label but sets ``abstained`` when its confidence is
-   under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted
-   evidence points both ways.
+2. **Weighing** (:func:`weigh`): an item's strength for a side is P(side) · C · topicality
+   (:func:`side_weights`); the claim's support is its strongest supporting item, its refutation the strongest
+   refuting item, with the second strongest, the sums, the evidence's topic coverage and its count as the
+   :data:`FEATURES`.
+3. **Label and confidence** (:func:`label_and_confidence`). **What the shipped files do**: ``data/judge_model.json``
+   holds a fitted label model (multinomial logistic regression over the features, fitted on the evidence the
+   pipeline retrieves for the training part's claims), so the label is its most probable one
+   (:func:`fitted_label`); ``data/judge_confidence.json`` holds the confidence model, whose probability that the
+   label is right is the confidence. Without them (a configuration of your own) the thresholds of
+   ``data/judge_config.json`` decide (:func:`threshold_label`: NOT ENOUGH INFO under ``nei_threshold``, else the
+   stronger side with refutation weighed by ``refute_weight``).
+4. **Abstention** (:func:`verdict_of`): the best label is kept, with ``abstained`` set when the confidence is
+   under ``abstain_below`` (fitted by ``mermaid-verifier calibrate``) or when strong, trusted evidence points both
+   ways (``conflict_level``).
 
-Thresholds live in ``data/judge_config.json``, the confidence model in ``data/judge_confidence.json``;
-both are fitted on the FEVER validation + calibration parts by ``scripts/evaluate_scoring.py``.
+The verdict's ``side_strengths`` are the strongest trusted support and refutation (and 1 − the larger for NOT
+ENOUGH INFO): strengths, not probabilities. Where an LLM's verdict meets this one (the LLM judge's check, the
+cascade) is :mod:`mermaid_verifier.agents.reconcile`. ``scripts/evaluate_scoring.py`` fits the three files.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ from importlib import resources
 
 from pydantic import BaseModel, Field, model_validator
 
-from mermaid_verifier.config import JudgeCheck
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
@@ -319,42 +322,46 @@ def _title_of(evidence: list[Evidence], index: int | None) -> str:
     return evidence[index].title if index is not None else ""
 
 
-def rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
-    """The decision rule: (label, confidence, conflict) from a weighing and the thresholds — or, when
-    a fitted :class:`JudgeModel` is configured, its most probable label and that probability. With a
-    :class:`ConfidenceModel`, the label keeps its place and the confidence becomes the confidence
-    model's probability that the label is right."""
-    label, confidence, conflict = _threshold_rule(w, config)
-    if config.confidence_model is not None and _confidence_from_model(w, config):
+def label_and_confidence(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
+    """The label, its confidence, and whether strong trusted evidence points both ways (``conflict``).
+
+    No evidence: NOT ENOUGH INFO at 0. Otherwise the label comes from the fitted label model when one is
+    configured (:func:`fitted_label`; **the shipped files: ``data/judge_model.json``**), else from the thresholds
+    (:func:`threshold_label`); then, with a confidence model (**shipped: ``data/judge_confidence.json``**), the
+    confidence becomes its probability that the label is right, the label's own score one of its inputs."""
+    conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
+    if not w.has_evidence:
+        return Label.NOT_ENOUGH_INFO, 0.0, False
+    label, confidence = fitted_label(w, config) if config.model is not None else threshold_label(w, config)
+    if config.confidence_model is not None:
         confidence = config.confidence_model.probability(w.features, label, confidence)
     return label, confidence, conflict
 
 
-def _confidence_from_model(w: Weighing, config: JudgeConfig) -> bool:
-    """The confidence model speaks whenever there is evidence: it says how likely the label — the
-    thresholds' or the fitted judge's — is right (the fitted judge's own probability is one of its inputs)."""
-    return w.has_evidence and config.confidence_model is not None
+def fitted_label(w: Weighing, config: JudgeConfig) -> tuple[Label, float]:
+    """The fitted label model's most probable label for the weighing's features, and that probability."""
+    assert config.model is not None
+    probabilities = config.model.probabilities(list(w.features))
+    label = max(probabilities, key=lambda name: probabilities[name])
+    return Label(label), probabilities[label]
 
 
-def _threshold_rule(w: Weighing, config: JudgeConfig) -> tuple[Label, float, bool]:
+def threshold_label(w: Weighing, config: JudgeConfig) -> tuple[Label, float]:
+    """Without a fitted model: NOT ENOUGH INFO when neither side reaches ``nei_threshold`` (its score scaled by the
+    evidence's topic coverage), else the stronger side (refutation times ``refute_weight``)."""
     weighted_refute = config.refute_weight * w.refute
     best = max(w.support, weighted_refute)
-    conflict = w.support >= config.conflict_level and w.refute >= config.conflict_level
-    if not w.has_evidence:
-        return Label.NOT_ENOUGH_INFO, 0.0, False
-    if config.model is not None:
-        probabilities = config.model.probabilities(list(w.features))
-        label = max(probabilities, key=lambda name: probabilities[name])
-        return Label(label), probabilities[label], conflict
     if best < config.nei_threshold:
-        return Label.NOT_ENOUGH_INFO, (1.0 - best) * w.coverage, conflict
+        return Label.NOT_ENOUGH_INFO, (1.0 - best) * w.coverage
     if w.support >= weighted_refute:
-        return Label.SUPPORTS, w.support, conflict
-    return Label.REFUTES, w.refute, conflict
+        return Label.SUPPORTS, w.support
+    return Label.REFUTES, w.refute
 
 
-def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
-    label, confidence, conflict = rule(w, config)
+def verdict_of(w: Weighing, config: JudgeConfig) -> Verdict:
+    """The verdict of a weighing: label and confidence (:func:`label_and_confidence`), the reason in words, and
+    the abstention: when trusted evidence conflicts, or the confidence is under ``abstain_below``."""
+    label, confidence, conflict = label_and_confidence(w, config)
     support_item = f" ({w.support_title})" if w.support_title else ""
     refute_item = f" ({w.refute_title})" if w.refute_title else ""
     if not w.has_evidence:
@@ -373,7 +380,7 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
         reason = f"strongest trusted supporting item at {w.support:.2f}{support_item}"
     else:
         reason = f"strongest trusted refuting item at {w.refute:.2f}{refute_item}"
-    if _confidence_from_model(w, config):
+    if w.has_evidence and config.confidence_model is not None:
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below
     if conflict:
@@ -389,7 +396,7 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
         abstained=abstained,
         conflict=conflict,
         reason=reason,
-        label_probabilities={
+        side_strengths={
             Label.SUPPORTS.value: round(w.support, 4),
             Label.REFUTES.value: round(w.refute, 4),
             Label.NOT_ENOUGH_INFO.value: round(1.0 - best, 4),
@@ -397,23 +404,11 @@ def verdict_from(w: Weighing, config: JudgeConfig) -> Verdict:
     )
 
 
-def abstain_after_llm_failure(verdict: Verdict, failure: str) -> Verdict:
-    """``verdict`` (the stance model's reading of whatever evidence was gathered) as an abstention that
-    names the LLM endpoint failure which cut the claim's search or judgement short."""
-    return verdict.model_copy(
-        update={
-            "abstained": True,
-            "reason": f"abstained: the LLM endpoint failed ({failure}); the stance model's reading of the evidence "
-            f"gathered before the failure: {verdict.label.value} at {verdict.confidence:.2f}",
-        }
-    )
-
-
 def decide(
     evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
 ) -> Verdict:
     """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
-    return verdict_from(weigh(evidence, config, entities, claim), config)
+    return verdict_of(weigh(evidence, config, entities, claim), config)
 
 
 class OfflineJudge:
@@ -427,120 +422,6 @@ class OfflineJudge:
     async def judge(self, claim: str, evidence: list[Evidence], entities: list[str] | None = None) -> Verdict:
         """The verdict from assessed evidence (:func:`assess` runs first)."""
         return decide(evidence, self.config, entities, claim)
-
-
-# ----------------------------------------------------------------------------- the LLM judge's answer
-
-
-@dataclass(frozen=True)
-class LLMAnswer:
-    """What the LLM judge answered, its citations resolved to the evidence items."""
-
-    label: Label
-    confidence: float
-    reasoning: str
-    cited: list[Evidence]
-
-
-def verdict_from_llm_answer(
-    stance_reading: Verdict,
-    answer: LLMAnswer,
-    coverage: float,
-    config: JudgeConfig,
-    check: JudgeCheck = "strict",
-) -> Verdict:
-    """The verdict when an LLM judged the evidence, checked against the stance model's reading of it.
-
-    confidence = the model's confidence × the mean reliability of the items it cites (the evidence's
-    topic ``coverage`` when it cites none, as for an offline NOT ENOUGH INFO). How the stance model's
-    reading checks it is ``check`` (``MERMAID_JUDGE_CHECK``):
-
-    * ``strict``: when the LLM's label differs from the stance-model verdict, the confidence is capped at
-      the stance model's strength for the LLM's label, and a confident (not abstained) stance-model verdict
-      it contradicts makes it abstain; strong trusted evidence both ways (``conflict``) too;
-    * ``cap``: the cap and the conflict, but a contradiction alone does not make it abstain;
-    * ``off``: the stance model's reading is not consulted: the answer stands or falls on its confidence.
-
-    Whenever the LLM's answer does not stand (low confidence, and under ``strict`` or ``cap`` conflicting
-    evidence or that contradiction), the stance model's label is kept, abstained."""
-    if answer.cited:
-        weight = sum(e.trust.reliability if e.trust is not None else 1.0 for e in answer.cited) / len(answer.cited)
-        rule = f"mean reliability {weight:.2f} of {len(answer.cited)} cited item(s)"
-    else:
-        weight, rule = coverage, f"topic coverage {coverage:.2f} (nothing cited)"
-    confidence = round(min(max(answer.confidence * weight, 0.0), 1.0), 4)
-    label = answer.label.value
-    reason = (
-        f"{' '.join(answer.reasoning.split())} [LLM judge: {label} at {answer.confidence:.2f} × "
-        f"{rule} = {confidence:.2f}]"
-    )
-    disagrees = check != "off" and answer.label != stance_reading.label
-    if disagrees:
-        strength = stance_reading.label_probabilities.get(label, 0.0)
-        confidence = round(min(confidence, strength), 4)
-        reason += (
-            f"; the stance model reads the evidence as {stance_reading.label.value} at "
-            f"{stance_reading.confidence:.2f} and gives {label} only {strength:.2f}, which caps the confidence"
-        )
-    why: str | None = None
-    if stance_reading.conflict and check != "off":
-        support, refute = (
-            stance_reading.label_probabilities.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value)
-        )
-        why = f"strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
-    elif disagrees and not stance_reading.abstained and check == "strict":
-        why = "the LLM judge contradicts a confident stance-model verdict"
-    elif confidence < config.abstain_below:
-        why = f"confidence {confidence:.2f} is below {config.abstain_below:.2f}"
-    if why is None or check == "off":  # unchecked, the LLM's own label is the best one, abstained or not
-        if check == "off":
-            reason += " (not checked against the stance model: MERMAID_JUDGE_CHECK=off)"
-        return Verdict(
-            label=answer.label,
-            confidence=confidence,
-            abstained=why is not None,
-            conflict=False,
-            reason=reason if why is None else f"abstained: {why}; {reason}",
-            label_probabilities=stance_reading.label_probabilities,
-            cited=[e.id for e in answer.cited],
-            abstain_below=config.abstain_below,
-            threshold_source=config.threshold_source,
-        )
-    return stance_reading_kept(stance_reading, f"the LLM judge said {label} ({reason}; abstained: {why})")
-
-
-def cascade_verdict(verdict: Verdict, offline_label: Label, offline_confidence: float) -> Verdict:
-    """The verdict of a claim the cascade escalated: the LLM path may confirm the offline label (and lift
-    its abstention), never overturn it. A different label is reported as the offline verdict, abstained,
-    with the LLM path's reading in the reason.
-
-    Why: the cascade must never do worse than offline. Measured with a small local model (see
-    docs/evaluation.md), the LLM path's labels that differed from the offline one were wrong as often
-    as right, while the stance model's label is the one fitted and calibrated on FEVER."""
-    if verdict.label == offline_label:
-        return verdict
-    return verdict.model_copy(
-        update={
-            "label": offline_label,
-            "confidence": offline_confidence,
-            "abstained": True,
-            "conflict": False,
-            "cited": [],
-            "reason": f"abstained: the offline verdict {offline_label.value} at {offline_confidence:.2f} was not "
-            f"confident, and the LLM path read the claim as {verdict.label.value} at {verdict.confidence:.2f}; "
-            f"in the cascade the LLM may confirm the offline label, not overturn it ({verdict.reason})",
-        }
-    )
-
-
-def stance_reading_kept(stance_reading: Verdict, why: str) -> Verdict:
-    """The stance model's verdict on the same evidence, as an abstention that says why the LLM's did not stand."""
-    return stance_reading.model_copy(
-        update={
-            "abstained": True,
-            "reason": f"abstained: {why}; the stance model's reading is kept as the best label: {stance_reading.reason}",
-        }
-    )
 
 
 def abstention_names_nothing() -> Verdict:

@@ -25,7 +25,7 @@ Cross-check with the stance model (``check``, ``MERMAID_JUDGE_CHECK``; default `
 Abstention and conflict
     As offline: abstain when the final confidence is under ``JudgeConfig.abstain_below`` or when
     strong trusted evidence points both ways (``conflict``, from the stance model's reading of the
-    same items via :func:`decide`). ``label_probabilities`` are the stance-based strengths ``decide``
+    same items via :func:`decide`). ``side_strengths`` are the stance-based strengths ``decide``
     computes, so calibration tools read the same numbers for both backends.
 """
 
@@ -39,16 +39,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
-from mermaid_verifier.agents.judge import (
-    JudgeConfig,
-    LLMAnswer,
-    annotate,
-    decide,
-    stance_reading_kept,
-    topic_coverage,
-    verdict_from_llm_answer,
-)
+from mermaid_verifier.agents.judge import JudgeConfig, annotate, decide, topic_coverage
 from mermaid_verifier.agents.prompt_files import load_prompt
+from mermaid_verifier.agents.reconcile import LLMAnswer, stance_reading_kept, verdict_from_llm_answer
 from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.config import JudgeCheck
 from mermaid_verifier.errors import LLMOutputError

@@ -61,7 +61,7 @@ BACKENDS = ("offline", "llm", "cascade")
 INDEX_BACKENDS = ("auto", "memory", "tantivy")
 STRUCTURED_METHODS = ("json_schema", "json_object", "function_calling")  # the order structured calls fall back in
 # How the LLM judge's answer is checked against the stance model's reading of the same evidence
-# (agents/judge.py, verdict_from_llm_answer): strict caps its confidence and abstains when it contradicts a
+# (agents/reconcile.py, verdict_from_llm_answer): strict caps its confidence and abstains when it contradicts a
 # confident stance verdict; cap only caps; off lets the answer stand on the model's confidence and the
 # cited evidence's reliability.
 JudgeCheck = Literal["strict", "cap", "off"]

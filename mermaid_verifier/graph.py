@@ -41,14 +41,13 @@ from langgraph.types import Command, interrupt
 from mermaid_verifier.agents.decomposer import names_something
 from mermaid_verifier.agents.executor import ExecutionResult
 from mermaid_verifier.agents.judge import (
-    abstain_after_llm_failure,
     abstention_names_nothing,
     abstention_without_decomposition,
     annotate,
     assess,
-    cascade_verdict,
 )
 from mermaid_verifier.agents.model_calls import add_usage, usage_scope
+from mermaid_verifier.agents.reconcile import abstain_after_llm_failure, cascade_verdict
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep, Verdict
@@ -194,7 +193,7 @@ def escalate(state: VerifierState) -> dict:
 
 
 def keep_offline_label(state: VerifierState) -> dict:
-    """Cascade: the LLM path may confirm the escalated offline label, never overturn it (judge.cascade_verdict)."""
+    """Cascade: the LLM path may confirm the escalated offline label, never overturn it (reconcile.cascade_verdict)."""
     offline = state["offline_verdict"]
     return {"verdict": cascade_verdict(state["verdict"], offline.label, offline.confidence)}
 

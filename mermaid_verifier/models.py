@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 
 class Label(StrEnum):
@@ -141,7 +141,12 @@ class Verdict(BaseModel):
     abstained: bool
     conflict: bool = Field(default=False, description="strong trusted evidence points both ways")
     reason: str
-    label_probabilities: dict[str, float] = Field(default_factory=dict)
+    side_strengths: dict[str, float] = Field(
+        default_factory=dict,
+        validation_alias=AliasChoices("side_strengths", "label_probabilities"),  # paused reviews saved before
+        description="The strongest trusted support and refutation, and 1 - the larger for NOT ENOUGH INFO: "
+        "strengths the judge weighed, not probabilities",
+    )
     cited: list[str] = Field(default_factory=list, description="Evidence ids the (LLM) judge based its verdict on")
     abstain_below: float | None = Field(default=None, description="The abstention threshold in force")
     threshold_source: str | None = Field(

@@ -348,7 +348,7 @@ async def test_the_judge_repairs_unknown_citations_and_weighs_confidence_by_reli
     user = model.received[0][1].content
     assert "[E1] 2001: A Space Odyssey (film) — local-corpus, reliability 0.79: 2001 is a film" in user
     assert "unknown evidence id(s) E7" in model.received[1][-1].content
-    assert verdict.label_probabilities["SUPPORTS"] == pytest.approx(0.95 * 0.79, abs=1e-4)
+    assert verdict.side_strengths["SUPPORTS"] == pytest.approx(0.95 * 0.79, abs=1e-4)
 
 
 async def test_the_judge_accepts_a_real_id_and_requires_a_citation_for_a_decision():

@@ -21,7 +21,7 @@ from mermaid_verifier.agents.judge import (
     JudgeModel,
     Weighing,
     confidence_inputs,
-    rule,
+    label_and_confidence,
     weigh,
 )
 from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
@@ -103,7 +103,10 @@ def weighings(claims: list[Claim], reliability: ReliabilityConfig, config: Judge
 
 
 def predictions(weighed: list[Weighing], config: JudgeConfig) -> list[tuple[str, float, bool]]:
-    return [(label.value, confidence, conflict) for label, confidence, conflict in (rule(w, config) for w in weighed)]
+    return [
+        (label.value, confidence, conflict)
+        for label, confidence, conflict in (label_and_confidence(w, config) for w in weighed)
+    ]
 
 
 def tune(claims: list[Claim], weighed: list[Weighing], base: JudgeConfig) -> JudgeConfig:
