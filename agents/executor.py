@@ -44,11 +44,11 @@ from mermaid_verifier.models import (
 )
 from mermaid_verifier.names import disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig
+from mermaid_verifier.source_registry import CORPUS_SERVER, LIVE, SOURCES
 from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
 from mermaid_verifier.topicality import Topicality
 
-CORPUS_SERVER = "local-corpus"
 PAGE_PASSAGES = 10
 MAX_EVIDENCE = 30
 MIN_NAME_CHARS = 3  # shorter "names" are not followed to pages of that name
@@ -148,19 +148,15 @@ def plan_actions(
                 )
             )
     live = []
-    if subject:
-        live.append(
-            PlannedAction(
-                f"Read the Wikipedia page about the subject, {subject!r}.",
-                "page_sentences",
-                {"title": _without_article(subject), "max_sentences": 20},
-                "wikipedia",
-            )
-        )
-    live += [
-        PlannedAction("Search arXiv preprints for the claim.", "search", {"query": claim, "k": search_k}, "arxiv"),
-        PlannedAction("Search PubMed abstracts for the claim.", "search", {"query": claim, "k": search_k}, "pubmed"),
-    ]
+    for source in LIVE:  # each live source's first action (mermaid_verifier.source_registry), in its order
+        first = source.first_action
+        if first is None:
+            continue
+        if first.asks == "subject_page" and subject:
+            arguments = {"title": _without_article(subject), "max_sentences": 20}
+            live.append(PlannedAction(first.thought.format(subject=subject), first.tool, arguments, source.server))
+        elif first.asks == "claim_search":
+            live.append(PlannedAction(first.thought, first.tool, {"query": claim, "k": search_k}, source.server))
     plan = plan[:1] + live + plan[1:]
     available = available if available is not None else {CORPUS_SERVER: {"search", "get_page"}}
     plan = [a for a in plan if a.tool in available.get(a.server, set())]
@@ -173,13 +169,8 @@ def plan_actions(
     return unique
 
 
-# What kind of source each tool server is; unknown servers count as a local corpus.
-SOURCE_KINDS = {
-    "local-corpus": SourceKind.LOCAL_CORPUS,
-    "wikipedia": SourceKind.ENCYCLOPEDIA,
-    "arxiv": SourceKind.PREPRINT,
-    "pubmed": SourceKind.PEER_REVIEWED,
-}
+# What kind of source each tool server is (mermaid_verifier.source_registry); unknown servers count as a local corpus.
+SOURCE_KINDS = {source.server: source.kind for source in SOURCES}
 
 
 def evidence_from_outcome(outcome: ToolOutcome, retrieved_at: float) -> list[Evidence]:

@@ -32,7 +32,10 @@ def material(data: Path, rounds: int, words: int, document_words: int, documents
         answer = " ".join(texts[round_number * words : (round_number + 1) * words])
         start = round_number * documents * document_words
         given = [
-            {"name": f"doc{n}.txt", "text": " ".join(pool[start + n * document_words : start + (n + 1) * document_words])}
+            {
+                "name": f"doc{n}.txt",
+                "text": " ".join(pool[start + n * document_words : start + (n + 1) * document_words]),
+            }
             for n in range(documents)
         ]
         out.append((answer, given))

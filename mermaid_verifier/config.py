@@ -15,6 +15,7 @@ from typing import Literal, get_args
 import platformdirs
 
 from mermaid_verifier.errors import ConfigError
+from mermaid_verifier.source_registry import NAMES
 
 ENV_PREFIX = "MERMAID_"
 
@@ -27,7 +28,7 @@ def _paths_from_env(value: str) -> tuple[Path, ...]:
     return tuple(Path(p).expanduser() for p in value.split(os.pathsep) if p.strip())
 
 
-KNOWN_SOURCES = ("wikipedia", "arxiv", "pubmed", "local")
+KNOWN_SOURCES = NAMES  # mermaid_verifier.source_registry
 
 
 def parse_sources(value: str) -> tuple[str, ...]:

@@ -15,14 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
-
-LIVE_SOURCES = {
-    # name: (module, host probed for reachability)
-    "wikipedia": ("mermaid_verifier.tools.servers.wikipedia_server", "en.wikipedia.org"),
-    "arxiv": ("mermaid_verifier.tools.servers.arxiv_server", "export.arxiv.org"),
-    "pubmed": ("mermaid_verifier.tools.servers.pubmed_server", "eutils.ncbi.nlm.nih.gov"),
-}
 
 
 @dataclass(frozen=True)
@@ -57,12 +51,12 @@ def plan_sources(
 ) -> SourcePlan:
     """Server specs for the chosen sources; live ones only when their host answers."""
     servers, skipped = [], {}
-    up = reachable_hosts([LIVE_SOURCES[n][1] for n in sources if n in LIVE_SOURCES], probe)
+    up = reachable_hosts([BY_NAME[n].host for n in sources if BY_NAME[n].host], probe)
     for name in sources:
         if name == "local":
             servers.append(corpus_server(local_corpora, index_cache_dir, index_backend))
             continue
-        module, host = LIVE_SOURCES[name]
+        module, host = BY_NAME[name].module, BY_NAME[name].host
         if not up[host]:
             skipped[name] = f"{host} is unreachable"
             continue

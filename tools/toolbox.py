@@ -30,6 +30,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import BaseModel
 
 from mermaid_verifier.errors import CORPUS_UNUSABLE, CorpusError, ToolServerError
+from mermaid_verifier.source_registry import BY_NAME
 
 SessionConnector = Callable[[], AbstractAsyncContextManager[ClientSession]]
 
@@ -101,12 +102,13 @@ def corpus_server(corpora: list[Path], cache_dir: Path, index_backend: str | Non
 
     ``index_backend`` (``auto``, ``memory``, ``tantivy``) is passed as ``--index-backend``; None leaves
     the choice to the server (``MERMAID_INDEX_BACKEND``, else auto)."""
-    args = ["-m", "mermaid_verifier.tools.servers.local_corpus_server", "--cache-dir", str(cache_dir)]
+    local = BY_NAME["local"]
+    args = ["-m", local.module, "--cache-dir", str(cache_dir)]
     if index_backend is not None:
         args += ["--index-backend", index_backend]
     for path in corpora:
         args += ["--corpus", str(path)]
-    return stdio_server("local-corpus", sys.executable, args, source=corpus_source(corpora))
+    return stdio_server(local.server, sys.executable, args, source=corpus_source(corpora))
 
 
 def _read_from_start(file) -> str:
