@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from functools import partial
 
 from langgraph.graph import END, START, StateGraph
@@ -48,12 +49,13 @@ from mermaid_verifier.agents.judge import (
 )
 from mermaid_verifier.agents.model_calls import add_usage, usage_scope
 from mermaid_verifier.agents.reconcile import abstain_after_llm_failure, cascade_verdict
+from mermaid_verifier.agents.roles import ClaimExtractor
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
-from mermaid_verifier.wiring import Agents, Resources, judge_config_for, wire_agents
+from mermaid_verifier.wiring import Agents, Resources, claim_extractor_for, judge_config_for, wire_agents
 
 __all__ = ["Resources", "build_graph", "judge_config_for", "make_graph", "open_verifier", "wire_agents"]
 
@@ -319,6 +321,60 @@ def _memory_keys(state: VerifierState) -> list[str]:
     return list(dict.fromkeys(decomposition.entities + subjects))
 
 
+@dataclass(frozen=True)
+class Pipeline:
+    """An opened verification pipeline: its resources (tool servers, models, memory) and the compiled graph."""
+
+    resources: Resources
+    graph: CompiledStateGraph
+    extractor: ClaimExtractor | None = None  # with ``claims=True``: the backend's claim extractor, loaded
+
+
+@contextlib.asynccontextmanager
+async def open_pipeline(
+    settings: Settings | None = None,
+    *,
+    review: bool = False,
+    checkpointer=None,
+    start: bool = True,
+    claims: bool | ClaimExtractor = False,
+    early_start: asyncio.Task | None = None,
+    **resource_overrides,
+) -> AsyncIterator[Pipeline]:
+    """The one way the pipeline is opened — by ``verify`` and ``check``, the HTTP service, the MCP server,
+    ``make_graph`` and Python users (through :func:`open_verifier` and ``TextChecker.open``): the resources built,
+    started (``start``), the graph compiled; with ``claims``, also the claim extractor for whole texts (the
+    backend's, ``wiring.claim_extractor_for``, or the one given), loaded beside them; everything closed when the
+    block ends, on every path.
+
+    ``early_start`` is the task that began starting ``resource_overrides["toolbox"]`` before the heavy imports
+    (``tools.sources.start_toolbox_early``); it is awaited before the graph is used and finished on the way out.
+    Building the resources reads files and opens the memory store, so it runs in a worker thread: the event loop
+    never blocks (``langgraph dev`` refuses code that does)."""
+    resources: Resources | None = None
+    try:
+        resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
+        extractor = None
+        if claims:
+            extractor = claims if not isinstance(claims, bool) else claim_extractor_for(resources)
+        if start:
+            loads = [asyncio.to_thread(extractor.warm_up)] if extractor is not None else []
+            await asyncio.gather(resources.warm_up(), *loads)
+        if early_start is not None:
+            await early_start
+        graph = await asyncio.to_thread(build_graph, resources, review=review, checkpointer=checkpointer)
+        yield Pipeline(resources, graph, extractor)
+    finally:
+        if early_start is not None and not early_start.done():
+            early_start.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await early_start
+        if resources is not None:
+            await resources.aclose()
+        elif "toolbox" in resource_overrides:  # the resources were never built: the started servers still close
+            await resource_overrides["toolbox"].aclose()
+
+
 @contextlib.asynccontextmanager
 async def open_verifier(
     settings: Settings | None = None,
@@ -328,17 +384,11 @@ async def open_verifier(
     start: bool = True,
     **resource_overrides,
 ) -> AsyncIterator[CompiledStateGraph]:
-    """The compiled graph with its resources started now and closed when the block ends.
-
-    Building the resources reads files and opens the memory store, so it runs in a worker thread: the
-    event loop never blocks (``langgraph dev`` refuses code that does)."""
-    resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
-    try:
-        if start:
-            await resources.warm_up()
-        yield await asyncio.to_thread(build_graph, resources, review=review, checkpointer=checkpointer)
-    finally:
-        await resources.aclose()
+    """The compiled graph of :func:`open_pipeline`, its resources started now and closed when the block ends."""
+    async with open_pipeline(
+        settings, review=review, checkpointer=checkpointer, start=start, **resource_overrides
+    ) as pipeline:
+        yield pipeline.graph
 
 
 @contextlib.asynccontextmanager

@@ -31,7 +31,7 @@ from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 from mermaid_verifier.agents.roles import ClaimExtractor
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import UsageError
-from mermaid_verifier.graph import build_graph
+from mermaid_verifier.graph import open_pipeline
 from mermaid_verifier.models import (
     CheckedClaim,
     ExtractedClaim,
@@ -41,7 +41,7 @@ from mermaid_verifier.models import (
     VerificationResult,
 )
 from mermaid_verifier.output import result_from_output
-from mermaid_verifier.wiring import Resources, claim_extractor_for
+from mermaid_verifier.wiring import Resources
 
 DEFAULT_CONCURRENCY = 4
 MAX_TEXT_CHARS = 100_000
@@ -117,8 +117,9 @@ class TextChecker:
     async def open(
         cls, settings: Settings | None = None, *, extractor: ClaimExtractor | None = None, **resource_overrides
     ) -> AsyncIterator[TextChecker]:
-        """Resources built in a worker thread, started, and closed when the block ends, on every path.
-        Without memory in the settings, the texts still share an in-memory store that ends with the block."""
+        """The pipeline opened (:func:`~mermaid_verifier.graph.open_pipeline`) with the claim extractor loaded beside
+        it, and closed when the block ends, on every path. Without memory in the settings, the texts still share an
+        in-memory store that ends with the block."""
         settings = settings or Settings.from_env()
         if not settings.use_memory and "memory" not in resource_overrides and "store" not in resource_overrides:
             from langgraph.store.memory import InMemoryStore
@@ -126,14 +127,8 @@ class TextChecker:
             from mermaid_verifier.memory.evidence import EvidenceMemory
 
             resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
-        resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
-        try:
-            extractor = extractor or claim_extractor_for(resources)
-            await asyncio.gather(resources.warm_up(), asyncio.to_thread(extractor.warm_up))
-            verifier = await asyncio.to_thread(build_graph, resources)
-            yield cls(resources, verifier, extractor)
-        finally:
-            await resources.aclose()
+        async with open_pipeline(settings, claims=extractor or True, **resource_overrides) as pipeline:
+            yield cls(pipeline.resources, pipeline.graph, pipeline.extractor)
 
     async def verify(self, claim: str) -> VerificationResult:
         """One claim through the verification graph."""

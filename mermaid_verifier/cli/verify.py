@@ -90,46 +90,32 @@ def warn_about_claims(claims: list[str]) -> None:
 async def verify_claims(
     claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False
 ) -> None:
-    # Start the tool servers first: their processes import and load their indexes on the other core
-    # while this one imports the graph, the parser and the stance model (a cold start is ~1.5 s shorter).
-    from mermaid_verifier.errors import ToolServerError
-    from mermaid_verifier.tools.sources import toolbox_for
+    from mermaid_verifier.tools.sources import toolbox_started_early
 
-    toolbox, skipped = toolbox_for(settings)
-    say_skipped_sources(skipped)
-
-    async def start_quietly() -> None:
-        with contextlib.suppress(ToolServerError):  # open_verifier raises it again, once, with its message
-            await toolbox.start()
-
-    early_start = asyncio.create_task(start_quietly())
-    for _ in range(20):  # let the owner task spawn the server processes before the imports block the loop
-        await asyncio.sleep(0)
-
-    from mermaid_verifier.cli.review import print_result, review_tools, reviewer_is_present, run_with_review
-    from mermaid_verifier.errors import LLMServiceError
-    from mermaid_verifier.evaluation.batch import llm_failure
-    from mermaid_verifier.graph import open_verifier
-    from mermaid_verifier.output import result_from_output
-
-    emit = print_result(stdout, as_json)
-    failed: list[str] = []
-    interactive = review and reviewer_is_present() and not stdin_used  # claims on stdin leave no one to ask
-    status = stderr.status("starting tool servers and models …") if stderr.is_terminal and not review else None
-    if status:
-        status.start()
     async with contextlib.AsyncExitStack() as stack:
-        # Closed on every path: a failure while the graph's resources are built (a damaged memory store or
-        # calibration file) must not leave the servers' session task running, or asyncio.run waits forever.
-        stack.push_async_callback(toolbox.aclose)
-        stack.push_async_callback(finish_task, early_start)
+        # the tool servers start first, while the graph, the parser and the stance model are imported below
+        toolbox, skipped, early = await stack.enter_async_context(toolbox_started_early(settings))
+        say_skipped_sources(skipped)
+
+        from mermaid_verifier.cli.review import print_result, review_tools, reviewer_is_present, run_with_review
+        from mermaid_verifier.errors import LLMServiceError
+        from mermaid_verifier.evaluation.batch import llm_failure
+        from mermaid_verifier.graph import open_pipeline
+        from mermaid_verifier.output import result_from_output
+
+        emit = print_result(stdout, as_json)
+        failed: list[str] = []
+        interactive = review and reviewer_is_present() and not stdin_used  # claims on stdin leave no one to ask
+        status = stderr.status("starting tool servers and models …") if stderr.is_terminal and not review else None
+        if status:
+            status.start()
         saver = queue = None
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
-        verifier = await stack.enter_async_context(
-            open_verifier(settings, review=review, checkpointer=saver, toolbox=toolbox)
+        pipeline = await stack.enter_async_context(
+            open_pipeline(settings, review=review, checkpointer=saver, toolbox=toolbox, early_start=early)
         )
-        await early_start
+        verifier = pipeline.graph
         for number, claim in enumerate(claims, 1):
             if status:
                 status.update(f"verifying claim {number}/{len(claims)} …")
@@ -156,14 +142,6 @@ async def verify_claims(
             f"the LLM endpoint failed on {len(failed)} of {len(claims)} claim(s), whose verdicts are abstentions"
             f" (last: {failed[-1]})"
         )
-
-
-async def finish_task(task: asyncio.Task) -> None:
-    """Wait for ``task`` (cancelled first when still running); its outcome was handled where it ran."""
-    if not task.done():
-        task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
 
 
 def say_skipped_line(where: str) -> None:
