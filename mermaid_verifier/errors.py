@@ -1,4 +1,11 @@
-"""Every exception mermaid-verifier raises on purpose. Only the CLI catches them.
+"""Every exception mermaid-verifier raises on purpose, and who catches them.
+
+The ways in turn them into one line for the person or program on the other side: the CLI prints it and exits
+with ``exit_code`` (``cli/options.guarded``), the HTTP service answers 502 or an ``error`` event
+(``service/routes.py``), the MCP server a tool error (``service/mcp_server.py``). Inside, only LLM failures are
+caught on purpose, where a claim can still end with an explained abstention: the LLM agents
+(``agents/structured.py``, ``llm_executor.py``, ``llm_judge.py``) and the graph (``graph.py``) turn an endpoint
+failure into that abstention, and a batch run (``evaluation/batch.py``) records it per claim and goes on.
 
 Tool failures met *during* a verification are not exceptions: they come back to the executor as
 observation text it can act on. What is here is what stops a run: bad configuration, a corpus that

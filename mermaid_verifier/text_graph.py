@@ -136,20 +136,27 @@ class TextChecker:
 
     async def events(
         self, text: str, concurrency: int = DEFAULT_CONCURRENCY
-    ) -> AsyncIterator[TextClaims | CheckedClaim]:
-        """The text's extraction first, then each claim as it is decided (completion order)."""
+    ) -> AsyncIterator[TextClaims | CheckedClaim | TextCheckResult]:
+        """The text's extraction first, then each claim as it is decided (completion order), then the result."""
         if not isinstance(text, str):  # caught here, not as a TypeError inside a graph task
             raise UsageError(f"the text to check must be a string, got {type(text).__name__}")
         slots = asyncio.Semaphore(max(1, concurrency))
+        extraction: TextClaims | None = None
+        checked: list[CheckedClaim] = []
         async for update in self.graph.astream(
             {"text": text}, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates"
         ):
             for node, values in update.items():
                 if node == "extract":
-                    yield values["extraction"]
+                    extraction = values["extraction"]
+                    yield extraction
                 elif node == "verify":
                     for item in values["checked"]:
+                        checked.append(item)
                         yield item
+        if extraction is None:
+            raise RuntimeError("the text graph ended without extracting claims")
+        yield result_of(text, extraction, checked)
 
     async def check(
         self,
@@ -158,18 +165,16 @@ class TextChecker:
         concurrency: int = DEFAULT_CONCURRENCY,
         on_claim: Callable[[CheckedClaim, int], None] | None = None,
     ) -> TextCheckResult:
-        checked: list[CheckedClaim] = []
-        extraction: TextClaims | None = None
+        total = 0
         async for event in self.events(text, concurrency):
             if isinstance(event, TextClaims):
-                extraction = event
-            else:
-                checked.append(event)
+                total = len(event.claims)
+            elif isinstance(event, CheckedClaim):
                 if on_claim is not None:
-                    on_claim(event, len(extraction.claims) if extraction else 0)
-        if extraction is None:
-            raise RuntimeError("the text graph ended without extracting claims")
-        return result_of(text, extraction, checked)
+                    on_claim(event, total)
+            else:
+                return event
+        raise RuntimeError("the text graph ended without a result")
 
 
 def result_of(text: str, extraction: TextClaims, checked: list[CheckedClaim]) -> TextCheckResult:

@@ -48,7 +48,7 @@ from mermaid_verifier.models import (
 )
 from mermaid_verifier.service.limits import Limits
 from mermaid_verifier.service.openers import grounding_stance
-from mermaid_verifier.text_graph import MAX_TEXT_CHARS, TextChecker, result_of
+from mermaid_verifier.text_graph import MAX_TEXT_CHARS, TextChecker
 from mermaid_verifier.tools.servers.server_tools import tool
 
 SERVER_NAME = "mermaid-verifier"
@@ -96,23 +96,20 @@ class Verifier:
         if not text.strip():
             raise ToolError("the text is empty: give the text to check")
         async with self._slot("the check"):
-            extraction: TextClaims | None = None
-            checked: list[CheckedClaim] = []
+            total = done = 0
             async for event in self.checker.events(text):
                 if isinstance(event, TextClaims):
                     self._within_limit(len(event.claims))
-                    extraction = event
+                    total = len(event.claims)
                     if progress:
-                        await progress(0, len(event.claims), f"{len(event.claims)} claims to verify")
+                        await progress(0, total, f"{total} claims to verify")
+                elif isinstance(event, CheckedClaim):
+                    done += 1
+                    if progress:
+                        await progress(done, total, f"{event.result.verdict}: {event.claim.text}")
                 else:
-                    checked.append(event)
-                    if progress and extraction is not None:
-                        await progress(
-                            len(checked), len(extraction.claims), f"{event.result.verdict}: {event.claim.text}"
-                        )
-            if extraction is None:
-                raise ToolError("the text graph ended without extracting claims")
-            return result_of(text, extraction, checked)
+                    return event
+            raise ToolError("the text graph ended without a result")
 
     async def check_grounding(
         self, text: str, documents: list[GivenDocument], progress: Progress | None = None

@@ -1,0 +1,103 @@
+"""What the HTTP API takes and gives: requests, the NDJSON events of ``/v1/check``, and the 422 body's shortening."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from mermaid_verifier.claims import MAX_CLAIM_CHARS
+from mermaid_verifier.models import (
+    CheckedClaim,
+    DroppedSentence,
+    ExtractedClaim,
+    GroundedClaim,
+    GroundingResult,
+    TextSummary,
+)
+from mermaid_verifier.text_graph import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS
+
+MAX_SOURCES = 20
+SHOWN_INPUT_CHARS = 200  # a 422 echoes at most this much of the input it refused
+
+
+class VerifyRequest(BaseModel):
+    claim: str = Field(min_length=1, max_length=MAX_CLAIM_CHARS, description="One claim, a sentence or two")
+
+
+class SourceDocument(BaseModel):
+    name: str = Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^/\\\x00]*[^/\\\x00.][.](txt|md|markdown|html|htm)$",
+        description="A plain file name (no folder) ending .txt, .md, .markdown, .html or .htm",
+    )
+    content: str = Field(description="The document's text (UTF-8)")
+
+
+class CheckRequest(BaseModel):
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="The text to check")
+    sources: list[SourceDocument] = Field(
+        default_factory=list,
+        max_length=MAX_SOURCES,
+        description="Check the text against these documents only (grounding: is it backed by them?)",
+    )
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=8, description="Claims verified at once")
+
+
+class ExtractionEvent(BaseModel):
+    event: Literal["extraction"] = "extraction"
+    claims: list[ExtractedClaim]
+    dropped: list[DroppedSentence]
+    extractor: str
+    fallback: str | None = None
+
+
+class ClaimEvent(BaseModel):
+    event: Literal["claim"] = "claim"
+    checked: CheckedClaim
+
+
+class SummaryEvent(BaseModel):
+    event: Literal["summary"] = "summary"
+    summary: TextSummary
+
+
+class GroundedEvent(BaseModel):
+    event: Literal["grounded"] = "grounded"
+    grounded: GroundedClaim
+
+
+class GroundingEvent(BaseModel):
+    event: Literal["grounding"] = "grounding"
+    result: GroundingResult
+
+
+class ErrorEvent(BaseModel):
+    event: Literal["error"] = "error"
+    message: str
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    backend: str
+    sources: list[str]
+
+
+def line(event: BaseModel) -> bytes:
+    """One NDJSON line of an event."""
+    return event.model_dump_json().encode() + b"\n"
+
+
+def shortened(error: dict) -> dict:
+    """A validation error as FastAPI reports it (``loc``, ``msg``, ``type`` …), its echoed ``input`` cut to
+    :data:`SHOWN_INPUT_CHARS` characters with a note of its full length: a refused 100,000-character text is
+    not sent back whole."""
+    if "input" not in error:
+        return error
+    value = error["input"]
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if len(shown) <= SHOWN_INPUT_CHARS:
+        return error
+    return {**error, "input": f"{shown[:SHOWN_INPUT_CHARS]}… (cut: {len(shown):,} characters in all)"}
