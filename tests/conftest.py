@@ -260,3 +260,35 @@ def swapped_canaries(config: dict) -> dict:
 def refusing_stance_model(target: Path) -> Path:
     """A copy of the shipped stance model that fails its self-check on any CPU (:func:`swapped_canaries`)."""
     return stance_model_copy(target, swapped_canaries)
+
+
+class NetworkBlocked(OSError):
+    """Raised by the guard instead of opening a connection or resolving a name."""
+
+
+@pytest.fixture
+def block_network(monkeypatch):
+    """Every TCP/UDP connect and every DNS look-up made through Python fails; attempts are recorded."""
+    attempts: list[tuple[str, object]] = []
+
+    def refuse_connect(sock, address, *args):
+        if sock.family == socket.AF_UNIX:
+            return real_connect(sock, address, *args)
+        attempts.append(("connect", address))
+        raise NetworkBlocked(f"network disabled in tests: connect to {address!r}")
+
+    def refuse_connect_ex(sock, address, *args):
+        if sock.family == socket.AF_UNIX:
+            return real_connect_ex(sock, address, *args)
+        attempts.append(("connect", address))
+        raise NetworkBlocked(f"network disabled in tests: connect to {address!r}")
+
+    def refuse_getaddrinfo(host, port, *args, **kwargs):
+        attempts.append(("dns", host))
+        raise socket.gaierror(socket.EAI_NONAME, f"network disabled in tests: no DNS for {host!r}")
+
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+    monkeypatch.setattr(socket.socket, "connect", refuse_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse_connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse_getaddrinfo)
+    return attempts

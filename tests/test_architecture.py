@@ -12,10 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+from installed_layout import installed_layout  # scripts/ is on the tests' path (pyproject: pytest pythonpath)
 
-from installed_layout import installed_layout  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 
 def lint_command() -> list[str]:

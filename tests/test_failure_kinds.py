@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import random
 import re
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-
-from contrast import MONTHS, evidence_text, wordnet  # noqa: E402
-from failure_kinds import (  # noqa: E402
+from contrast import MONTHS, evidence_text, wordnet
+from failure_kinds import (
     date_coarse,
     date_wrong_decade,
     failure_kind_pairs,
@@ -38,7 +33,7 @@ from failure_kinds import (  # noqa: E402
     type_exclusion,
 )
 
-from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
+from mermaid_verifier.agents.decomposer import load_pipeline
 
 
 @pytest.fixture(scope="module")

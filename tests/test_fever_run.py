@@ -23,23 +23,11 @@ from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
 
 from .conftest import CLI, WIKI_MINI
-
-KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
-EVEREST = "Mount Everest is in the Himalayas."
-
-
-def write_claims(path: Path, count: int) -> Path:
-    lines = []
-    for i in range(count):
-        claim, label, evidence = (
-            (KUBRICK, "SUPPORTS", [[[None, None, "Stanley_Kubrick", 1]]])
-            if i % 2 == 0
-            else (EVEREST, "NOT ENOUGH INFO", [[[None, None, None, None]]])
-        )
-        lines.append(json.dumps({"id": f"c{i}", "claim": claim, "label": label, "evidence": evidence}))
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
+from .fever_kit import (  # noqa: F401
+    EVEREST,
+    KUBRICK,
+    write_claims,  # noqa: F401
+)
 
 # ---- reading claim files -----------------------------------------------------------------------
 

@@ -15,13 +15,10 @@ from mermaid_verifier.models import Decomposition, Label, Stance, Triplet
 from mermaid_verifier.tools.toolbox import ToolOutcome
 
 from .conftest import WIKI_MINI, ScriptedStance
+from .graph_kit import verify  # noqa: F401
 
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
 KUBRICK_RULES = {"directed by Stanley Kubrick": "supports"}
-
-
-async def verify(resources, claim):
-    return await build_graph(resources).ainvoke({"claim": claim})
 
 
 async def test_supported_claim_stops_at_decisive_evidence(make_resources):

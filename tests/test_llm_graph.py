@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -27,55 +26,10 @@ from .conftest import (
     refusing_stance_model,
 )
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call
+from .llm_graph_kit import DECOMPOSITION, KUBRICK, KUBRICK_RULES, cite, models, run, verdict_json  # noqa: F401
 
-KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."
-KUBRICK_RULES = {"directed by Stanley Kubrick": "supports"}
 FILM_0 = "wiki_mini:2001-COLON-_A_Space_Odyssey_-LRB-film-RRB-:0"
-DECOMPOSITION = json.dumps(
-    {
-        "triplets": [
-            {
-                "subject": "Stanley Kubrick",
-                "relation": "directed",
-                "object": "2001: A Space Odyssey",
-                "attribution": None,
-            }
-        ],
-        "keywords": ["Stanley Kubrick", "2001: A Space Odyssey", "directed"],
-        "entities": ["Stanley Kubrick", "2001: A Space Odyssey"],
-    }
-)
 ENDPOINT = LLM_ENDPOINT
-
-
-def verdict_json(label: str, confidence: float, cited: list[str], reasoning: str = "The passages decide it.") -> str:
-    return json.dumps({"reasoning": reasoning, "label": label, "confidence": confidence, "cited": cited})
-
-
-def cite(title_start: str, label: str = "SUPPORTS", confidence: float = 0.9, tokens=(200, 40)):
-    """A judge reply citing the listed passage whose line starts with ``title_start`` (ids are positional)."""
-
-    def reply(messages, kwargs):
-        listing = next(m.content for m in messages if isinstance(m, HumanMessage))
-        alias = re.search(rf"^\[(E\d+)\] {re.escape(title_start)}", listing, re.MULTILINE).group(1)
-        return answer(verdict_json(label, confidence, [alias]), tokens)
-
-    return reply
-
-
-def models(decomposer=(), executor=(), judge=()) -> dict[str, ScriptedChatModel]:
-    return {
-        "decomposer": ScriptedChatModel(script=list(decomposer)),
-        "executor": ScriptedChatModel(script=list(executor)),
-        "judge": ScriptedChatModel(script=list(judge)),
-    }
-
-
-async def run(resources, claim, **kwargs):
-    try:
-        return await build_graph(resources, **kwargs).ainvoke({"claim": claim})
-    finally:
-        await resources.aclose()
 
 
 def research_script():

@@ -15,17 +15,9 @@ from mermaid_verifier.agents.tool_text import json_values, tool_calls_from_conte
 from mermaid_verifier.models import Evidence, Label, SourceKind
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 
+from .conftest import ScriptedStance
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call
-from .test_llm_graph import (  # noqa: F401
-    DECOMPOSITION,
-    KUBRICK,
-    KUBRICK_RULES,
-    ScriptedStance,
-    cite,
-    models,
-    run,
-    verdict_json,
-)
+from .llm_graph_kit import DECOMPOSITION, KUBRICK, KUBRICK_RULES, cite, models, run, verdict_json
 
 ROUTES = {"local-corpus__search": ("local-corpus", "search"), "local-corpus__get_page": ("local-corpus", "get_page")}
 SEARCH = {"name": "local-corpus__search", "args": {"query": "Kubrick"}}

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from nei_pairs import claim_slots, other_claim_pairs, page_other_pairs, settles_nothing, span_removed_pairs
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-
-from nei_pairs import claim_slots, other_claim_pairs, page_other_pairs, settles_nothing, span_removed_pairs  # noqa: E402
-
-from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
+from mermaid_verifier.agents.decomposer import load_pipeline
 
 
 @pytest.fixture(scope="module")

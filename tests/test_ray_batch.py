@@ -25,7 +25,7 @@ from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import Label
 
 from .conftest import CLI, WIKI_MINI
-from .test_fever_run import write_claims
+from .fever_kit import write_claims
 
 # ---- the driver, with stand-in workers ----------------------------------------------------------
 

@@ -25,7 +25,7 @@ import pytest
 
 from mermaid_verifier.evaluation.report import write_report
 
-from .test_report import make_metrics, make_rows
+from .report_kit import make_metrics, make_rows
 
 CHROMIUM = shutil.which("chromium")
 ROWS = 1500  # the page must stay usable at the size of a FEVER dev/test run

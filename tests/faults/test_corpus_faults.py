@@ -11,7 +11,7 @@ import pytest
 from mermaid_verifier.tools import corpora
 
 from ..conftest import CLI, VERIFY, WIKI_MINI
-from .test_damaged_files import one_error_line, run
+from .fault_kit import one_error_line, run
 
 CLAIM = "Mount Everest is in the Himalayas."
 

@@ -11,7 +11,7 @@ import pytest
 
 from ..conftest import CLI, VERIFY, WIKI_MINI
 from ..llm_stub import Reply, StubServer
-from .test_damaged_files import one_error_line, run
+from .fault_kit import one_error_line, run
 
 CLAIM = "Stanley Kubrick directed 2001: A Space Odyssey."
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import CLI, VERIFY, WIKI_MINI
-from .test_damaged_files import CLAIM, one_error_line, run
+from .fault_kit import CLAIM, one_error_line, run
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from mermaid_verifier.memory.store import open_local_store
 
 from ..conftest import CLI
 from ..conftest import VERIFY as VERIFY_CMD
-from .test_damaged_files import one_error_line, random_bytes, run
+from .fault_kit import one_error_line, random_bytes, run
 
 
 def test_a_full_disk_during_a_write_names_the_store(tmp_path):
