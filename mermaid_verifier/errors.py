@@ -12,8 +12,6 @@ observation text it can act on. What is here is what stops a run: bad configurat
 cannot be read, a tool server that cannot be started or reached, a model file that is missing.
 """
 
-import http.client
-
 
 class MermaidError(Exception):
     """Base class; ``exit_code`` is what the CLI exits with."""
@@ -110,56 +108,3 @@ class LLMServiceError(MermaidError):
         (llama.cpp's request validation), 501; any of them makes a structured call try the next mode.
         Auth, rate limits and gateway errors (502-504) are not about the request's form."""
         return self.status_code in (400, 422, 500, 501) and not self.context_overflow
-
-
-# ----------------------------------------------------------------------------- inside the live-source servers
-# Signals between the pieces of a source server (tools/source_*.py); a server turns each into one line
-# for the executor (a ToolError), so none of them reaches the command line.
-
-
-class HTTPStatusError(Exception):
-    """A source answered with an HTTP error status."""
-
-    def __init__(
-        self, status: int, reason: str = "", retry_after: float | None = None, url: str = "", detail: str = ""
-    ):
-        self.status = status
-        self.reason = reason or http.client.responses.get(status, "")
-        self.retry_after = retry_after
-        self.url = url
-        self.detail = detail  # what the service's error body says, when it says something
-        super().__init__(f"HTTP {status} {self.reason}".strip() + (f": {detail}" if detail else ""))
-
-
-class MalformedResponse(Exception):
-    """A source answered 200 with a body that is not what it should be (bad JSON, bad XML, HTML)."""
-
-
-class SourceAPIError(Exception):
-    """A source answered 200 with an error document (MediaWiki ``error``, E-utilities ``ERROR``)."""
-
-
-class SourceBusyError(SourceAPIError):
-    """A source's error document says its backend failed for now (E-utilities' 'Search Backend failed',
-    a 502 passed on in an EFetch error): worth retrying, unlike other error documents."""
-
-
-class RetriesExhausted(Exception):
-    """Every attempt failed; ``last`` is the final failure."""
-
-    def __init__(self, last: BaseException, attempts: int):
-        self.last = last
-        self.attempts = attempts
-        summary = " ".join(str(last).split()) or type(last).__name__
-        super().__init__(f"{summary} (after {attempts} attempts)")
-
-
-class CacheDataError(ValueError):
-    """A cache row that this cache did not write (pickled, binary): refused, never loaded."""
-
-
-# ----------------------------------------------------------------------------- inside the HTTP service
-
-
-class RequestTooLarge(Exception):
-    """A request body passed the service's limit while it was read; the service answers 413 with this message."""

@@ -7,10 +7,9 @@ from datetime import UTC, datetime
 import pytest
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from mermaid_verifier.errors import HTTPStatusError
 from mermaid_verifier.tools.servers.arxiv_server import ArxivClient, create_server, search_result
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
-from mermaid_verifier.tools.servers.source_errors import describe_error
+from mermaid_verifier.tools.servers.source_errors import HTTPStatusError, describe_error
 
 from .source_kit import FAST_RETRY, assert_passage, call, error_text, listed_tools, source_vcr, structured
 

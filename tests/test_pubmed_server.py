@@ -12,10 +12,10 @@ import pytest
 from Bio import Entrez
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from mermaid_verifier.errors import SourceBusyError
 from mermaid_verifier.tools.servers import pubmed_server
 from mermaid_verifier.tools.servers.pubmed_server import create_server, settings_from_env
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
+from mermaid_verifier.tools.servers.source_errors import SourceBusyError
 from mermaid_verifier.tools.servers.source_http import NCBI_INTERVAL_S, NCBI_INTERVAL_WITH_KEY_S, user_agent_for
 
 from .source_kit import (

@@ -33,10 +33,15 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.shared.memory import create_connected_server_and_client_session
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, RetriesExhausted
 from mermaid_verifier.tools.servers import source_http
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
-from mermaid_verifier.tools.servers.source_errors import describe_error, parse_retry_after
+from mermaid_verifier.tools.servers.source_errors import (
+    HTTPStatusError,
+    MalformedResponse,
+    RetriesExhausted,
+    describe_error,
+    parse_retry_after,
+)
 from mermaid_verifier.tools.servers.source_http import (
     RateLimiter,
     RetryPolicy,

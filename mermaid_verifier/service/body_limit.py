@@ -2,7 +2,7 @@
 
 A request that declares a ``Content-Length`` over the limit is answered 413 before any of its body is read.
 One without (``Transfer-Encoding: chunked``) is counted as its body streams in: the read that passes the
-limit raises :class:`~mermaid_verifier.errors.RequestTooLarge` inside the app, which stops reading there,
+limit raises :class:`RequestTooLarge` inside the app, which stops reading there,
 and the middleware answers 413 in place of whatever the app made of the failed read. The rest of the body
 is never read: the 413 says ``Connection: close``.
 """
@@ -13,7 +13,10 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mermaid_verifier.errors import RequestTooLarge
+
+class RequestTooLarge(Exception):
+    """A request body passed the service's limit while it was read; the service answers 413 with this message."""
+
 
 ADVICE = "send less: check a long text in parts, or fewer or smaller sources"
 

@@ -50,12 +50,17 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, SourceAPIError, SourceBusyError
 from mermaid_verifier.tools.servers.markup_text import inline_text
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
-from mermaid_verifier.tools.servers.source_errors import parse_retry_after
+from mermaid_verifier.tools.servers.source_errors import (
+    HTTPStatusError,
+    MalformedResponse,
+    SourceAPIError,
+    SourceBusyError,
+    parse_retry_after,
+)
 from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,

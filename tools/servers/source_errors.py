@@ -18,15 +18,53 @@ from datetime import UTC
 
 import requests
 
-from mermaid_verifier.errors import (
-    HTTPStatusError,
-    MalformedResponse,
-    RetriesExhausted,
-    SourceAPIError,
-    SourceBusyError,
-)
-
 logger = logging.getLogger(__name__)
+
+
+# Signals between the pieces of a source server (source_http, source_cache, the servers); a server turns each
+# into one line for the executor (a ToolError), so none of them reaches the command line.
+
+
+class HTTPStatusError(Exception):
+    """A source answered with an HTTP error status."""
+
+    def __init__(
+        self, status: int, reason: str = "", retry_after: float | None = None, url: str = "", detail: str = ""
+    ):
+        self.status = status
+        self.reason = reason or http.client.responses.get(status, "")
+        self.retry_after = retry_after
+        self.url = url
+        self.detail = detail  # what the service's error body says, when it says something
+        super().__init__(f"HTTP {status} {self.reason}".strip() + (f": {detail}" if detail else ""))
+
+
+class MalformedResponse(Exception):
+    """A source answered 200 with a body that is not what it should be (bad JSON, bad XML, HTML)."""
+
+
+class SourceAPIError(Exception):
+    """A source answered 200 with an error document (MediaWiki ``error``, E-utilities ``ERROR``)."""
+
+
+class SourceBusyError(SourceAPIError):
+    """A source's error document says its backend failed for now (E-utilities' 'Search Backend failed',
+    a 502 passed on in an EFetch error): worth retrying, unlike other error documents."""
+
+
+class RetriesExhausted(Exception):
+    """Every attempt failed; ``last`` is the final failure."""
+
+    def __init__(self, last: BaseException, attempts: int):
+        self.last = last
+        self.attempts = attempts
+        summary = " ".join(str(last).split()) or type(last).__name__
+        super().__init__(f"{summary} (after {attempts} attempts)")
+
+
+class CacheDataError(ValueError):
+    """A cache row that this cache did not write (pickled, binary): refused, never loaded."""
+
 
 MAX_ERROR_CHARS = 300  # of a failure's text in the line a server gives
 

@@ -21,8 +21,10 @@ from typing import Any, TypeVar
 import requests
 from requests.structures import CaseInsensitiveDict
 
-from mermaid_verifier.errors import HTTPStatusError, MalformedResponse, RetriesExhausted
 from mermaid_verifier.tools.servers.source_errors import (
+    HTTPStatusError,
+    MalformedResponse,
+    RetriesExhausted,
     describe_error,
     http_status_of,
     is_connection_reset,

@@ -48,10 +48,10 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from mermaid_verifier.errors import MalformedResponse, SourceAPIError
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
+from mermaid_verifier.tools.servers.source_errors import MalformedResponse, SourceAPIError
 from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
