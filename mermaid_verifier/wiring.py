@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
 
@@ -32,6 +32,31 @@ from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.tools.toolbox import Toolbox
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BackendPlan:
+    """Which agent plays each role under a backend: the one table of ``MERMAID_BACKEND``'s choices."""
+
+    decomposer: Literal["offline", "llm"]
+    claim_extractor: Literal["offline", "llm"]  # the llm one falls back to the offline rules on any failure
+    llm_agents: bool  # the LLM executor and judge are wired (beside the offline ones, which they build on)
+    stance_checked: bool  # False: the stance model may fail its self-check and give no readings (LLM judge alone)
+
+
+def backend_plan(settings: Settings) -> BackendPlan:
+    """The agents each backend uses. offline: the spaCy decomposer and claim extractor, the offline executor and
+    judge. llm: LLM decomposer, claim extractor, executor and judge (the judge checked against the stance model
+    unless ``MERMAID_JUDGE_CHECK=off``, when the stance model may be unavailable). cascade: offline decomposition
+    and extraction, the offline executor and judge first and the LLM ones for the claims it escalates."""
+    backend = settings.effective_backend
+    llm = backend == "llm"
+    return BackendPlan(
+        decomposer="llm" if llm else "offline",
+        claim_extractor="llm" if llm else "offline",
+        llm_agents=backend != "offline",
+        stance_checked=not (llm and settings.judge_check == "off"),
+    )
 
 
 @dataclass
@@ -73,10 +98,11 @@ class Resources:
         ``judge_config`` replaces the bundled thresholds (and any fitted ``calibrate`` threshold)."""
         settings = settings or Settings.from_env()
         backend = settings.effective_backend
+        plan = backend_plan(settings)
         chat_models = None
-        if backend != "offline":
+        if plan.llm_agents:
             chat_models = as_model_factory(chat_model) if chat_model is not None else chat_model_factory(settings)
-            if decomposer is None and backend == "llm":
+            if decomposer is None and plan.decomposer == "llm":
                 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 
                 decomposer = LLMDecomposer(
@@ -92,9 +118,8 @@ class Resources:
             ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
         )
         judge_config = judge_config or judge_config_for(settings)
-        if stance is None:
-            unchecked = backend == "llm" and settings.judge_check == "off"  # no verdict rests on its readings
-            stance = (StanceForUncheckedJudge if unchecked else StanceModel)(settings.stance_model_dir)
+        if stance is None:  # unchecked only where no verdict rests on its readings
+            stance = (StanceModel if plan.stance_checked else StanceForUncheckedJudge)(settings.stance_model_dir)
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:
@@ -193,7 +218,7 @@ def wire_agents(resources: Resources) -> Agents:
         lookups=resources.memory,
     )
     agents = Agents(resources, offline_executor, OfflineJudge(config), pricing)
-    if resources.backend != "offline":
+    if backend_plan(settings).llm_agents:
         from mermaid_verifier.agents.llm_executor import LLMExecutor
         from mermaid_verifier.agents.llm_judge import LLMJudge
 
@@ -222,7 +247,7 @@ def extractor_for(settings: Settings, chat_models=None) -> ClaimExtractor:
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 
     offline = SpacyClaimExtractor()
-    if settings.effective_backend != "llm":
+    if backend_plan(settings).claim_extractor == "offline":
         return offline
     from mermaid_verifier.agents.llm_claim_extractor import LLMClaimExtractor
 

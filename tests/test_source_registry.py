@@ -37,3 +37,18 @@ def test_the_live_sources_first_actions_come_right_after_the_first_local_search_
         (source.server, source.first_action.tool) for source in LIVE
     ]
     assert plan[1].arguments == {"title": "Marie Curie", "max_sentences": 20}
+
+
+def test_one_table_says_which_agents_each_backend_uses():
+    from mermaid_verifier.config import Settings
+    from mermaid_verifier.wiring import BackendPlan, backend_plan
+
+    endpoint = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    assert backend_plan(Settings.from_env({})) == BackendPlan("offline", "offline", False, True)
+    assert backend_plan(Settings.from_env({**endpoint, "MERMAID_BACKEND": "llm"})) == BackendPlan(
+        "llm", "llm", True, True
+    )
+    unchecked = Settings.from_env({**endpoint, "MERMAID_BACKEND": "llm", "MERMAID_JUDGE_CHECK": "off"})
+    assert backend_plan(unchecked) == BackendPlan("llm", "llm", True, False)
+    cascade = Settings.from_env({**endpoint, "MERMAID_BACKEND": "cascade", "MERMAID_JUDGE_CHECK": "off"})
+    assert backend_plan(cascade) == BackendPlan("offline", "offline", True, True)  # its offline judge reads the model
