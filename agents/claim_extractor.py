@@ -707,8 +707,8 @@ def _sentence_claims(sentence: Span, antecedents: _Antecedents) -> list[tuple[st
             if after is not None and after.text == "," and after.i in {t.i for t in tokens}:
                 tokens -= {after}
             clause = next((c for c in appositive.children if c.dep_ == "relcl"), None)
-            phrase = [t for t in appositive.subtree if clause is None or t not in clause.subtree]
-            described, resolved, kept = _render(phrase, antecedents)
+            appositive_words = [t for t in appositive.subtree if clause is None or t not in clause.subtree]
+            described, resolved, kept = _render(appositive_words, antecedents)
             copula = "was" if root.tag_ == "VBD" else "is"
             if name and described:
                 described_later.append(
@@ -719,8 +719,8 @@ def _sentence_claims(sentence: Span, antecedents: _Antecedents) -> list[tuple[st
                 and clause is not None
                 and any(c.dep_ in SUBJECTS and c.lower_ in {"who", "that", "which"} for c in clause.children)
             ):
-                body = [t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)]
-                said, resolved, kept = _render(body, antecedents)
+                clause_words = [t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)]
+                said, resolved, kept = _render(clause_words, antecedents)
                 if said:
                     described_later.append((f"{name.rstrip('.')} {said[:1].lower()}{said[1:]}", resolved, kept))
         relatives = _relative_clauses(tokens)

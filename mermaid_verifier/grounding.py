@@ -258,11 +258,11 @@ def build_grounding_graph(
             for i, claim in enumerate(claims)
         ]
 
-    async def ground(task: ClaimToGround, config: RunnableConfig) -> dict:
+    async def ground(state: ClaimToGround, config: RunnableConfig) -> dict:
         slots: asyncio.Semaphore | None = (config.get("configurable") or {}).get(CLAIM_SLOTS)
         async with slots or contextlib.nullcontext():
-            index = await asyncio.to_thread(indexes.get, task["documents"], reading.sizes)
-            grounded = await read_claim(index, stance, reading, task["index"], task["claim"])
+            index = await asyncio.to_thread(indexes.get, state["documents"], reading.sizes)
+            grounded = await read_claim(index, stance, reading, state["index"], state["claim"])
         return {"grounded": [grounded]}
 
     def sentences(state: GroundingState) -> dict:

@@ -128,6 +128,7 @@ class TextChecker:
 
             resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
         async with open_pipeline(settings, claims=extractor or True, **resource_overrides) as pipeline:
+            assert pipeline.extractor is not None  # asked for with claims=
             yield cls(pipeline.resources, pipeline.graph, pipeline.extractor)
 
     async def verify(self, claim: str) -> VerificationResult:

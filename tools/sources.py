@@ -56,13 +56,13 @@ def plan_sources(
 ) -> SourcePlan:
     """Server specs for the chosen sources; live ones only when their host answers."""
     servers, skipped = [], {}
-    up = reachable_hosts([BY_NAME[n].host for n in sources if BY_NAME[n].host], probe)
+    up = reachable_hosts([host for n in sources if (host := BY_NAME[n].host)], probe)
     for name in sources:
         if name == "local":
             servers.append(corpus_server(local_corpora, index_cache_dir, index_backend))
             continue
         module, host = BY_NAME[name].module, BY_NAME[name].host
-        if not up[host]:
+        if host is None or not up[host]:
             skipped[name] = f"{host} is unreachable"
             continue
         servers.append(
