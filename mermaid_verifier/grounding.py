@@ -215,6 +215,7 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
                 label=label,
                 claims=[c.index for c in items],
                 unsupported=[c.claim.text for c in items if not c.supported],
+                contradicted=[c.claim.text for c in items if c.contradicted],
                 passage=shown,
             )
         )

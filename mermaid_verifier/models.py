@@ -332,6 +332,9 @@ class GroundedSentence(BaseModel):
     label: GroundingLabel
     claims: list[int] = Field(default_factory=list, description="Indices of its claims among the text's claims")
     unsupported: list[str] = Field(default_factory=list, description="Its claims no passage states")
+    contradicted: list[str] = Field(
+        default_factory=list, description="Those of its unsupported claims a passage contradicts"
+    )
     passage: GroundingPassage | None = Field(default=None, description="The passage that supports it best")
     reason: str | None = Field(default=None, description="Why there was nothing to check, for such a sentence")
 

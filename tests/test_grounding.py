@@ -161,6 +161,8 @@ def test_a_fact_stated_once_in_the_users_document_is_supported():
     assert COMPANY.text[founded.passage.start : founded.passage.end].startswith("Acme Robotics was founded in 2011")
     assert builds.label == "supported"  # "It" is Acme Robotics, stated once, word for word: no discount
     assert employs.label == "not supported" and employs.unsupported == ["Acme employs 2,000 people."]
+    assert employs.contradicted == ["Acme employs 2,000 people."]  # the document says 450
+    assert "450" in employs.passage.text
     assert thanks.label == "nothing to check"
     assert result.documents == ["company.txt"] and result.summary.supported == 2
 

@@ -99,10 +99,13 @@ def print_grounding_result(result) -> None:
             continue
         stdout.print(Text.assemble((sentence.label.upper(), f"bold {colour}"), "  ", (sentence.sentence, "bold")))
         for claim in sentence.unsupported:
-            stdout.print(Text(f"      not in the documents: {claim}", style=colour))
+            said = "contradicted by the documents" if claim in sentence.contradicted else "not in the documents"
+            stdout.print(Text(f"      {said}: {claim}", style=colour))
         passage = sentence.passage
         if passage is not None:
             verb = "backed by" if sentence.label != "not supported" else "closest passage"
+            if sentence.label == "not supported" and sentence.contradicted:
+                verb = "contradicted by"
             stdout.print(
                 Text(
                     f"      {verb} {passage.name} [{passage.start}:{passage.end}] (P(supports) {passage.supports:.2f}): "
