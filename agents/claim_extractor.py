@@ -168,6 +168,9 @@ MALE_WORDS = {"mr", "mr.", "sir", "king", "prince", "husband", "father", "son", 
 FEMALE_WORDS = {"mrs", "mrs.", "ms", "ms.", "miss", "lady", "dame", "queen", "princess", "wife", "mother",
                 "daughter", "sister", "actress", "woman"}  # fmt: skip
 LOOKBACK = 2  # sentences before the pronoun's own that can hold what it refers to
+KINSHIP = {"father", "mother", "son", "daughter", "brother", "sister", "wife", "husband", "uncle", "aunt",
+           "grandfather", "grandmother", "grandson", "granddaughter", "cousin", "nephew", "niece", "parent",
+           "stepfather", "stepmother", "widow", "widower"}  # fmt: skip
 
 
 @dataclass
@@ -206,6 +209,7 @@ class _Antecedents:
         # each sentence's main subject: ("pronoun", whom it meant or None), ("name", text) or ("other", text)
         self.subjects: dict[int, tuple[str, str | None]] = {}
         self.pending: str | None = None  # whom the sentence being read's main-subject pronoun meant
+        self.by_token: dict[int, _Mention | None] = {}  # what each pronoun resolved to, by token index
 
     def full_name(self, name: str) -> str:
         """``name`` as the text first gave it in full ("Dorsey" -> "Jack Dorsey")."""
@@ -229,6 +233,7 @@ class _Antecedents:
             choice = self._person(token)
         else:
             choice = self._thing(token)
+        self.by_token[token.i] = choice
         if choice is None:
             return None
         if pronoun in PERSON_PRONOUNS and choice.text not in self.gender:
@@ -259,6 +264,9 @@ class _Antecedents:
             return None  # "X called Y to interview him": a possessive or object with two people around it
         if token.tag_ == "PRP$" or token.dep_ == "poss":
             subject = _clause_subject(token)
+            if subject is not None and subject.i < token.i and subject.lower_ in PERSON_PRONOUNS:
+                same = (subject.lower_ in FEMALE_PRONOUNS) == (pronoun in FEMALE_PRONOUNS)
+                return self.by_token.get(subject.i) if same else None  # "He joined X, scoring on his debut"
             if subject is not None and subject.i < token.i and subject.pos_ != "PRON":
                 found = next((m for m in mentions if m.position <= subject.i <= m.head_position), None)
                 if found is None or not found.person:
@@ -290,6 +298,8 @@ class _Antecedents:
                 return main[0] if self._agrees(main[0], pronoun) else None
             if subject is not None and subject[0] == "name":
                 return None  # its subject is a name not known as a person: could be whom it means
+            if subject is not None and (subject[1] or "").lower() in KINSHIP:
+                return None  # "His father, X, was ...": he may be the father or the one the text is about
             people = [m for m in before if self._agrees(m, pronoun)]
             if len({m.text for m in people}) == 1:
                 return people[0]
@@ -371,7 +381,8 @@ class _Antecedents:
         """Take in what ``sentence`` names (after its claims were made), and go on to the next sentence."""
         for mention in _mentions(sentence, self, self.sentence):
             if mention.person:
-                if " " in mention.text and mention.text not in self.full_names:
+                relative = _named_as_relative(sentence, mention)  # "His father James Williams": not who "Williams" is
+                if " " in mention.text and mention.text not in self.full_names and not relative:
                     self.full_names.append(mention.text)
                 shown = _shown_gender(sentence, mention)
                 if shown and mention.text not in self.gender:
@@ -424,6 +435,12 @@ def _same_clause_subject(mention: _Mention, pronoun: Token) -> bool:
         return False
     subject = _clause_subject(pronoun)  # "X took Y ... and collaborated with him": X's clause
     return subject is not None and mention.subject and subject.left_edge.i <= mention.position <= subject.i
+
+
+def _named_as_relative(sentence: Span, mention: _Mention) -> bool:
+    """The person is named as someone's relative: "his father James Williams", "her husband, Tom Smith"."""
+    before = [t for t in sentence.doc[max(sentence.start, mention.position - 3) : mention.position] if not t.is_punct]
+    return any(t.lemma_.lower() in KINSHIP for t in before[-2:])
 
 
 def _shown_gender(sentence: Span, mention: _Mention) -> str | None:

@@ -4,9 +4,9 @@ A *resolution* is a word of a sentence the extractor replaced to make a claim st
 "Jack Dorsey"), a surname ("Dorsey" -> "Jack Dorsey") or a definite description ("the company" -> "Siemens").
 References it keeps as written (nothing or more than one thing fits) are counted apart: they are not guesses.
 
-The sample: the resolutions made in texts the extraction rules were not written on, drawn in a fixed order
-(seed 2026) — the Wikipedia paragraphs of ``grounding/wice_train_subclaims.jsonl`` (``context``) and the web
-documents of ``grounding/lfqa_dev.jsonl`` (their first 1,500 characters) — ``--size`` of them. Each was read by
+The sample: the resolutions made in texts the extraction rules were not written on, the ``--size`` first in a
+fixed order (a hash of each one's sentence and word) — the Wikipedia paragraphs of ``grounding/wice_train_subclaims.jsonl`` (``context``) and the web
+documents of ``grounding/lfqa_dev.jsonl`` (their first 1,500 characters). Each was read by
 a person, with the text before it, and marked right or wrong in the ledger
 ``bench/results/resolutions/hand_check.jsonl`` (a resolution is right when the replacement names what the
 word refers to, in words that name it). This script re-makes the sample with the extractor as it is now and
@@ -19,8 +19,8 @@ read it and add it before quoting a figure.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
-import random
 import sys
 from pathlib import Path
 
@@ -73,6 +73,12 @@ def resolutions(extractor, items: list[tuple[str, str]]) -> tuple[list[dict], in
     return out, kept
 
 
+def order(item: dict) -> str:
+    """A fixed place for each resolution (a hash of its sentence and word): a rule change that adds or removes
+    resolutions elsewhere leaves the others' places, and their checks, as they were."""
+    return hashlib.sha256(f"{item['sentence']}\0{item['word']}".encode()).hexdigest()
+
+
 def key(item: dict) -> tuple[str, str, str]:
     return (item["sentence"], item["word"], item["to"])
 
@@ -90,8 +96,7 @@ def main() -> int:
     from mermaid_verifier.model_check import machine_record
 
     made, kept = resolutions(SpacyClaimExtractor(), texts(args.data))
-    random.Random(2026).shuffle(made)
-    sample = made[: args.size]
+    sample = sorted(made, key=order)[: args.size]
     ledger = {key(r): r for r in map(json.loads, LEDGER.open())} if LEDGER.is_file() else {}
     checked = [ledger[key(item)] for item in sample if key(item) in ledger]
     unchecked = [item for item in sample if key(item) not in ledger]

@@ -157,3 +157,19 @@ def test_a_definite_description_is_the_last_named_entity_of_its_kind(extract):
     assert texts(result)[-1].startswith("Siemens moved")
     result = extract("Paris is the capital of France. The capital of Italy is Rome.")
     assert texts(result)[-1] == "The capital of Italy is Rome."  # "of Italy" says which capital itself
+
+
+def test_a_surname_is_not_given_the_full_name_of_a_relative(extract):
+    result = extract("His father James Williams was a merchant tailor. Williams studied at Cambridge.")
+    assert texts(result)[-1] == "Williams studied at Cambridge."
+
+
+def test_a_possessive_follows_the_pronoun_of_its_clause(extract):
+    result = extract("Jack Travers signed for Bournemouth in 2016. He joined Weymouth on loan, scoring on his debut.")
+    assert "Jack Travers joined Weymouth on loan, scoring on Jack Travers' debut." in texts(result)
+
+
+def test_it_in_it_is_believed_that_stands_for_nothing(extract):
+    result = extract("Fortune cookies came from Japan. It is believed that they reached San Francisco in 1900.")
+    assert not any(c.unresolved == ["It"] for c in result.claims)
+    assert all("Japan is believed" not in t for t in texts(result))
