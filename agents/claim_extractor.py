@@ -838,7 +838,7 @@ def _render(tokens: list[Token], antecedents: _Antecedents) -> tuple[str, dict, 
                 and not _expletive(token)  # "It is believed that ...": no one
                 and not _bound_in_clause(token, present)  # "Fish use their colours": the claim names them already
             ):
-                name = antecedents.resolve(token)
+                name = None if _quoted(token) else antecedents.resolve(token)  # a quoted speaker's "he": as said
                 if name is None:
                     kept.append(word)
                 elif name != word:
@@ -872,6 +872,17 @@ def _render(tokens: list[Token], antecedents: _Antecedents) -> tuple[str, dict, 
     if not text:
         return "", resolved, kept
     return text[:1].upper() + text[1:] + ".", resolved, kept
+
+
+QUOTES = {'"', "“", "”", "«", "»"}
+
+
+def _quoted(token: Token) -> bool:
+    """Inside a quotation in its sentence (an odd number of quotation marks before it): whom a quoted speaker's
+    pronoun means is the speaker's to say, not the text's."""
+    sentence = token.sent
+    marks = sum(1 for t in sentence if t.i < token.i and (t.text in QUOTES or t.text in {"``", "''"}))
+    return marks % 2 == 1
 
 
 def _expletive(token: Token) -> bool:
