@@ -210,6 +210,7 @@ class _Antecedents:
         self.subjects: dict[int, tuple[str, str | None]] = {}
         self.pending: str | None = None  # whom the sentence being read's main-subject pronoun meant
         self.by_token: dict[int, _Mention | None] = {}  # what each pronoun resolved to, by token index
+        self._by_sentence: dict[int, list[_Mention]] = {}  # each sentence's mentions, by its first token
 
     def full_name(self, name: str) -> str:
         """``name`` as the text first gave it in full ("Dorsey" -> "Jack Dorsey")."""
@@ -369,17 +370,18 @@ class _Antecedents:
         kinds = [m for m in recent if m.label in labels]
         return kinds[-1].text if kinds else None
 
-    def _any_plural(self, token: Token) -> bool:
-        """Whether a plural mention comes before ``token`` in its sentence or the ``LOOKBACK`` before."""
-        own = [m for m in self._sentence_mentions(token) if m.position < token.i and m.plural]
-        return bool(own) or any(m.plural and m.sentence >= self.sentence - LOOKBACK for m in self.mentions)
-
     def _sentence_mentions(self, token: Token) -> list[_Mention]:
-        return [m for m in _mentions(token.sent, self, self.sentence)]
+        return self._mentions_of(token.sent)
+
+    def _mentions_of(self, sentence: Span) -> list[_Mention]:
+        """What ``sentence`` names, worked out once: every pronoun of it and :meth:`read` ask again."""
+        if sentence.start not in self._by_sentence:
+            self._by_sentence[sentence.start] = _mentions(sentence, self, self.sentence)
+        return self._by_sentence[sentence.start]
 
     def read(self, sentence: Span) -> None:
         """Take in what ``sentence`` names (after its claims were made), and go on to the next sentence."""
-        for mention in _mentions(sentence, self, self.sentence):
+        for mention in self._mentions_of(sentence):
             if mention.person:
                 relative = _named_as_relative(sentence, mention)  # "His father James Williams": not who "Williams" is
                 if " " in mention.text and mention.text not in self.full_names and not relative:
@@ -423,10 +425,6 @@ def _clause_subjects(sentence: Span) -> list[Token]:
         for t in sentence
         if t.dep_ in SUBJECTS | {"csubj", "csubjpass"} and t.pos_ != "PRON" and t.lower_ not in {"there", "here"}
     ]
-
-
-def _subtree_ids(token: Token) -> set[int]:
-    return {t.i for t in token.subtree} if token.dep_ in {"relcl", "acl"} else set()
 
 
 def _same_clause_subject(mention: _Mention, pronoun: Token) -> bool:
