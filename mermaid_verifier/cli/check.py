@@ -129,6 +129,26 @@ def print_grounding_result(result) -> None:
     )
 
 
+def show_result(result, as_json: bool, html: Path | None, write_page, print_readable) -> None:
+    """A checked text's result: the extraction's fall-back said, the page written (``--html``), then the JSON
+    object or the readable listing."""
+    from mermaid_verifier.cli.options import warn
+
+    if result.extraction_fallback:
+        warn(result.extraction_fallback)
+    if html is not None:
+        try:
+            write_page(html, result)
+        except OSError as exc:
+            raise UsageError(f"{html}: the page cannot be written ({exc.strerror or exc})") from None
+    if as_json:
+        stdout.print(result.model_dump_json(), soft_wrap=True)
+    else:
+        print_readable(result)
+        if html is not None:
+            stderr.print(f"page: {html}", highlight=False, soft_wrap=True)
+
+
 async def _ground(text: str, paths: list[Path], settings, as_json: bool, concurrency: int, html: Path | None) -> None:
     from mermaid_verifier.cli.options import warn
     from mermaid_verifier.grounding import check_grounding
@@ -152,21 +172,9 @@ async def _ground(text: str, paths: list[Path], settings, as_json: bool, concurr
     finally:
         if status:
             status.stop()
-    if result.extraction_fallback:
-        warn(result.extraction_fallback)
-    if html is not None:
-        from mermaid_verifier.evaluation.text_report import write_grounding_report
+    from mermaid_verifier.evaluation.text_report import write_grounding_report
 
-        try:
-            write_grounding_report(html, result)
-        except OSError as exc:
-            raise UsageError(f"{html}: the page cannot be written ({exc.strerror or exc})") from None
-    if as_json:
-        stdout.print(result.model_dump_json(), soft_wrap=True)
-    else:
-        print_grounding_result(result)
-        if html is not None:
-            stderr.print(f"page: {html}", highlight=False, soft_wrap=True)
+    show_result(result, as_json, html, write_grounding_report, print_grounding_result)
 
 
 def print_text_result(result) -> None:
@@ -263,23 +271,9 @@ async def _check(text: str, settings, as_json: bool, concurrency: int, html: Pat
     finally:
         if status:
             status.stop()
-    if result.extraction_fallback:
-        from mermaid_verifier.cli.options import warn
+    from mermaid_verifier.evaluation.text_report import write_text_report
 
-        warn(result.extraction_fallback)
-    if html is not None:
-        from mermaid_verifier.evaluation.text_report import write_text_report
-
-        try:
-            write_text_report(html, result)
-        except OSError as exc:
-            raise UsageError(f"{html}: the page cannot be written ({exc.strerror or exc})") from None
-    if as_json:
-        stdout.print(result.model_dump_json(), soft_wrap=True)
-    else:
-        print_text_result(result)
-        if html is not None:
-            stderr.print(f"page: {html}", highlight=False, soft_wrap=True)
+    show_result(result, as_json, html, write_text_report, print_text_result)
     failures = [c.result.llm_failure for c in result.claims if c.result.llm_failure]
     if failures:
         raise LLMServiceError(

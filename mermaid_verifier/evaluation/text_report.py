@@ -92,10 +92,14 @@ def render_text_report(result: TextCheckResult, title: str = "mermaid-verifier: 
 
 
 def write_text_report(path: Path, result: TextCheckResult) -> Path:
-    path = Path(path)
+    return _write_page(Path(path), render_text_report(result))
+
+
+def _write_page(path: Path, html: str) -> Path:
+    """The page written whole or not at all (a temporary file beside it, then renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_text_report(result), encoding="utf-8")
+    tmp.write_text(html, encoding="utf-8")
     tmp.replace(path)
     return path
 
@@ -131,9 +135,4 @@ def render_grounding_report(
 
 
 def write_grounding_report(path: Path, result: GroundingResult) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_grounding_report(result), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return _write_page(Path(path), render_grounding_report(result))
