@@ -85,6 +85,14 @@ def uploaded_text(name: str, content: str) -> tuple[str, str]:
     return Path(name).stem, content
 
 
+def given_document(name: str, title: str, text: str):
+    """A :class:`~mermaid_verifier.models.GivenDocument` named by its file name; a title that is only the file's
+    stem (what a plain text or a page without one gets) is left out, as it says nothing the name does not."""
+    from mermaid_verifier.models import GivenDocument
+
+    return GivenDocument(name=name, title=title if title != Path(name).stem else "", text=text)
+
+
 def _pdf_text(path: Path) -> tuple[str, str]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
@@ -160,7 +168,7 @@ def given_documents(paths: list[Path]) -> tuple[list, list[DocumentProblem]]:
         if not text.strip():
             problems.append(DocumentProblem(path, "holds no text"))
             continue
-        documents.append(GivenDocument(name=path.name, title=title if title != path.stem else "", text=text))
+        documents.append(given_document(path.name, title, text))
     if not documents:
         detail = "; ".join(str(p) for p in problems) or "no file given"
         raise CorpusError(f"none of the --source files can be used ({detail})")

@@ -135,10 +135,9 @@ class Verifier:
             raise ToolError("the grounding graph ended without a result")
 
     def _within_limit(self, claims: int) -> None:
-        if claims > self.limits.max_claims:
-            raise ToolError(
-                f"the text gives {claims} claims; the limit is {self.limits.max_claims} (check it in parts)"
-            )
+        refusal = self.limits.claims_refusal(claims)
+        if refusal is not None:
+            raise ToolError(refusal)
 
 
 def _progress(ctx: Context) -> Progress | None:

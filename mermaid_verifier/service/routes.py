@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from importlib import resources as package_files
-from pathlib import Path
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import HTMLResponse, StreamingResponse
 
 from mermaid_verifier.errors import MermaidError
-from mermaid_verifier.models import GivenDocument, GroundedClaim, TextCheckResult, TextClaims, VerificationResult
+from mermaid_verifier.models import GroundedClaim, TextCheckResult, TextClaims, VerificationResult
 from mermaid_verifier.service.dependencies import Service, ServiceDep
 from mermaid_verifier.service.schemas import (
     CheckRequest,
@@ -80,10 +79,8 @@ async def _stream(body: CheckRequest, service: Service) -> AsyncIterator[bytes]:
 
 
 def _too_many(claims: int, service: Service) -> bytes | None:
-    if claims > service.limits.max_claims:
-        message = f"the text gives {claims} claims; the limit is {service.limits.max_claims} (check it in parts)"
-        return line(ErrorEvent(message=message))
-    return None
+    refusal = service.limits.claims_refusal(claims)
+    return line(ErrorEvent(message=refusal)) if refusal is not None else None
 
 
 def _extraction(event: TextClaims) -> bytes:
@@ -107,7 +104,7 @@ async def _text_events(body: CheckRequest, service: Service) -> AsyncIterator[by
 
 
 async def _grounding_events(body: CheckRequest, service: Service) -> AsyncIterator[bytes]:
-    from mermaid_verifier.tools.documents import uploaded_text
+    from mermaid_verifier.tools.documents import given_document, uploaded_text
 
     documents = []
     for source in body.sources:
@@ -115,9 +112,7 @@ async def _grounding_events(body: CheckRequest, service: Service) -> AsyncIterat
         if not text.strip():
             yield line(ErrorEvent(message=f"{source.name}: the document holds no text"))
             return
-        documents.append(
-            GivenDocument(name=source.name, title=title if title != Path(source.name).stem else "", text=text)
-        )
+        documents.append(given_document(source.name, title, text))
     async for event in service.grounding.events(body.text, documents, body.concurrency):
         if isinstance(event, TextClaims):
             refusal = _too_many(len(event.claims), service)
