@@ -22,26 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from cross_cpu_verdicts import pair_key, read_jsonl  # noqa: E402
+from cross_cpu_verdicts import RecordingStance, read_jsonl  # noqa: E402
 
 from mermaid_verifier.model_check import machine_record  # noqa: E402
-
-
-class RecordingStance:
-    """The stance model, keeping each (claim, passage) it reads at a given length, and the reading."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-        self.readings: dict[str, dict] = {}
-
-    def load(self) -> None:
-        self.model.load()
-
-    async def aprobabilities(self, claim, evidence, max_length=None):
-        out = await self.model.aprobabilities(claim, evidence, max_length)
-        for (title, text), reading in zip(evidence, out):
-            self.readings[pair_key(claim, title, text)] = {"max_length": max_length, "reading": reading}
-        return out
 
 
 async def record(args) -> None:
@@ -64,8 +47,8 @@ async def record(args) -> None:
         results.append({"id": item["id"], "result": result.model_dump(mode="json")})
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "pairs.jsonl").open("w") as f:
-        for key, value in stance.readings.items():
-            f.write(json.dumps({"key": key, **value}) + "\n")
+        for key, reading in stance.readings.items():
+            f.write(json.dumps({"key": key, "max_length": stance.lengths[key], "reading": reading}) + "\n")
     with (args.out / "results.jsonl").open("w") as f:
         for row in results:
             f.write(json.dumps(row) + "\n")

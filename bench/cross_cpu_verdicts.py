@@ -44,18 +44,25 @@ class RecordingStance:
     def __init__(self, model):
         self.model = model
         self.readings: dict[str, dict[str, float]] = {}
+        self.lengths: dict[str, int | None] = {}  # the tokens each pair was read at (None: the model's own)
 
     def load(self) -> None:
         self.model.load()
 
-    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
-        out = self.model.probabilities(claim, evidence)
+    def probabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
+        out = self.model.probabilities(claim, evidence, max_length)
         for (title, text), p in zip(evidence, out):
-            self.readings[pair_key(claim, title, text)] = p
+            key = pair_key(claim, title, text)
+            self.readings[key] = p
+            self.lengths[key] = max_length
         return out
 
-    async def aprobabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
-        return await asyncio.to_thread(self.probabilities, claim, evidence)
+    async def aprobabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
+        return await asyncio.to_thread(self.probabilities, claim, evidence, max_length)
 
 
 class ReplayStance(RecordingStance):
@@ -66,14 +73,16 @@ class ReplayStance(RecordingStance):
         self.other = other
         self.missing: dict[str, dict[str, float]] = {}
 
-    def probabilities(self, claim: str, evidence: list[tuple[str, str]]) -> list[dict[str, float]]:
+    def probabilities(
+        self, claim: str, evidence: list[tuple[str, str]], max_length: int | None = None
+    ) -> list[dict[str, float]]:
         out = []
         for title, text in evidence:
             key = pair_key(claim, title, text)
             if key in self.other:
                 out.append(self.other[key])
             else:
-                (p,) = self.model.probabilities(claim, [(title, text)])
+                (p,) = self.model.probabilities(claim, [(title, text)], max_length)
                 self.missing[key] = p
                 out.append(p)
         return out
