@@ -16,7 +16,6 @@ from mermaid_verifier.cli.options import (
     NoMemoryOpt,
     guarded,
     run_settings,
-    stderr,
 )
 from mermaid_verifier.cli.serve import (
     HostOpt,
@@ -26,8 +25,10 @@ from mermaid_verifier.cli.serve import (
     PortOpt,
     TimeoutOpt,
     TokenOpt,
+    base_url,
     check_bind,
     listening_socket,
+    serve_app,
 )
 
 
@@ -101,15 +102,11 @@ async def _serve_stdio(settings, limits) -> None:
 
 
 async def _serve_http(listener, settings, limits, host: str, port: int, token: str | None) -> None:
-    import uvicorn
-
     from mermaid_verifier.service.mcp_server import create_server, http_app
     from mermaid_verifier.text_graph import TextChecker
 
-    where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/mcp"
     async with TextChecker.open(settings) as checker:
         server = create_server(settings, limits=limits, checker=checker, host=host, port=port)
         app = http_app(server, token=token, limits=limits)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
-        stderr.print(f"MCP (streamable HTTP) on {where}; Ctrl-C stops", highlight=False, soft_wrap=True)
-        await uvicorn.Server(config).serve(sockets=[listener])
+        announce = f"MCP (streamable HTTP) on {base_url(host, port)}mcp; Ctrl-C stops"
+        await serve_app(app, listener, host, port, announce)

@@ -63,6 +63,20 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
+def base_url(host: str, port: int) -> str:
+    """The URL a listener on ``host``:``port`` answers at (an IPv6 address in brackets)."""
+    return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+
+
+async def serve_app(app, listener: socket.socket, host: str, port: int, announce: str) -> None:
+    """Serve an ASGI app with uvicorn on the socket already bound, after saying ``announce`` on stderr."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
+    stderr.print(announce, highlight=False, soft_wrap=True)
+    await uvicorn.Server(config).serve(sockets=[listener])
+
+
 def serve_command(
     host: HostOpt = "127.0.0.1",
     port: PortOpt = 8000,
@@ -98,24 +112,19 @@ def serve_command(
     def serve_on(listener: socket.socket, settings) -> None:
         import asyncio
 
-        import uvicorn
-
         from mermaid_verifier.service import Limits, create_app
         from mermaid_verifier.text_graph import TextChecker
 
         limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)
-        where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+        where = base_url(host, port)
 
         async def serve(listener: socket.socket) -> None:
             # the resources open before anything listens: a corpus, model or tool server that fails to start is
             # this command's error (one line, non-zero exit), and they close on every path out
             async with TextChecker.open(settings) as checker:
                 app = create_app(settings, token=token, limits=limits, checker=checker)
-                config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
-                stderr.print(
-                    f"serving on {where} (API schema at {where}docs); Ctrl-C stops", highlight=False, soft_wrap=True
-                )
-                await uvicorn.Server(config).serve(sockets=[listener])
+                announce = f"serving on {where} (API schema at {where}docs); Ctrl-C stops"
+                await serve_app(app, listener, host, port, announce)
 
         asyncio.run(serve(listener))
 
