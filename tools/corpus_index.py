@@ -143,6 +143,16 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     )
 
 
+def bm25_top(retriever: bm25s.BM25, vocab: dict, query: str, k: int, size: int) -> list[tuple[int, float]]:
+    """(position, BM25 score) of the ``k`` best of ``size`` indexed passages for ``query``, score > 0 only; the
+    query's words the index never saw are left out (bm25s refuses them)."""
+    tokens = [t for t in tokenize([query])[0] if t in vocab]
+    if not tokens or k <= 0:
+        return []
+    ids, scores = retriever.retrieve([tokens], k=min(k, size), show_progress=False, n_threads=1)
+    return [(int(i), float(s)) for i, s in zip(np.asarray(ids[0]), np.asarray(scores[0])) if s > 0]
+
+
 def _indexable_text(passage: Passage) -> str:
     # The title is part of what a sentence is about: FEVER sentences often say "He" or "It".
     return f"{passage.title} . {passage.text}"
@@ -251,12 +261,7 @@ class CorpusIndex:
 
     def search(self, query: str, k: int = 5) -> list[tuple[Passage, float]]:
         """The ``k`` best passages for ``query`` with their BM25 scores (score > 0 only)."""
-        tokens = [t for t in tokenize([query])[0] if t in self._vocab]
-        if not tokens or k <= 0:
-            return []
-        k = min(k, len(self.passages))
-        ids, scores = self._retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
-        return [(self.passages[int(i)], float(s)) for i, s in zip(np.asarray(ids[0]), np.asarray(scores[0])) if s > 0]
+        return [(self.passages[i], s) for i, s in bm25_top(self._retriever, self._vocab, query, k, len(self.passages))]
 
     def get_page(self, title: str) -> list[Passage]:
         """All passages of the page whose title (or FEVER page id) matches, in line order."""

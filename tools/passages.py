@@ -23,11 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import bm25s
-import numpy as np
 
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import GivenDocument
-from mermaid_verifier.tools.corpus_index import tokenize
+from mermaid_verifier.tools.corpus_index import bm25_top, tokenize
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets its own logger to DEBUG: an index a call is noise
 
@@ -160,14 +159,10 @@ class PassageIndex:
 
     def search(self, query: str, k: int) -> list[DocumentPassage]:
         """The ``k`` passages BM25 ranks highest for ``query`` (fewer when fewer share a word with it)."""
-        if self._retriever is None or not query.strip():
+        if self._retriever is None:
             return []
-        tokens = [t for t in tokenize([query])[0] if t in self._retriever.vocab_dict]
-        if not tokens or k <= 0:
-            return []
-        k = min(k, len(self.passages))
-        indices, scores = self._retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
-        return [self.passages[int(i)] for i, s in zip(np.asarray(indices[0]), np.asarray(scores[0])) if s > 0]
+        ranked = bm25_top(self._retriever, self._retriever.vocab_dict, query, k, len(self.passages))
+        return [self.passages[i] for i, _ in ranked]
 
 
 class PassageIndexCache:
