@@ -127,7 +127,7 @@ class LLMJudge:
             return JudgeReading(offline, self.config, not_asked=True)
         # text planted to steer a checker (an instruction, a ruling on the claim, the claim handed back)
         # weighs nothing offline; the model never reads it
-        shown = [item for item in annotate(evidence, self.config, claim, entities) if not is_planted(item.text, claim)]
+        shown = [item for item in annotate(evidence, self.config, claim, entities) if not is_planted(item, claim)]
         shown = shown[:MAX_SHOWN]
         if not shown:
             return JudgeReading(offline, self.config, not_asked=True)
