@@ -65,9 +65,9 @@ MAX_SENTENCES, MAX_CHARS = 4, 900
 SYNTHETIC_CLAIMS = {"train": 3000, "validation": 600}
 WICE_VALIDATION_BUCKETS = range(0, 15)  # WiCE subclaims whose Wikipedia title hashes here are kept for measuring
 ORIGIN_CAPS = {  # at most this many pairs per origin and part (a seeded sample), so no kind swamps the others
-    "reader-own-page-nei": 4000,
+    "reader-own-page-nei": 2500,
     "reader-slot-absent-nei": 3000,
-    "reader-topic-near-nei": 3000,
+    "reader-topic-near-nei": 2500,
     "reader-slot-refutes": 4000,
     "reader-multi-supports": 3000,
     "reader-deletion-nei": 3000,
@@ -168,11 +168,28 @@ class Inputs:
 
 
 # -- building blocks ----------------------------------------------------------------------------------
+def _text_key(text: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def near_duplicate(a: Passage, b: Passage) -> bool:
+    """Two sentences that open with the same six words: one page's sentence taken from two datasets."""
+    return _text_key(a.text)[:6] == _text_key(b.text)[:6]
+
+
 def by_page(passages: Iterable[Passage]) -> dict[str, list[Passage]]:
+    """Each page's sentences in line order; a sentence whose words repeat an earlier one of its page is left out."""
     pages: dict[str, list[Passage]] = collections.defaultdict(list)
-    for passage in passages:
-        pages[passage.page].append(passage)
-    return {page: sorted(rows, key=lambda p: p.line or 0) for page, rows in pages.items()}
+    for passage in sorted(passages, key=lambda p: (p.page, p.line or 0)):
+        if all(_text_key(passage.text) != _text_key(q.text) for q in pages[passage.page]):
+            pages[passage.page].append(passage)
+    return dict(pages)
+
+
+def canonical(passages: Iterable[Passage], pages: dict[str, list[Passage]]) -> dict[tuple[str, int | None], Passage]:
+    """Each sentence's (page, line) -> the sentence ``by_page`` kept for its words."""
+    kept = {(p.page, _text_key(p.text)): p for rows in pages.values() for p in rows}
+    return {(p.page, p.line): kept[(p.page, _text_key(p.text))] for p in passages}
 
 
 def sentence_entities(nlp: Language, texts: Iterable[str]) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -240,7 +257,7 @@ def runs(sequence: list[Passage], ok: Callable[[Passage], bool], rng: random.Ran
     size = rng.randint(1, MAX_SENTENCES)
     stretch = [sequence[start]]
     for i in range(start + 1, min(start + size, len(sequence))):
-        if not good[i] or not fits(stretch + [sequence[i]]):
+        if not good[i] or not fits(stretch + [sequence[i]]) or any(near_duplicate(sequence[i], q) for q in stretch):
             break
         stretch.append(sequence[i])
     return stretch if fits(stretch) else None
@@ -258,7 +275,9 @@ def with_neighbours(
             - block
             - {j for j, p in enumerate(page) if (p.page, p.line) in exclude}
         )
-        options = [j for j in options if 0 <= j < len(page)]
+        options = [
+            j for j in options if 0 <= j < len(page) and not any(near_duplicate(page[j], page[i]) for i in block)
+        ]
         if not options:
             break
         block.add(rng.choice(options))
@@ -303,7 +322,10 @@ def own_page_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
 # -- 2. a changed value the page is silent on -----------------------------------------------------------
 def _other_value(ent: Span, page_text: str, pool: dict[str, list[str]], rng: random.Random) -> str | None:
     """Another value of the entity's kind that the page never states."""
-    if ent.label_ == "DATE" and re.fullmatch(r"1[5-9]\d\d|20[0-2]\d", ent.text):
+    if ent.label_ == "NORP":  # a nationality for a nationality; other groups (religions, parties) are left alone
+        options = [n for n in NATIONALITIES if not _same_state(n, ent.text) and not _has(page_text, n)]
+        options = options if ent.text in COUNTRIES else []
+    elif ent.label_ == "DATE" and re.fullmatch(r"1[5-9]\d\d|20[0-2]\d", ent.text):
         year = int(ent.text)
         options = [str(year + d) for d in range(-12, 13) if d and not _has(page_text, str(year + d))]
     else:
@@ -453,28 +475,31 @@ def number_edit_or_none(doc: Doc, passage: str, rng: random.Random) -> str | Non
 
 def slot_refutes(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[dict]:
     """ "Says otherwise" -> REFUTES: a REFUTES gold set inside its page neighbours; a SUPPORTS claim's value
-    changed where the passage (its gold sentence and 1-2 neighbours) states the original and not the new one."""
+    changed where the passage (its gold sentence with 1-2 neighbours, or its gold set of several sentences in
+    page order) states the original and not the new one."""
     out = []
     counts: collections.Counter = collections.Counter()
     for case in cases:
+        if case.label not in {SUPPORTS, REFUTES}:
+            continue
+        gold = in_page_order(case.sets[0])
+        page = inputs.pages[gold[0].page]
+        if len({p.page for p in gold}) == 1:
+            stretch = with_neighbours(gold, page, rng.randint(1, 2), rng, exclude=case.gold)
+            if len(stretch) == len(gold) and len(gold) == 1:
+                continue  # a lone sentence is what the single-sentence pairs already show
+        else:
+            first = [p for p in gold if p.page == gold[0].page]
+            stretch = with_neighbours(first, page, int(rng.random() < 0.5), rng, exclude=case.gold)
+            stretch += [p for p in gold if p.page != gold[0].page]
+        if not fits(stretch):
+            continue
         if case.label == REFUTES:
-            evidence_set = case.sets[0]
-            if len({p.page for p in evidence_set}) != 1:
-                continue
-            page = inputs.pages[evidence_set[0].page]
-            stretch = with_neighbours(list(evidence_set), page, rng.randint(1, 2), rng, exclude=case.gold)
-            if len(stretch) > len(evidence_set) and fits(stretch):
-                out.append(make_pair(case.claim, stretch, REFUTES, "reader-slot-refutes"))
-            continue
-        if case.label != SUPPORTS or len(case.sets[0]) != 1:
-            continue
-        gold = case.sets[0][0]
-        stretch = with_neighbours([gold], inputs.pages[gold.page], rng.randint(1, 2), rng, exclude=case.gold)
-        if len(stretch) < 2 or not fits(stretch):
+            out.append(make_pair(case.claim, stretch, REFUTES, "reader-slot-refutes"))
             continue
         doc, passage = inputs.docs[case.claim], evidence_text(joined(stretch))
         edits = {
-            "place": place_edit(doc, passage, rng, gold.title),
+            "place": place_edit(doc, passage, rng, gold[0].title),
             "date": date_edit_or_none(doc, passage, rng),
             "number": number_edit_or_none(doc, passage, rng),
             "comparative": comparative_edit(doc, passage),
@@ -509,7 +534,10 @@ def needed_slots(doc: Doc, title: str) -> set[str]:
     nouns = {
         t.lemma_.lower()
         for t in doc
-        if t.pos_ in {"NOUN", "PROPN", "NUM"} and not t.is_stop and (t.is_alpha or t.like_num) and t.lower_ not in name_words | about
+        if t.pos_ in {"NOUN", "PROPN", "NUM"}
+        and not t.is_stop
+        and (t.is_alpha or t.like_num)
+        and t.lower_ not in name_words | about
     }
     return entities | nouns
 
@@ -626,7 +654,7 @@ def fever_cases(claims, split: dict[str, str], anchors: dict[str, set[str]], par
             continue
         sets = []
         for evidence_set in claim.evidence_sets:
-            passages = tuple(by_key.get(key) for key in sorted(evidence_set))
+            passages = tuple(dict.fromkeys(by_key.get(key) for key in sorted(evidence_set)))
             if passages and None not in passages and passages not in sets:
                 sets.append(passages)
         if sets:
@@ -641,6 +669,7 @@ def located_cases(rows: Iterable[dict], by_text: dict[str, Passage], source: str
         if row["label"] not in {SUPPORTS, REFUTES}:
             continue
         found = locate(row["evidence"], by_text)
+        found = tuple(dict.fromkeys(found)) if found else None
         if found and found not in grouped[(row["claim"], row["label"])]:
             grouped[(row["claim"], row["label"])].append(found)
     return [Case(claim, label, tuple(sets), sets[0][0].page, source) for (claim, label), sets in grouped.items()]
@@ -688,6 +717,7 @@ def generate(
     allowed: set[str],
     seed: int,
     part: str,
+    verbose: bool = False,
 ) -> list[dict]:
     """Every generator over one part's cases, each on a random stream of its own; pairs outside ``allowed`` dropped."""
 
@@ -696,14 +726,20 @@ def generate(
 
     cases = [c for c in cases if c.pages <= allowed]
     fever_like = [c for c in cases if c.source != "synthetic"]
-    pairs = (
-        own_page_nei(cases, inputs, stream("own-page"))
-        + slot_absent_nei(cases, inputs, stream("slot-absent"))
-        + topic_near_nei(fever_like, inputs, search, allowed, stream("topic-near"))
-        + slot_refutes(cases, inputs, stream("slot-refutes"))
-        + multi_sentence_pairs(fever_like, inputs, stream("multi"))
-        + gold_context(fever_like, inputs, stream("gold-context"))
-    )
+    steps: list[tuple[str, Callable[[], list[dict]]]] = [
+        ("own-page", lambda: own_page_nei(cases, inputs, stream("own-page"))),
+        ("slot-absent", lambda: slot_absent_nei(cases, inputs, stream("slot-absent"))),
+        ("topic-near", lambda: topic_near_nei(fever_like, inputs, search, allowed, stream("topic-near"))),
+        ("slot-refutes", lambda: slot_refutes(cases, inputs, stream("slot-refutes"))),
+        ("multi", lambda: multi_sentence_pairs(fever_like, inputs, stream("multi"))),
+        ("gold-context", lambda: gold_context(fever_like, inputs, stream("gold-context"))),
+    ]
+    pairs = []
+    for name, step in steps:
+        started = time.monotonic()
+        pairs += step()
+        if verbose:
+            print(f"  {part} {name}: {len(pairs)} pairs so far, {time.monotonic() - started:.0f} s")
     return keep_within(pairs, allowed)
 
 
@@ -747,10 +783,10 @@ def main() -> None:
     held_out_titles |= {without_disambiguator(t) for t in held_out_titles}
 
     pages = by_page(index.passages)
-    by_key = {(p.page, p.line): p for p in index.passages}
-    by_text = {}
+    by_key = canonical(index.passages, pages)
+    by_text: dict[str, Passage] = {}
     for p in index.passages:
-        by_text.setdefault(p.text, p)
+        by_text.setdefault(p.text, by_key[(p.page, p.line)])
     gold_rows = [orjson.loads(line) for line in (args.shared / "train" / "fever_gold_pairs.jsonl").open("rb")]
     gold_rows = [r for r in gold_rows if r.get("fever_split") != "paper_dev"]
     names = _names_pattern(held_out_titles)
@@ -761,6 +797,7 @@ def main() -> None:
     ]
     wice = [orjson.loads(line) for line in (args.shared / "grounding" / "wice_train_subclaims.jsonl").open("rb")]
 
+    print(f"index and split: {time.monotonic() - started:.0f} s")
     cases: dict[str, list[Case]] = {}
     for part in ("train", "validation"):
         located = located_cases(gold_rows, by_text, "fever-gold") + located_cases(feverous, by_text, "feverous")
@@ -769,18 +806,25 @@ def main() -> None:
         synthetic = synthetic_cases(
             pages, allowed[part], nlp, random.Random(f"{args.seed}:reader:{part}:synthetic"), SYNTHETIC_CLAIMS[part]
         )
-        cases[part] = fever_cases(claims, split, anchors, part, by_key) + located + synthetic
+        cases[part] = [
+            c
+            for c in fever_cases(claims, split, anchors, part, by_key) + located + synthetic
+            if c.pages <= allowed[part]
+        ]
         print(part, "cases", dict(collections.Counter((c.source, c.label) for c in cases[part])))
+    print(f"cases: {time.monotonic() - started:.0f} s")
     texts = sorted({c.claim for part_cases in cases.values() for c in part_cases})
     docs = dict(zip(texts, nlp.pipe(texts, batch_size=256)))
     pool = entity_pool([docs[c.claim] for c in cases["train"] if c.label == SUPPORTS])
     inputs = Inputs(pages, sentence_entities(nlp, (p.text for p in index.passages)), docs, pool)
 
+    print(f"parsed: {time.monotonic() - started:.0f} s")
+
     def search(claim: str) -> list[Passage]:
         return [passage for passage, _ in index.search(claim, k=12)]
 
     for part, name in (("train", "pairs_train_reader.jsonl"), ("validation", "pairs_validation_reader.jsonl")):
-        rows = generate(cases[part], inputs, search, allowed[part], args.seed, part)
+        rows = generate(cases[part], inputs, search, allowed[part], args.seed, part, verbose=True)
         rows += [{k: v for k, v in r.items() if k != "pages"} for r in wice_pairs(wice, part, held_out_titles)]
         rows = capped(rows, random.Random(f"{args.seed}:reader:{part}:caps"))
         write_rows(args.work / name, rows, random.Random(f"{args.seed}:reader:{part}:order"))
