@@ -6,7 +6,9 @@ shows up here rather than as a quietly worse model.
 
 from __future__ import annotations
 
+import json
 import random
+from types import SimpleNamespace
 
 import pytest
 from augment import entity_swap, negation_flip
@@ -107,3 +109,35 @@ def test_synthetic_pairs_stop_at_the_sentence_budget(nlp):
     pages = {"P": [("P", f"P{i} is a village in Poland.") for i in range(6)]}
     pairs = synthetic_pairs(pages, nlp, random.Random(0), max_sentences=2)
     assert len([p for p in pairs if p["origin"] == "synthetic"]) == 2
+
+
+def test_the_committed_split_decides_the_parts_however_retrieval_ties_fall(tmp_path, monkeypatch):
+    """A NOT ENOUGH INFO claim is anchored to retrieval's first page, which another library version can
+    change: the pair builders read the parts from the committed split file instead of recomputing them."""
+    import build_pairs
+
+    (tmp_path / "fever").mkdir()
+    rows = [
+        {"id": 1, "claim": "Ada Lovelace wrote a program.", "label": "SUPPORTS", "evidence": [[[0, 0, "Ada", 0]]]},
+        {
+            "id": 2,
+            "claim": "Ada Lovelace owned a cat.",
+            "label": "NOT ENOUGH INFO",
+            "evidence": [[[0, None, None, None]]],
+        },
+    ]
+    (tmp_path / "fever" / "paper_dev.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split_file = tmp_path / "split.json"
+    split_file.write_text(json.dumps({"assignment": {"1": "validation", "2": "train"}}))
+    monkeypatch.setattr(build_pairs, "SPLIT_FILE", split_file)
+
+    class Index:
+        def search(self, claim, k):
+            return [(SimpleNamespace(page="Some_other_page"), 1.0)]
+
+    claims, split, anchors = build_pairs.fever_split(tmp_path, Index())
+    assert {str(c.id): split[c.id] for c in claims} == {"1": "validation", "2": "train"}
+    assert anchors[claims[1].id] == {"Some_other_page"}
+    split_file.write_text(json.dumps({"assignment": {"1": "validation"}}))
+    with pytest.raises(SystemExit, match="no part for 1 paper_dev claims"):
+        build_pairs.fever_split(tmp_path, Index())

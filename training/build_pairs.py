@@ -98,6 +98,10 @@ def contrast_set_pages() -> set[str]:
 
 # -- FEVER paper_dev ---------------------------------------------------------------------------------
 def fever_split(shared: Path, index: CorpusIndex) -> tuple[list, dict[str, str], dict[str, set[str]]]:
+    """The claims, their part and their anchor pages. The committed ``SPLIT_FILE`` decides the parts: a NOT
+    ENOUGH INFO claim is anchored to the page retrieval finds first, and retrieval's ties can fall otherwise
+    with another library version, so recomputing the split could move a claim between parts (a validation
+    claim into training). The split is computed only where no split file exists yet."""
     claims, bad = read_labelled_claims(shared / "fever" / "paper_dev.jsonl")
     assert not bad, bad[:3]
     anchors: dict[str, set[str]] = {}
@@ -107,7 +111,13 @@ def fever_split(shared: Path, index: CorpusIndex) -> tuple[list, dict[str, str],
         else:  # NOT ENOUGH INFO has no gold page: anchor it to the page retrieval finds first
             hits = index.search(claim.claim, k=1)
             anchors[claim.id] = {hits[0][0].page} if hits else set()
-    return claims, page_disjoint_split(anchors), anchors
+    if not SPLIT_FILE.exists():
+        return claims, page_disjoint_split(anchors), anchors
+    committed = json.loads(SPLIT_FILE.read_text())["assignment"]
+    missing = [c.id for c in claims if str(c.id) not in committed]
+    if missing:
+        raise SystemExit(f"{SPLIT_FILE} has no part for {len(missing)} paper_dev claims (e.g. {missing[:3]})")
+    return claims, {c.id: committed[str(c.id)] for c in claims}, anchors
 
 
 def test_rest_pages(shared: Path) -> set[str]:
@@ -357,18 +367,19 @@ def main() -> None:
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)
     counts = collections.Counter((split[c.id], c.label.value) for c in claims)
-    SPLIT_FILE.write_text(
-        json.dumps(
-            {
-                "source": "fever/paper_dev.jsonl",
-                "how": "mermaid_verifier.evaluation.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
-                "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
-                "assignment": split,
-            },
-            indent=0,
-            sort_keys=True,
+    if not SPLIT_FILE.exists():  # the committed split stays as it is (fever_split)
+        SPLIT_FILE.write_text(
+            json.dumps(
+                {
+                    "source": "fever/paper_dev.jsonl",
+                    "how": "mermaid_verifier.evaluation.datasets.page_disjoint_split over gold pages (NEI: top BM25 page)",
+                    "counts": {f"{part}/{label}": n for (part, label), n in sorted(counts.items())},
+                    "assignment": split,
+                },
+                indent=0,
+                sort_keys=True,
+            )
         )
-    )
     evaluation_pages = set().union(*(pages_of(split, anchors, part) for part in ("validation", "calibration", "test")))
     held_out = evaluation_pages | test_rest_pages(args.shared) | contrast_set_pages()
 
