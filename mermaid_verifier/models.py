@@ -7,11 +7,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-
-class Label(StrEnum):
-    SUPPORTS = "SUPPORTS"
-    REFUTES = "REFUTES"
-    NOT_ENOUGH_INFO = "NOT ENOUGH INFO"
+from mermaid_verifier.stance_format import Label as Label  # the verdict labels, importable without pydantic
 
 
 class Stance(StrEnum):

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from mermaid_verifier.errors import ModelError, ModelSelfCheckError
 from mermaid_verifier.model_check import cpu_summary
 from mermaid_verifier.models import Stance
+from mermaid_verifier.stance_format import evidence_segment
 
 _CLASS_TO_STANCE = {"SUPPORTS": Stance.SUPPORTS, "REFUTES": Stance.REFUTES, "NOT ENOUGH INFO": Stance.NEUTRAL}
 
@@ -66,11 +67,6 @@ class SelfCheck(BaseModel):
             "file's SHA-256, to compare with the one shipped) and attach its output to a bug report; an LLM judge can "
             "decide without it (--backend llm with MERMAID_JUDGE_CHECK=off)"
         )
-
-
-def evidence_segment(title: str, text: str) -> str:
-    """How evidence is shown to the model; must match training (``training/train_stance.py``)."""
-    return f"{title}: {text}" if title else text
 
 
 class StanceModel:

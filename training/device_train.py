@@ -2,7 +2,8 @@
 every pair with it, distil a 6-layer student from it, and write back only small files.
 
     # here: pack the base (weight_pack.py) and the pairs; a first call copies part 1 to the machine's /tmp
-    # (each call carries at most 64 MiB), and the second, carrying part 2, the pairs and missing wheels:
+    # (each call carries at most 64 MiB), and the second, carrying part 2 and the pairs (with --teacher-labels,
+    # orjson's wheel too: the image lacks it, and only teacher_labels.py needs it):
     PYTHONPATH=/tmp/site:.:training python3 training/device_train.py --weights /tmp/pack1 .devpack2 \\
         --pairs .devpack2/pairs --out $OUT --teacher-seconds 230 --student-seconds 160
 
@@ -32,12 +33,10 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
 import torch
 from safetensors.torch import save_file
-from teacher_labels import load_labels
 from train_stance import base_model, keep_layers, score
-from trainer import LABEL_IDS, LABELS, Stage, Trainer, encode, jsonl_rows, predict, write_json
+from trainer import LABEL_IDS, LABELS, MAX_LENGTH, Stage, Trainer, encode, jsonl_rows, predict, write_json
 from transformers import AutoTokenizer
 from weight_pack import pack_state, unpack
 
@@ -63,19 +62,29 @@ def read_pairs(directory: Path) -> dict[str, tuple[list[dict], str]]:
     return files
 
 
-def steps_per_second(model, tokenizer, rows: list[dict], batch_size: int, device: str, steps: int = 24) -> float:
-    """Training steps per second on real batches (forward and backward, gradients thrown away)."""
+def steps_per_second(
+    model,
+    tokenizer,
+    rows: list[dict],
+    batch_size: int,
+    device: str,
+    steps: int = 24,
+    max_length: int = MAX_LENGTH,
+    bf16: bool = True,
+) -> float:
+    """Training steps per second on real batches of pairs cut at ``max_length`` tokens (forward and backward,
+    gradients thrown away)."""
     rng = random.Random(0)
     model.train()
     timed = 0.0
     for step in range(steps + 4):  # the first 4 warm the kernels up and are not timed
         batch = rng.sample(rows, batch_size)
-        inputs = encode(tokenizer, batch).to(device)
+        inputs = encode(tokenizer, batch, max_length=max_length).to(device)
         labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch], device=device)
         if device == "cuda":
             torch.cuda.synchronize()
         started = time.monotonic()
-        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16):
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
             loss = torch.nn.functional.cross_entropy(model(**inputs).logits.float(), labels)
         loss.backward()
         if device == "cuda":
@@ -97,10 +106,12 @@ def fit_epochs(rate: float, pairs: int, batch_size: int, seconds: float, most: i
 
 
 def train_phase(
-    name, model, tokenizer, rows, *, lr, seconds, most_epochs, batch_size, device, seed, distill, work, log
-):
-    """Train ``model`` on ``rows`` within ``seconds``; returns what the phase did."""
-    rate = steps_per_second(model, tokenizer, rows, batch_size, device)
+    name, model, tokenizer, rows, *, lr, seconds, most_epochs, batch_size, device, seed, distill, work, log,
+    max_length=MAX_LENGTH, hard_seconds=None, probe_steps=24, bf16=True,
+):  # fmt: skip
+    """Train ``model`` on ``rows`` within ``seconds``; returns what the phase did. Training stops, keeping what
+    it learnt, after ``hard_seconds`` (default: 15 % more than ``seconds``, should the probe be optimistic)."""
+    rate = steps_per_second(model, tokenizer, rows, batch_size, device, probe_steps, max_length, bf16)
     epochs, used = fit_epochs(rate, len(rows), batch_size, seconds, most_epochs)
     if used < len(rows):
         rows = random.Random(seed).sample(rows, used)
@@ -113,11 +124,12 @@ def train_phase(
         work / name,
         seed=seed,
         batch_size=batch_size,
-        bf16=True,
+        bf16=bf16,
         checkpoint_seconds=1e9,
-        max_seconds=seconds * 1.15,  # a hard stop if the probe was optimistic; the phase keeps what it learnt
+        max_seconds=seconds * 1.15 if hard_seconds is None else hard_seconds,
         distill_weight=distill,
         device=device,
+        max_length=max_length,
         log=log,
     )
     (work / name).mkdir(parents=True, exist_ok=True)
@@ -135,17 +147,21 @@ def train_phase(
         "batch_size": batch_size,
         "distill_weight": distill,
         "seed": seed,
+        "max_length": max_length,
+        "bf16": bf16,
         "steps": position.steps_done,
+        "train_seconds": round(position.train_seconds, 1),
         "seconds": round(time.monotonic() - started, 1),
         "stopped_early": stopped,
         "loss_per_100_steps": position.losses,
     }
 
 
-def figures(model, tokenizer, files, device, name: str, log) -> dict:
-    """The figures of ``model`` on every pairs file but the training one; logs their macro-F1."""
+def figures(model, tokenizer, files, device, name: str, log, max_length: int = MAX_LENGTH, bf16: bool = True) -> dict:
+    """The figures of ``model`` on every pairs file but the training one, read at up to ``max_length`` tokens;
+    logs their macro-F1."""
     out = {
-        stem: score(model, tokenizer, rows, batch_size=256, bf16=True, device=device)
+        stem: score(model, tokenizer, rows, batch_size=256, bf16=bf16, device=device, max_length=max_length)
         for stem, (rows, _) in files.items()
         if stem != "pairs_train"
     }
@@ -155,6 +171,8 @@ def figures(model, tokenizer, files, device, name: str, log) -> dict:
 
 def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
     """Give every row the probabilities ``labels_file`` holds for it; returns the base's tokenizer."""
+    from teacher_labels import load_labels  # needs orjson, which the GPU image lacks: only this path reads it
+
     labels = load_labels(labels_file)
     for stem, (rows, sha) in files.items():
         entry = labels["files"].get(f"{stem}.jsonl")
@@ -188,7 +206,9 @@ def train_teacher(files, base_dir: Path, args, metrics: dict, log):
         for row, probs in zip(rows, probabilities):
             row["teacher"] = [round(float(p), 4) for p in probs]
         labels["files"][f"{stem}.jsonl"] = {"sha256": sha, "probabilities": [row["teacher"] for row in rows]}
-    (args.out / "teacher_labels.json.gz").write_bytes(gzip.compress(orjson.dumps(labels), mtime=0))
+    (args.out / "teacher_labels.json.gz").write_bytes(
+        gzip.compress(json.dumps(labels, separators=(",", ":")).encode(), mtime=0)
+    )
     log("teacher labels written")
     teacher.cpu()
     del teacher

@@ -301,13 +301,16 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_fl
     }
 
 
-def other_validation_figures(model, tokenizer, pairs_dir: Path, limit: int | None = None) -> dict:
-    """``score`` on each of the edit, VitaminC-slice and failure-kind validation files ``pairs_dir`` holds."""
+def other_validation_figures(
+    model, tokenizer, pairs_dir: Path, limit: int | None = None, max_length: int = MAX_LENGTH
+) -> dict:
+    """``score`` on each of the edit, VitaminC-slice, failure-kind and passage (reader) validation files
+    ``pairs_dir`` holds, each pair read at up to ``max_length`` tokens."""
     figures = {}
-    for name in ("edits", "vitaminc", "kinds"):
+    for name in ("edits", "vitaminc", "kinds", "reader"):
         path = pairs_dir / f"pairs_validation_{name}.jsonl"
         if path.exists():
-            figures[f"validation_{name}"] = score(model, tokenizer, load_pairs(path)[:limit])
+            figures[f"validation_{name}"] = score(model, tokenizer, load_pairs(path)[:limit], max_length=max_length)
             print(f"validation {name}:", json.dumps(figures[f"validation_{name}"]))
     return figures
 
@@ -324,16 +327,18 @@ def finish_run(
     *,
     limit: int | None = None,
     export: bool = True,
+    max_length: int = MAX_LENGTH,
 ) -> dict:
     """Write a finished model's run directory, as training, a GPU run brought back and a weight average all do:
     ``final/`` (the float model), its figures on ``validation`` and the other validation files of
     ``pairs_dir`` (after ``record``, what made the model), ``model/`` (int8 ONNX, tokenizer, and
-    stance_config.json with ``settings``) unless ``export`` is off, and ``metrics.json``. Returns the metrics."""
+    stance_config.json with ``settings``) unless ``export`` is off, and ``metrics.json``; the figures read each
+    pair at up to ``max_length`` tokens. Returns the metrics."""
     model.save_pretrained(run / "final")
     tokenizer.save_pretrained(run / "final")
-    metrics = {"base": description, **record, "validation": score(model, tokenizer, validation)}
+    metrics = {"base": description, **record, "validation": score(model, tokenizer, validation, max_length=max_length)}
     print("validation:", json.dumps(metrics["validation"]))
-    metrics |= other_validation_figures(model, tokenizer, pairs_dir, limit)
+    metrics |= other_validation_figures(model, tokenizer, pairs_dir, limit, max_length)
     if export:
         metrics["export"] = export_onnx(model, tokenizer, run / "model", validation)
         write_stance_config(run, description, settings, metrics)

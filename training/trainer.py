@@ -27,13 +27,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import orjson
 import torch
 from transformers import get_linear_schedule_with_warmup
 
 from mermaid_verifier.errors import TrainingStopped
 from mermaid_verifier.model_check import file_sha256  # noqa: F401  (train_stance and the other scripts take it from here)
-from mermaid_verifier.stance import evidence_segment  # the input format the runtime model is fed
+from mermaid_verifier.stance_format import evidence_segment  # the input format the runtime model is fed
 
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits
 LABEL_IDS = {label: i for i, label in enumerate(LABELS)}
@@ -79,13 +78,14 @@ def batch_order(rows: list[dict], batch_size: int, seed: int, stage: int, epoch:
     return batches
 
 
-def encode(tokenizer, rows: list[dict], return_tensors: str = "pt"):
-    """The model inputs of ``rows`` (token type ids only where the tokenizer makes them: BERT, not MPNet)."""
+def encode(tokenizer, rows: list[dict], return_tensors: str = "pt", max_length: int = MAX_LENGTH):
+    """The model inputs of ``rows`` (token type ids only where the tokenizer makes them: BERT, not MPNet), each
+    pair cut to ``max_length`` tokens."""
     return tokenizer(
         [r["claim"] for r in rows],
         [evidence_segment(r.get("title") or "", r["evidence"]) for r in rows],
         truncation="longest_first",
-        max_length=MAX_LENGTH,
+        max_length=max_length,
         padding=True,
         return_tensors=return_tensors,
     )
@@ -137,6 +137,7 @@ class Trainer:
         max_seconds: float | None = None,
         distill_weight: float = 0.0,
         device: str = "cpu",
+        max_length: int = MAX_LENGTH,
         log: Callable[[str], None] = print,
     ):
         self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
@@ -145,6 +146,7 @@ class Trainer:
         self.seed, self.batch_size, self.bf16 = seed, batch_size, bf16
         self.device = torch.device(device)  # "cuda" on a lent GPU; the model must already be there
         self.checkpoint_seconds, self.max_seconds = checkpoint_seconds, max_seconds
+        self.max_length = max_length  # tokens of a pair kept (passages need more than single sentences)
         self.log = log
         self.position = Position()
         self._signal: int | None = None
@@ -185,7 +187,7 @@ class Trainer:
         return optimizer, get_linear_schedule_with_warmup(optimizer, int(0.06 * steps), steps)
 
     def _step(self, batch: list[dict], optimizer, scheduler) -> float:
-        inputs = encode(self.tokenizer, batch).to(self.device)
+        inputs = encode(self.tokenizer, batch, max_length=self.max_length).to(self.device)
         labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch], device=self.device)
         teacher = teacher_probabilities(batch).to(self.device) if self.distill_weight else None
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
@@ -255,15 +257,24 @@ class Trainer:
 
 
 @torch.no_grad()
-def predict(model, tokenizer, rows: list[dict], batch_size: int = 64, bf16: bool = False, device: str = "cpu"):
-    """Softmax probabilities (numpy, LABELS order) for each row; ``model`` must be on ``device``."""
+def predict(
+    model,
+    tokenizer,
+    rows: list[dict],
+    batch_size: int = 64,
+    bf16: bool = False,
+    device: str = "cpu",
+    max_length: int = MAX_LENGTH,
+):
+    """Softmax probabilities (numpy, LABELS order) for each row, read at up to ``max_length`` tokens; ``model``
+    must be on ``device``."""
     import numpy as np
 
     model.eval()
     out = []
     for i in range(0, len(rows), batch_size):
         with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
-            logits = model(**encode(tokenizer, rows[i : i + batch_size]).to(device)).logits
+            logits = model(**encode(tokenizer, rows[i : i + batch_size], max_length=max_length).to(device)).logits
         out.append(torch.softmax(logits.float(), -1).cpu().numpy())
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)))
 
@@ -295,8 +306,9 @@ def use_bf16(precision: str, flags: set[str] | None = None) -> bool:
 
 
 def jsonl_rows(data: bytes) -> list[dict]:
-    """The rows of a JSON-lines file's bytes, blank lines skipped."""
-    return [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    """The rows of a JSON-lines file's bytes, blank lines skipped (the standard library's parser: the GPU
+    machines that train run without orjson)."""
+    return [json.loads(line) for line in data.splitlines() if line.strip()]
 
 
 def write_json(path: Path, data) -> None:

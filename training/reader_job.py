@@ -1,0 +1,491 @@
+"""The reader job: train the shipped stance model on passage-level pairs in one call on a lent GPU.
+
+    # here (the torch venv): mix, compress and check the pairs; prints the device command and what it carries
+    /tmp/train/bin/python training/reader_job.py prepare --pairs PAIRS \\
+        --labels training/records/mpnet6-gpu/teacher/teacher_labels.json.gz --labelled-pairs PAIRS-25d1cdb --out .devjob
+    # on the device, carrying .devjob (the command ``prepare`` printed):
+    PYTHONPATH=.:training python3 training/reader_job.py train --job .devjob --out $OUT
+    # here, afterwards: rebuild, check and export as the runtime reads it; prints the comparison commands
+    /tmp/train/bin/python training/reader_job.py import --returned RETURNED --job .devjob --run-dir training/runs/NAME
+
+(docs/training.md, "The reader job: run first on a lent GPU", has the budget and the shipping rule.)
+
+The student starts from the shipped file itself, ``data/stance_model/model.onnx``: git tracks it, so it travels
+with the working tree, and its weights are read back on the device (``onnx_weights.load_onnx_weights``) into the
+architecture the job folder names (``config.json``: a 6-layer, 768-wide MPNet, as shipped). Nothing but the
+pairs is carried, so one call does everything. The word embeddings stay frozen at the shipped file's values
+and do not come back; the other weights come back as int8 rows (``weight_pack.py``) in three files of at most
+15 MiB. ``train`` never imports pydantic or orjson: the GPU image has neither.
+
+``prepare`` writes into ``--out`` (git ignores ``.devjob/``): ``train.jsonl.xz`` (every passage-level pair of
+``pairs_train_reader.jsonl`` and a seeded replay sample of the single-sentence ``pairs_train.jsonl``, with the
+committed teacher probabilities attached by pair where the labelled build holds the pair), each
+``pairs_validation*.jsonl`` as ``.xz``, ``config.json`` and ``manifest.json`` (the SHA-256 of every file's
+uncompressed bytes, of the sources, and of the shipped model the job starts from). It refuses a folder over the
+64 MiB a call may carry, and checks here, before any GPU time is spent, that the architecture reads the shipped
+file's canary pairs as its float model did (``stance_config.json``, ``self_check``).
+
+``train`` fits its epochs to ``--seconds`` after a probe of steps/s, stops training at a hard limit that keeps
+what was learnt and leaves time to write, writes ``metrics.json`` early (the shipped model's own figures on the
+validation files, read there at the job's ``--max-length``) and again at the end, the student's weights as soon
+as training stops, and ``log.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import lzma
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, train_phase
+from safetensors.torch import load_file, save_file
+from train_stance import LABELS, export_fp32, model_inputs
+from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
+from weight_pack import pack_state, unpack_state
+
+REPO = Path(__file__).resolve().parents[1]
+SHIPPED = REPO / "data" / "stance_model"
+CARRY_LIMIT = 64 * 2**20  # what one device call carries: the job folder, the working tree beside it
+PART_LIMIT = 15 * 2**20  # each returned weights file (a returned file may be 16 MiB)
+READER_FILE = "pairs_train_reader.jsonl"
+TRAIN_FILE = "train.jsonl"  # the mixed rows, in the job folder
+CANARY_DRIFT = 0.05  # the rebuilt float model's canary readings against the shipped record's float readings
+# The shipped model's architecture (data/stance_model/stance_config.json: layers 0, 2, …, 10 of
+# all-mpnet-base-v2, 768 wide, with a fresh 3-way head); its weights come from the ONNX file.
+MPNET6 = {
+    "model_type": "mpnet",
+    "vocab_size": 30527,
+    "hidden_size": 768,
+    "num_hidden_layers": 6,
+    "num_attention_heads": 12,
+    "intermediate_size": 3072,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "attention_probs_dropout_prob": 0.1,
+    "max_position_embeddings": 514,
+    "relative_attention_num_buckets": 32,
+    "layer_norm_eps": 1e-05,
+    "initializer_range": 0.02,
+    "pad_token_id": 1,
+    "bos_token_id": 0,
+    "eos_token_id": 2,
+    "num_labels": len(LABELS),
+    "id2label": dict(enumerate(LABELS)),
+    "label2id": {label: i for i, label in enumerate(LABELS)},
+}
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def jsonl_bytes(rows: list[dict]) -> bytes:
+    return b"".join(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for row in rows)
+
+
+# -- the student: the shipped file's weights in the job's architecture -----------------------------------------------
+def student_from_onnx(config: dict, model_dir: Path, max_length: int):
+    """(tokenizer, model, description): ``config``'s architecture holding the weights of ``model_dir/model.onnx``
+    and reading pairs with ``model_dir/tokenizer.json``, as the runtime does."""
+    from onnx_weights import WeightRecoveryError, load_onnx_weights
+    from tokenizers import Tokenizer
+    from transformers import AutoConfig, AutoModelForSequenceClassification, PreTrainedTokenizerFast
+
+    settings = dict(config)
+    architecture = AutoConfig.for_model(settings.pop("model_type"), **settings)
+    torch.manual_seed(0)
+    model = AutoModelForSequenceClassification.from_config(architecture)
+    backend = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    pad = (backend.padding or {}).get("pad_token") or backend.id_to_token(architecture.pad_token_id or 0)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, pad_token=pad, model_input_names=model_inputs(model), model_max_length=max_length
+    )
+    sample = [{"claim": "A claim.", "title": "Title", "evidence": "A sentence of evidence."}] * 2
+    onnx_path = model_dir / "model.onnx"
+    try:
+        counts = load_onnx_weights(model, onnx_path, lambda m, path: export_fp32(m, tokenizer, path, sample))
+    except WeightRecoveryError as error:
+        raise SystemExit(f"{onnx_path} does not hold the job's architecture: {error}") from error
+    shipped = json.loads((model_dir / "stance_config.json").read_text())
+    description = (
+        f"{architecture.model_type}, {architecture.num_hidden_layers} layers of {architecture.hidden_size}, weights"
+        f" from {in_repo(onnx_path)} (run"
+        f" {shipped.get('run')}; {counts['float']} float and {counts['dequantised']} dequantised int8 parameters)"
+    )
+    return tokenizer, model, description
+
+
+def canary_drift(model, tokenizer, model_dir: Path) -> float:
+    """The largest difference between ``model``'s probabilities for the shipped file's canary pairs and the float
+    readings its ``stance_config.json`` records for them (the same weights, so only a wrong architecture or
+    tokenizer moves them)."""
+    recorded = json.loads((model_dir / "stance_config.json").read_text()).get("self_check", {}).get("pairs", [])
+    if not recorded:
+        raise SystemExit(f"{model_dir / 'stance_config.json'} holds no self_check pairs to check the architecture by")
+    stances = ["supports", "refutes", "neutral"]  # LABELS' order, as the runtime names them
+    read = predict(model, tokenizer, recorded)
+    return max(abs(float(p[i]) - pair["float"][s]) for p, pair in zip(read, recorded) for i, s in enumerate(stances))
+
+
+def trained_state(model) -> dict[str, torch.Tensor]:
+    """What comes back from the device: every weight but the (frozen, shipped) word embeddings."""
+    return {k: v.detach().cpu() for k, v in model.state_dict().items() if not k.endswith(WORD_EMBEDDINGS)}
+
+
+def part_sizes(state: dict[str, torch.Tensor]) -> list[int]:
+    """Bytes of each ``student-N.safetensors`` that ``state`` makes (tensor bytes and a header's allowance)."""
+    return [
+        sum(t.numel() * t.element_size() for t in part.values()) + 65_536 for part in pack_state(state, STUDENT_PARTS)
+    ]
+
+
+# -- prepare (here) ------------------------------------------------------------------------------------------------
+def teacher_by_pair(labels: Path, labelled_pairs: Path) -> dict[tuple, list[float]]:
+    """The committed teacher probabilities by pair (claim, title, evidence, label), from the build they were made
+    for (checked by SHA-256, as ``teacher_labels.py --labelled-pairs`` does)."""
+    from teacher_labels import _labelled_rows, _row_key, load_labels  # orjson: here only, never on the device
+
+    known: dict[tuple, list[float]] = {}
+    for name, entry in load_labels(labels)["files"].items():
+        known |= {_row_key(row): row["teacher"] for row in _labelled_rows(labels, name, entry, labelled_pairs / name)}
+    return known
+
+
+def travelling_bytes() -> int:
+    """Bytes of the working tree that travels with every call (tracked, and untracked files git does not ignore)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return sum((REPO / name).stat().st_size for name in set(listed.decode().split("\0")) if (REPO / name).is_file())
+
+
+def in_repo(path: Path) -> str:
+    """``path`` as the device names it: relative to the repository root where it lies inside it."""
+    return str(path.resolve().relative_to(REPO)) if path.resolve().is_relative_to(REPO) else str(path)
+
+
+def device_command(args) -> str:
+    job = in_repo(args.out)
+    return (
+        f"nvidia-smi -L; PYTHONUNBUFFERED=1 PYTHONPATH=.:training timeout -k 15 {int(args.deadline) + 35} python3"
+        f" training/reader_job.py train --job {job} --out $OUT --seconds {args.seconds:g} --deadline"
+        f" {args.deadline:g} --max-length {args.max_length} --batch-size {args.batch_size}"
+    )
+
+
+def prepare(args) -> int:
+    pairs = args.pairs
+    for needed in ("pairs_train.jsonl", "pairs_validation.jsonl", args.reader_file):
+        if not (pairs / needed).is_file():
+            raise SystemExit(f"{pairs / needed}: missing (the pairs folder holds {READER_FILE}, pairs_train.jsonl and"
+                             " the pairs_validation*.jsonl files)")  # fmt: skip
+    if args.out.exists() and any(args.out.iterdir()):
+        raise SystemExit(f"{args.out} already holds files: remove it or choose another --out")
+    torch.set_num_threads(2)
+    sources = {name: (pairs / name).read_bytes() for name in ("pairs_train.jsonl", args.reader_file)}
+    reader = jsonl_rows(sources[args.reader_file])
+    single = jsonl_rows(sources["pairs_train.jsonl"])
+    replay = random.Random(args.seed).sample(single, min(len(single), round(args.replay_ratio * len(reader))))
+    rows = [{k: row[k] for k in ("claim", "title", "evidence", "label", "origin")} for row in reader + replay]
+    labelled = 0
+    if args.labels:
+        known = teacher_by_pair(args.labels, args.labelled_pairs or pairs)
+        for row in rows:
+            probabilities = known.get((row["claim"], row.get("title") or "", row["evidence"], row["label"]))
+            if probabilities is not None:
+                row["teacher"], labelled = probabilities, labelled + 1
+    random.Random(args.seed + 1).shuffle(rows)
+
+    files = {TRAIN_FILE: jsonl_bytes(rows)}
+    files |= {path.name: path.read_bytes() for path in sorted(pairs.glob("pairs_validation*.jsonl"))}
+    compressed = {name: lzma.compress(data, preset=9) for name, data in files.items()}
+    total = sum(len(data) for data in compressed.values())
+    if total > args.carry_limit:
+        raise SystemExit(
+            f"the job's files would take {total / 2**20:.1f} MiB, over the {args.carry_limit / 2**20:g} MiB one call"
+            f" carries: lower --replay-ratio ({args.replay_ratio:g}) or sample the reader pairs; nothing written"
+        )
+
+    config = json.loads(args.architecture.read_text()) if args.architecture else MPNET6
+    tokenizer, model, description = student_from_onnx(config, args.model_dir, args.max_length)
+    drift = canary_drift(model, tokenizer, args.model_dir)
+    if drift > CANARY_DRIFT:
+        raise SystemExit(
+            f"the job's architecture reads {args.model_dir}'s canary pairs up to {drift:.3f} away from its recorded"
+            f" float readings (> {CANARY_DRIFT}): another architecture or tokenizer than the file's; nothing written"
+        )
+    sizes = part_sizes(trained_state(model))
+    if max(sizes) > PART_LIMIT:
+        raise SystemExit(f"a returned weights file would take {max(sizes) / 2**20:.1f} MiB (> 15 MiB): regroup"
+                         " device_train.STUDENT_PARTS for this architecture")  # fmt: skip
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, data in compressed.items():
+        (args.out / f"{name}.xz").write_bytes(data)
+    write_json(args.out / "config.json", config)
+    shipped = json.loads((args.model_dir / "stance_config.json").read_text())
+    manifest = {
+        "files": {
+            name: {"file": f"{name}.xz", "sha256": sha256(data), "rows": data.count(b"\n"), "xz_bytes": len(compressed[name])}
+            for name, data in files.items()
+        },  # fmt: skip
+        "sources": {
+            name: {"sha256": sha256(data), "rows": data.count(b"\n")} for name, data in sources.items()
+        } | ({"labels": {"file": str(args.labels), "sha256": file_sha256(args.labels)}} if args.labels else {}),
+        "mix": {
+            "reader_rows": len(reader),
+            "replay_rows": len(replay),
+            "replay_ratio": args.replay_ratio,
+            "seed": args.seed,
+            "with_teacher": labelled,
+        },
+        "model": {
+            "dir": in_repo(args.model_dir),
+            "onnx_sha256": file_sha256(args.model_dir / "model.onnx"),
+            "tokenizer_sha256": file_sha256(args.model_dir / "tokenizer.json"),
+            "run": shipped.get("run"),
+            "description": description,
+            "canary_drift": round(drift, 4),
+            "returned_part_bytes": sizes,
+        },
+        "architecture": "config.json",
+        "max_length": args.max_length,
+    }  # fmt: skip
+    write_json(args.out / "manifest.json", manifest)
+    job_bytes = sum(p.stat().st_size for p in args.out.iterdir())
+    print(f"{len(rows)} training pairs ({len(reader)} passage-level, {len(replay)} single-sentence replay;"
+          f" {labelled} with teacher probabilities) and {len(files) - 1} validation files: {job_bytes / 2**20:.2f} MiB"
+          f" in {args.out}; the shipped model read back (canary drift {drift:.4f}); returned parts"
+          f" {', '.join(f'{s / 2**20:.1f}' for s in sizes)} MiB")  # fmt: skip
+    tree = travelling_bytes()
+    print(f"the working tree that travels with it: {tree / 2**20:.1f} MiB (data/stance_model/model.onnx among it)")
+    if tree + job_bytes > CARRY_LIMIT:
+        print(f"note: tree and job together are {(tree + job_bytes) / 2**20:.1f} MiB, over the {CARRY_LIMIT / 2**20:g}"
+              " MiB the device tool names for what travels; if it refuses, see docs/training.md")  # fmt: skip
+    print("device run (one call; timeout_s 600):")
+    print(json.dumps({"command": device_command(args), "carry": [in_repo(args.out)], "timeout_s": 600}))
+    return 0
+
+
+# -- train (on the device) ------------------------------------------------------------------------------------------
+def read_job(job: Path) -> tuple[dict, dict[str, list[dict]]]:
+    """(manifest, rows by file name), every file checked against the manifest's SHA-256."""
+    manifest = json.loads((job / "manifest.json").read_text())
+    rows = {}
+    for name, entry in manifest["files"].items():
+        data = lzma.decompress((job / entry["file"]).read_bytes())
+        if sha256(data) != entry["sha256"]:
+            raise SystemExit(
+                f"{job / entry['file']} is not the file the manifest names (SHA-256 differs): prepare again"
+            )
+        rows[name] = jsonl_rows(data)
+    return manifest, rows
+
+
+def check_model(manifest: dict) -> Path:
+    """The shipped model directory the job was prepared against, checked by SHA-256."""
+    model_dir = REPO / manifest["model"]["dir"]
+    for name, key in (("model.onnx", "onnx_sha256"), ("tokenizer.json", "tokenizer_sha256")):
+        if file_sha256(model_dir / name) != manifest["model"][key]:
+            raise SystemExit(f"{model_dir / name} is not the file the job was prepared against: prepare again")
+    return model_dir
+
+
+def train(args) -> int:
+    started = time.monotonic()
+    deadline = started + args.deadline
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.work.mkdir(parents=True, exist_ok=True)
+    log_file = (args.out / "log.txt").open("a")
+
+    def log(line: str) -> None:
+        stamped = f"{time.monotonic() - started:7.1f}s {line}"
+        print(stamped, flush=True)
+        log_file.write(stamped + "\n")
+        log_file.flush()
+
+    if args.device == "cpu":
+        torch.set_num_threads(args.threads)
+    bf16 = args.device != "cpu" or use_bf16(args.precision)
+    manifest, rows = read_job(args.job)
+    model_dir = check_model(manifest)
+    train_rows = rows.pop(TRAIN_FILE)
+    if args.steps:  # a fixed number of steps (measurements, smoke runs) instead of what fits --seconds
+        train_rows = random.Random(args.seed).sample(train_rows, min(len(train_rows), args.steps * args.batch_size))
+    validation = {name.removesuffix(".jsonl"): (r[: args.score_limit or None], "") for name, r in rows.items()}
+    metrics: dict = {
+        "device": torch.cuda.get_device_name() if args.device == "cuda" else args.device,
+        "versions": {"torch": torch.__version__, "python": sys.version.split()[0]},
+        "job_sha256": file_sha256(args.job / "manifest.json"),
+        "pairs": manifest["files"],
+        "mix": manifest["mix"],
+    }
+    tokenizer, student, description = student_from_onnx(
+        json.loads((args.job / manifest["architecture"]).read_text()), model_dir, args.max_length
+    )
+    student.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    student.to(args.device)
+    log(f"read {len(train_rows)} training pairs and {len(validation)} validation files; {description}")
+
+    scoring = time.monotonic()
+    metrics["shipped"] = {"validation": figures(student, tokenizer, validation, args.device, "shipped", log,
+                                                args.max_length, bf16)}  # fmt: skip
+    scoring = time.monotonic() - scoring
+    metrics["seconds"] = round(time.monotonic() - started, 1)
+    write_json(args.out / "metrics.json", metrics)
+
+    reserve = 1.5 * scoring + 30  # writing the weights, then scoring the student as the shipped model was scored
+    hard = min(args.seconds * 1.15, deadline - time.monotonic() - reserve)
+    log(f"training within {args.seconds:g} s (hard stop after {hard:.0f} s; {reserve:.0f} s kept to write and score)")
+    metrics["student"] = {"base": description, "word_embeddings": "frozen"}
+    metrics["student"] |= train_phase(
+        "student", student, tokenizer, train_rows, lr=args.lr, seconds=args.seconds if not args.steps else 1e9,
+        most_epochs=args.epochs if not args.steps else 1, batch_size=args.batch_size, device=args.device,
+        seed=args.seed, distill=args.distill_weight, work=args.work, log=log, max_length=args.max_length,
+        hard_seconds=max(hard, 1.0), probe_steps=args.probe_steps, bf16=bf16,
+    )  # fmt: skip
+    metrics["student"]["with_teacher"] = sum("teacher" in row for row in train_rows)
+    state = trained_state(student)
+    returned = {}
+    for number, part in enumerate(pack_state(state, STUDENT_PARTS), start=1):
+        path = args.out / f"student-{number}.safetensors"
+        save_file(part, str(path))
+        returned[path.name] = path.stat().st_size
+    metrics["returned"] = returned
+    log(f"student written: {json.dumps(returned)}")
+    metrics["seconds"] = round(time.monotonic() - started, 1)
+    write_json(args.out / "metrics.json", metrics)
+    if time.monotonic() + scoring * 1.2 < deadline:
+        metrics["student"]["validation"] = figures(student, tokenizer, validation, args.device, "student", log,
+                                                   args.max_length, bf16)  # fmt: skip
+    else:
+        log("no time left to score the student here: import scores it")
+    metrics["seconds"] = round(time.monotonic() - started, 1)
+    write_json(args.out / "metrics.json", metrics)
+    log("done")
+    return 0
+
+
+# -- import (here) --------------------------------------------------------------------------------------------------
+def rebuild(returned: Path, job: Path, manifest: dict):
+    """(tokenizer, model, description): the shipped model in the job's architecture with the returned weights."""
+    tokenizer, model, description = student_from_onnx(
+        json.loads((job / manifest["architecture"]).read_text()), check_model(manifest), manifest["max_length"]
+    )
+    parts = sorted(returned.glob("student-*.safetensors"))
+    if not parts:
+        raise SystemExit(f"no student-N.safetensors in {returned}")
+    missing, unexpected = model.load_state_dict(unpack_state([load_file(str(p)) for p in parts]), strict=False)
+    if unexpected or [k for k in missing if not k.endswith(WORD_EMBEDDINGS)]:
+        raise SystemExit(f"{returned}: the student's weights do not fit (missing {missing}, unexpected {unexpected})")
+    return tokenizer, model, f"{description}, trained on passage-level pairs on a GPU (reader job)"
+
+
+def import_run(args) -> int:
+    from train_stance import finish_run
+
+    torch.set_num_threads(2)
+    device_metrics = json.loads((args.returned / "metrics.json").read_text())
+    if device_metrics["job_sha256"] != file_sha256(args.job / "manifest.json"):
+        raise SystemExit(f"{args.returned} was trained on another job than {args.job} (manifest SHA-256 differs)")
+    manifest, rows = read_job(args.job)
+    if "student" not in device_metrics or "returned" not in device_metrics:
+        raise SystemExit(f"{args.returned / 'metrics.json'}: the device run wrote no student (see its log.txt)")
+    tokenizer, model, description = rebuild(args.returned, args.job, manifest)
+    run = args.run_dir
+    (run / "pairs").mkdir(parents=True, exist_ok=True)
+    for name, data in rows.items():
+        if name != TRAIN_FILE:
+            (run / "pairs" / name).write_bytes(jsonl_bytes(data))
+    student = device_metrics["student"]
+    settings = {
+        "train_pairs": manifest["files"][TRAIN_FILE]["rows"],
+        "job": manifest["mix"],
+        "student": {k: student[k] for k in ("epochs", "lr", "pairs", "distill_weight", "steps", "max_length")},
+    }
+    record = {"device_run": device_metrics, "job": {"manifest_sha256": device_metrics["job_sha256"]} | manifest}
+    finish_run(run, model, tokenizer, rows["pairs_validation.jsonl"], run / "pairs", description, settings, record,
+               limit=args.score_limit or None, max_length=manifest["max_length"])  # fmt: skip
+    print(comparison_commands(run))
+    return 0
+
+
+def comparison_commands(run: Path) -> str:
+    """What decides whether the imported model ships (docs/training.md: the shipping rule)."""
+    model = run / "model"
+    files = " ".join(str(p) for p in sorted((run / "pairs").glob("pairs_validation*.jsonl")))
+    return "\n".join([
+        "compare with the shipped model (each line once as it is, for the shipped model, and once as shown):",
+        f"  for f in {files}; do python bench/stance_pairs.py $f --model-dir {model}; done",
+        f"  python bench/given_evidence.py contrast --model-dir {model}",
+        f"  MERMAID_STANCE_MODEL={model} python bench/grounding.py run --out {run}/grounding_ledger.jsonl.gz"
+        f" && python bench/grounding.py score --ledger {run}/grounding_ledger.jsonl.gz",
+        f"  mermaid-verifier doctor --model-dir {model}    # on an AVX2-only and on an AVX-512 machine",
+        f"then, only if it wins on all of them: cp {model}/{{model.onnx,tokenizer.json,stance_config.json}}"
+        " data/stance_model/, refit the judge on the train part, and run paper_test_rest once",
+    ])  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The reader job: prepare here, train on a lent GPU, import here.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="mix, compress and check the pairs; print the device command")
+    p.add_argument(
+        "--pairs", type=Path, required=True, help=f"folder of pairs_train.jsonl, {READER_FILE} and validation"
+    )
+    p.add_argument("--reader-file", default=READER_FILE, help="the passage-level training pairs in --pairs")
+    p.add_argument("--labels", type=Path, default=None, help="a teacher_labels.json.gz (training/records/…)")
+    p.add_argument("--labelled-pairs", type=Path, default=None,
+                   help="the build --labels was made for (default: --pairs), checked by SHA-256")  # fmt: skip
+    p.add_argument("--replay-ratio", type=float, default=1.0, help="single-sentence pairs replayed per reader pair")
+    p.add_argument("--out", type=Path, default=REPO / ".devjob")
+    p.add_argument("--model-dir", type=Path, default=SHIPPED, help="the shipped model the student starts from")
+    p.add_argument("--architecture", type=Path, default=None, help="a config.json (default: the shipped MPNet, 6x768)")
+    p.add_argument("--carry-limit", type=int, default=CARRY_LIMIT, help="bytes one call carries")
+    p.add_argument("--seed", type=int, default=29)
+    p.add_argument("--seconds", type=float, default=360, help="training time the printed command asks for")
+    p.add_argument("--deadline", type=float, default=540, help="the printed command's whole budget, in seconds")
+    p.add_argument("--max-length", type=int, default=320)
+    p.add_argument("--batch-size", type=int, default=32)
+
+    t = sub.add_parser("train", help="on the device: train the student, write metrics, weights and log to --out")
+    t.add_argument("--job", type=Path, required=True)
+    t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--work", type=Path, default=Path("/tmp/reader-job"))
+    t.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    t.add_argument("--seconds", type=float, default=360, help="training time; epochs fit it after a probe")
+    t.add_argument("--deadline", type=float, default=540, help="everything ends by then (a call may run 600 s)")
+    t.add_argument("--epochs", type=int, default=3, help="at most this many")
+    t.add_argument("--steps", type=int, default=0, help="exactly this many steps instead (measurements, smoke runs)")
+    t.add_argument("--probe-steps", type=int, default=24)
+    t.add_argument("--lr", type=float, default=2e-5)
+    t.add_argument("--distill-weight", type=float, default=0.5)
+    t.add_argument("--max-length", type=int, default=320, help="tokens of a pair kept (passages: several sentences)")
+    t.add_argument("--batch-size", type=int, default=32)
+    t.add_argument("--score-limit", type=int, default=0, help="first N rows of each validation file (0: all)")
+    t.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto",
+                   help="on a CPU: auto is bf16 where the CPU has bf16 units (a GPU always trains in bf16)")  # fmt: skip
+    t.add_argument("--threads", type=int, default=2, help="torch threads on a CPU")
+    t.add_argument("--seed", type=int, default=31)
+
+    i = sub.add_parser("import", help="here: rebuild, check and export the returned student")
+    i.add_argument("--returned", type=Path, required=True, help="the device run's $OUT, as it came back")
+    i.add_argument("--job", type=Path, default=REPO / ".devjob")
+    i.add_argument("--run-dir", type=Path, required=True)
+    i.add_argument("--score-limit", type=int, default=0, help="first N rows of each validation file (0: all)")
+    args = parser.parse_args(argv)
+    return {"prepare": prepare, "train": train, "import": import_run}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
