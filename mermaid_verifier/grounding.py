@@ -1,11 +1,19 @@
-"""Grounding: is a text backed by the documents given with it? Per sentence: supported, partially supported
-(naming the claims that are not), not supported, or nothing to check.
+"""Grounding: is a text backed by the documents given with it? Per claim: supported, contradicted or not
+stated; per sentence, from its claims:
+
+* **supported**: every claim of it is;
+* **contradicted**: a claim of it is (whatever the others are: the sentence says something the documents
+  say otherwise), naming it;
+* **partially supported**: some claims are supported and the rest not stated, naming those;
+* **not stated**: no claim is supported or contradicted;
+* **nothing to check**: the extractor found no claim in it (with why).
 
 This is the question RAG faithfulness checks ask (MiniCheck, AlignScore, RAGAS faithfulness), and it is not
 the open fact-check of :mod:`mermaid_verifier.graph`: the documents are given and trusted as given, and the only
 question is whether they say what the text says. So no source credibility, cross-source consensus or topicality
 discounts a passage here, no live source is asked and no memory is consulted; evidence comes only from the
-documents, read as passages of one to a few sentences (:mod:`mermaid_verifier.tools.passages`)::
+documents, read as passages of one to a few sentences and windows of up to four around the best hits
+(:mod:`mermaid_verifier.tools.passages`)::
 
     extract ──(one Send per claim)──▶ ground ──▶ sentences
        │                                             ▲
@@ -15,12 +23,17 @@ documents, read as passages of one to a few sentences (:mod:`mermaid_verifier.to
     the text's claims (the backend's claim extractor) and the documents' passage index (built on the fly,
     kept by content);
 ``ground``
-    where a claim is decided: the ``passages`` passages BM25 ranks highest for it are read by the stance model,
-    at up to ``max_length`` tokens a pair; the claim is **supported** when the best P(supports) reaches
-    ``threshold``, **contradicted** when, unsupported, the best P(refutes) does;
+    where a claim is decided: the ``passages`` passages BM25 ranks highest for it, and windows of
+    ``window_sentences`` sentences around the ``windows`` best of them, are read by the stance model at up to
+    ``max_length`` tokens a pair. The claim is **supported** when a passage reads P(supports) at or above
+    ``threshold`` and holds the claim's numbers, dates and names (``coverage``: a reading of support from a
+    passage without them is not support; :func:`mermaid_verifier.agents.slots.missing_values`). Unsupported,
+    it is **contradicted** only when a passage reads P(refutes) at or above ``refute_threshold`` *and* speaks
+    to the claim's slot: it is about the claim's subject and states a value of the claim's kind for the same
+    relation (:func:`mermaid_verifier.agents.slots.speaks_to_slot`; a passage about the company's headcount
+    does not contradict where it is listed). Otherwise it is **not stated**;
 ``sentences``
-    each sentence of the text from its claims: supported when all are, partially supported when some are
-    (naming the others), not supported when none is, nothing to check when it was dropped (with why).
+    each sentence of the text labelled from its claims, as above.
 
 The reading settings live in ``data/grounding_config.json`` with how they were chosen (``bench/grounding.py``).
 """
@@ -43,6 +56,7 @@ from langgraph.types import Send
 from typing_extensions import TypedDict
 
 from mermaid_verifier.agents.roles import ClaimExtractor
+from mermaid_verifier.agents.slots import ClaimReader, SlotReading
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import (
@@ -71,18 +85,30 @@ class GroundingConfig:
     """How claims are read against passages (``data/grounding_config.json``)."""
 
     threshold: float  # P(supports) at or above which a passage states the claim
-    passages: int  # passages read per claim
+    passages: int  # passages BM25 ranks highest, read per claim
     sizes: tuple[int, ...]  # sentences per passage
     max_length: int  # tokens of a (claim, passage) pair the reader keeps
+    refute_threshold: float = 0.78  # P(refutes) at or above which a passage on the claim's slot contradicts it
+    windows: int = 0  # the best hits widened to a window of neighbouring sentences, read as well
+    window_sentences: int = 4  # sentences in such a window
+    coverage: bool = False  # support needs the claim's numbers, dates and names in the passage
 
     @classmethod
     def bundled(cls) -> GroundingConfig:
         raw = json.loads((package_files.files("mermaid_verifier.data") / "grounding_config.json").read_text())
+        return cls.of(raw)
+
+    @classmethod
+    def of(cls, raw: dict) -> GroundingConfig:
         return cls(
             threshold=float(raw["threshold"]),
             passages=int(raw["passages"]),
             sizes=tuple(int(s) for s in raw["sizes"]),
             max_length=int(raw["max_length"]),
+            refute_threshold=float(raw.get("refute_threshold", raw["threshold"])),
+            windows=int(raw.get("windows", 0)),
+            window_sentences=int(raw.get("window_sentences", 4)),
+            coverage=bool(raw.get("coverage", False)),
         )
 
 
@@ -145,9 +171,17 @@ def decide_claim(
     passages: list[DocumentPassage],
     readings: list[dict[str, float]],
     threshold: float,
+    *,
+    refute_threshold: float | None = None,
+    missing: Callable[[GroundingPassage], list[str]] | None = None,
+    speaks: Callable[[GroundingPassage], SlotReading] | None = None,
 ) -> GroundedClaim:
-    """The claim's grounding from its passages' readings: supported when the best P(supports) reaches the
-    threshold; else contradicted when the best P(refutes) does. Nothing else weighs in: the documents are given."""
+    """The claim's grounding from its passages' readings. **Supported** when a passage reads P(supports) at or
+    above ``threshold`` and (given ``missing``) lacks none of the claim's numbers, dates and names;
+    **contradicted** when, unsupported, a passage reads P(refutes) at or above ``refute_threshold`` (the
+    threshold unless given) and (given ``speaks``) speaks to the claim's slot; else **not stated**. Nothing else
+    weighs in: the documents are given."""
+    refute_threshold = threshold if refute_threshold is None else refute_threshold
     read = [
         GroundingPassage(
             document=p.document,
@@ -162,22 +196,58 @@ def decide_claim(
         for p, r in zip(passages, readings)
     ]
     if not read:
-        return GroundedClaim(index=index, claim=claim, supported=False, support=0.0, read=0)
+        return GroundedClaim(index=index, claim=claim, status="not stated", supported=False, support=0.0, read=0)
     top = max(p.supports for p in read)
-    close = [p for p in read if p.supports >= top - SAME_READING and (p.supports >= threshold) == (top >= threshold)]
+    lacking: list[str] = []
+    stating = []
+    for p in sorted(read, key=lambda p: -p.supports):
+        if p.supports < threshold:
+            break
+        gaps = missing(p) if missing is not None else []
+        if not gaps:
+            stating.append(p)
+        elif not lacking:
+            lacking = gaps
+    supported = bool(stating)
+    pool = stating or read
+    best_reading = max(p.supports for p in pool)
+    close = [p for p in pool if p.supports >= best_reading - SAME_READING]
     best = min(close, key=lambda p: (p.end - p.start, -p.supports))
-    supported = top >= threshold
-    contradicting = max(read, key=lambda p: p.refutes)
-    contradicted = not supported and contradicting.refutes >= threshold
+    contradicting, reason = None, None
+    if not supported:
+        for p in sorted((p for p in read if p.refutes >= refute_threshold), key=lambda p: -p.refutes)[:3]:
+            slot = speaks(p) if speaks is not None else None
+            if slot is None or slot.states_slot:
+                contradicting, reason = p, slot.reason if slot is not None else None
+                break
+            if reason is None:
+                reason = f"read as contradicting (P(refutes) {p.refutes:.2f}), but the passage {slot.reason}"
+    status = "supported" if supported else "contradicted" if contradicting is not None else "not stated"
     return GroundedClaim(
         index=index,
         claim=claim,
+        status=status,
         supported=supported,
         support=top,
-        contradicted=contradicted,
-        passage=contradicting if contradicted else best,
+        contradicted=contradicting is not None,
+        passage=contradicting or best,
         read=len(read),
+        missing=[] if supported else lacking,
+        reason=reason,
     )
+
+
+def passages_for(index: PassageIndex, claim: ExtractedClaim, reading: GroundingConfig) -> list[DocumentPassage]:
+    """What is read for a claim: the passages BM25 ranks highest, then windows around the best of them (each
+    passage once)."""
+    hits = index.search(query_of(claim), reading.passages)
+    out, seen = list(hits), {(p.document, p.start, p.end) for p in hits}
+    for hit in hits[: reading.windows]:
+        window = index.window(hit, reading.window_sentences)
+        if (window.document, window.start, window.end) not in seen:
+            seen.add((window.document, window.start, window.end))
+            out.append(window)
+    return out
 
 
 def query_of(claim: ExtractedClaim) -> str:
@@ -189,12 +259,35 @@ def query_of(claim: ExtractedClaim) -> str:
 async def read_claim(
     index: PassageIndex, stance: StanceModel, reading: GroundingConfig, number: int, claim: ExtractedClaim
 ) -> GroundedClaim:
-    """One claim against the documents: the passages BM25 ranks highest read by the stance model, then decided."""
-    passages = await asyncio.to_thread(index.search, query_of(claim), reading.passages)
+    """One claim against the documents: the passages BM25 ranks highest (and windows around the best) read by
+    the stance model, then decided with the claim's parse (its values and slot) at hand."""
+    passages, claim_reader = await asyncio.gather(
+        asyncio.to_thread(passages_for, index, claim, reading), asyncio.to_thread(ClaimReader.of, claim.text)
+    )
     readings = await stance.aprobabilities(
         claim.text, [(p.title, p.text) for p in passages], max_length=reading.max_length
     )
-    return decide_claim(number, claim, passages, readings, reading.threshold)
+    return await asyncio.to_thread(
+        decide_claim,
+        number,
+        claim,
+        passages,
+        readings,
+        reading.threshold,
+        refute_threshold=reading.refute_threshold,
+        missing=(lambda p: claim_reader.missing(p.text, p.title)) if reading.coverage else None,
+        speaks=lambda p: claim_reader.speaks(p.text, p.title),
+    )
+
+
+def sentence_label(items: list[GroundedClaim]) -> str:
+    """A sentence's label from its claims (see the module's docstring)."""
+    statuses = {c.status for c in items}
+    if statuses == {"supported"}:
+        return "supported"
+    if "contradicted" in statuses:
+        return "contradicted"
+    return "partially supported" if "supported" in statuses else "not stated"
 
 
 def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[GroundedSentence]:
@@ -204,9 +297,10 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
         by_sentence.setdefault((item.claim.start, item.claim.end), []).append(item)
     out: list[GroundedSentence] = []
     for (start, end), items in by_sentence.items():
-        supported = [c for c in items if c.supported]
-        label = "supported" if len(supported) == len(items) else "partially supported" if supported else "not supported"
-        shown = max(supported or items, key=lambda c: c.support).passage
+        label = sentence_label(items)
+        contradicted = [c for c in items if c.status == "contradicted"]
+        supported = [c for c in items if c.status == "supported"]
+        shown = contradicted[0].passage if contradicted else max(supported or items, key=lambda c: c.support).passage
         out.append(
             GroundedSentence(
                 sentence=items[0].claim.sentence,
@@ -215,7 +309,8 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
                 label=label,
                 claims=[c.index for c in items],
                 unsupported=[c.claim.text for c in items if not c.supported],
-                contradicted=[c.claim.text for c in items if c.contradicted],
+                contradicted=[c.claim.text for c in contradicted],
+                not_stated=[c.claim.text for c in items if c.status == "not stated"],
                 passage=shown,
             )
         )
@@ -375,8 +470,9 @@ async def check_grounding(
     extractor: ClaimExtractor | None = None,
     stance: StanceModel | None = None,
 ) -> GroundingResult:
-    """Is ``text`` backed by ``documents``? Each sentence supported, partially supported, not supported or with
-    nothing to check, each claim with the passage that backs it and its span. ``documents``: texts, (title,
+    """Is ``text`` backed by ``documents``? Each sentence supported, partially supported, contradicted, not
+    stated or with nothing to check, each claim supported, contradicted or not stated with the passage that
+    backs (or contradicts) it and its span. ``documents``: texts, (title,
     text) pairs, ``{"name", "title", "text"}`` dicts or :class:`GivenDocument`."""
     async with GroundingChecker.open(settings, extractor=extractor, stance=stance) as checker:
         return await checker.check(text, documents, concurrency=concurrency, on_claim=on_claim)

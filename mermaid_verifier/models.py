@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
@@ -299,28 +299,58 @@ class GroundingPassage(BaseModel):
     refutes: float = Field(description="P(the passage contradicts the claim)")
 
 
-GroundingLabel = Literal["supported", "partially supported", "not supported", "nothing to check"]
+GroundingLabel = Literal["supported", "partially supported", "contradicted", "not stated", "nothing to check"]
+ClaimStatus = Literal["supported", "contradicted", "not stated"]
 
 
 class GroundedClaim(BaseModel):
-    """One claim of the text, read against the given documents' passages."""
+    """One claim of the text, read against the given documents' passages: **supported** (a passage states it),
+    **contradicted** (a passage states another value for the same subject and relation) or **not stated**."""
 
     index: int = Field(ge=0, description="The claim's place among the text's claims")
     claim: ExtractedClaim
+    status: ClaimStatus = Field(
+        description="supported, contradicted (a passage states something else for its subject and relation) or "
+        "not stated (the documents do not say it, nor its opposite)"
+    )
     supported: bool = Field(description="A passage of the documents states it (support at or above the threshold)")
     support: float = Field(description="The highest P(supports) over the passages read")
     contradicted: bool = Field(
-        default=False, description="Not supported, and a passage contradicts it (refutes at or above the threshold)"
+        default=False,
+        description="Not supported, and a passage that speaks to its subject and relation contradicts it",
     )
     passage: GroundingPassage | None = Field(
-        default=None, description="The passage that supports it best (or, unsupported, the closest one read)"
+        default=None,
+        description="The passage that supports it best (contradicted: the one that contradicts it; else the closest)",
     )
     read: int = Field(default=0, description="How many passages were read for it")
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Numbers, dates or names of the claim missing from a passage read as supporting it (so it is "
+        "not support)",
+    )
+    reason: str | None = Field(
+        default=None,
+        description="Why a claim a passage reads as contradicting is not stated (the passage does not speak to its "
+        "subject and relation), or what makes the contradiction",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_of_older_records(cls, data: Any) -> Any:
+        """Records written before ``status`` existed: it follows from ``supported`` and ``contradicted``."""
+        if isinstance(data, dict) and "status" not in data:
+            status = (
+                "supported" if data.get("supported") else "contradicted" if data.get("contradicted") else "not stated"
+            )
+            return {**data, "status": status}
+        return data
 
 
 class GroundedSentence(BaseModel):
-    """One sentence of the text: supported, partially supported (naming the claims that are not), not supported,
-    or nothing to check (with why)."""
+    """One sentence of the text, from its claims: **supported** (all are), **contradicted** (one is, whatever
+    the others), **partially supported** (some are, the rest not stated), **not stated** (none is supported or
+    contradicted), or **nothing to check** (no claim in it, with why)."""
 
     sentence: str
     start: int = Field(ge=0)
@@ -331,8 +361,22 @@ class GroundedSentence(BaseModel):
     contradicted: list[str] = Field(
         default_factory=list, description="Those of its unsupported claims a passage contradicts"
     )
-    passage: GroundingPassage | None = Field(default=None, description="The passage that supports it best")
+    not_stated: list[str] = Field(
+        default_factory=list, description="Those of its unsupported claims the documents do not state either way"
+    )
+    passage: GroundingPassage | None = Field(
+        default=None, description="The passage that supports it best (contradicted: the one that contradicts it)"
+    )
     reason: str | None = Field(default=None, description="Why there was nothing to check, for such a sentence")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _label_of_older_records(cls, data: Any) -> Any:
+        """Records written with the older label "not supported": contradicted when a claim was, else not stated."""
+        if isinstance(data, dict) and data.get("label") == "not supported":
+            label = "contradicted" if data.get("contradicted") else "not stated"
+            return {**data, "label": label}
+        return data
 
 
 class GroundingSummary(BaseModel):
@@ -341,10 +385,14 @@ class GroundingSummary(BaseModel):
     sentences: int
     supported: int
     partially_supported: int
-    not_supported: int
+    contradicted: int = 0
+    not_stated: int = 0
+    not_supported: int = Field(description="Sentences neither supported nor partially: contradicted + not stated")
     nothing_to_check: int
     claims: int
     claims_supported: int
+    claims_contradicted: int = 0
+    claims_not_stated: int = 0
     supported_share: float | None = Field(
         description="Supported sentences among those with something to check; None when none had"
     )
@@ -357,10 +405,14 @@ class GroundingSummary(BaseModel):
             sentences=len(sentences),
             supported=count["supported"],
             partially_supported=count["partially supported"],
-            not_supported=count["not supported"],
+            contradicted=count["contradicted"],
+            not_stated=count["not stated"],
+            not_supported=count["contradicted"] + count["not stated"],
             nothing_to_check=count["nothing to check"],
             claims=len(claims),
-            claims_supported=sum(c.supported for c in claims),
+            claims_supported=sum(c.status == "supported" for c in claims),
+            claims_contradicted=sum(c.status == "contradicted" for c in claims),
+            claims_not_stated=sum(c.status == "not stated" for c in claims),
             supported_share=round(count["supported"] / checkable, 4) if checkable else None,
         )
 

@@ -6,15 +6,26 @@ import asyncio
 
 import pytest
 
+from mermaid_verifier.agents.slots import SlotReading
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.grounding import (
+    GroundingChecker,
     GroundingConfig,
     as_documents,
     check_grounding,
     decide_claim,
+    passages_for,
     sentences_of,
 )
-from mermaid_verifier.models import DroppedSentence, ExtractedClaim, GivenDocument, GroundingSummary, TextClaims
+from mermaid_verifier.models import (
+    DroppedSentence,
+    ExtractedClaim,
+    GivenDocument,
+    GroundedClaim,
+    GroundedSentence,
+    GroundingSummary,
+    TextClaims,
+)
 from mermaid_verifier.tools.passages import (
     DocumentPassage,
     PassageIndex,
@@ -70,6 +81,20 @@ def test_the_index_finds_the_passage_a_claim_is_about():
     assert stop_words_only.search("if", 3) == []
 
 
+def test_a_window_widens_a_hit_to_its_neighbouring_sentences_within_the_document():
+    index = PassageIndex([COMPANY], sizes=(1,))
+    hit = next(p for p in index.passages if p.text == "The company builds warehouse robots.")
+    window = index.window(hit, 4)
+    assert window.sentences == 4 and window.first_sentence == hit.first_sentence - 1
+    assert window.text == " ".join(COMPANY.text[window.start : window.end].split())
+    assert window.text.startswith("Acme Robotics was founded") and window.text.endswith("factory in Leipzig.")
+    first = index.passages[0]
+    assert index.window(first, 2).first_sentence == 0 and index.window(first, 2).sentences == 2  # at the edge
+    config = GroundingConfig(threshold=0.5, passages=2, sizes=(1,), max_length=256, windows=1, window_sentences=3)
+    read = passages_for(index, claim("Acme builds warehouse robots."), config)
+    assert len(read) == 3 and read[2].sentences == 3 and read[0].text in read[2].text
+
+
 def test_indexes_are_kept_by_content_and_the_oldest_dropped():
     cache = PassageIndexCache(size=2)
     first = cache.get([COMPANY], (1,))
@@ -98,8 +123,45 @@ def test_below_the_threshold_a_claim_is_not_supported_and_a_contradiction_is_nam
     readings = [{"supports": 0.05, "refutes": 0.9, "neutral": 0.05}]
     grounded = decide_claim(0, claim("Acme employs 2,000 people."), passages, readings, threshold=0.5)
     assert not grounded.supported and grounded.contradicted and grounded.passage.refutes == 0.9
+    assert grounded.status == "contradicted"
     nothing = decide_claim(1, claim("Acme sells boats."), [], [], threshold=0.5)
-    assert not nothing.supported and nothing.passage is None and nothing.read == 0
+    assert not nothing.supported and nothing.passage is None and nothing.read == 0 and nothing.status == "not stated"
+
+
+def test_a_passage_read_as_refuting_contradicts_only_when_it_speaks_to_the_claims_slot():
+    passages = [passage("Acme employs 450 people in Berlin.")]
+    readings = [{"supports": 0.02, "refutes": 0.95, "neutral": 0.03}]
+    elsewhere = SlotReading(about_subject=True, states_slot=False, reason="states no org for 'is listed on'")
+    listed = claim("Acme is listed on the Oslo Stock Exchange.")
+    grounded = decide_claim(0, listed, passages, readings, 0.5, speaks=lambda p: elsewhere)
+    assert grounded.status == "not stated" and not grounded.contradicted and not grounded.supported
+    assert "states no org" in grounded.reason and "0.95" in grounded.reason
+    same = SlotReading(about_subject=True, states_slot=True, reason="states count '450 people'")
+    employs = decide_claim(0, claim("Acme employs 2,000 people."), passages, readings, 0.5, speaks=lambda p: same)
+    assert employs.status == "contradicted" and employs.contradicted and employs.passage.refutes == 0.95
+    assert decide_claim(0, listed, passages, readings, 0.5, refute_threshold=0.96).status == "not stated"
+
+
+def test_a_supporting_reading_without_the_claims_numbers_is_not_support():
+    passages = [passage("Acme opened a factory."), passage("In 2020 Acme opened a factory in Leipzig.")]
+    readings = [{"supports": 0.97, "refutes": 0.0}, {"supports": 0.9, "refutes": 0.0}]
+    values = {"Acme opened a factory.": ["2020"], "In 2020 Acme opened a factory in Leipzig.": []}
+    opened = claim("Acme opened a factory in 2020.")
+    grounded = decide_claim(0, opened, passages, readings, 0.5, missing=lambda p: values[p.text])
+    assert grounded.supported and grounded.passage.text.startswith("In 2020")
+    lacking = decide_claim(0, opened, passages[:1], readings[:1], 0.5, missing=lambda p: values[p.text])
+    assert lacking.status == "not stated" and lacking.missing == ["2020"] and lacking.support == 0.97
+
+
+def test_older_records_read_with_a_status_and_label():
+    old = GroundedClaim.model_validate(
+        {"index": 0, "claim": claim("x").model_dump(), "supported": False, "support": 0.1, "contradicted": True}
+    )
+    assert old.status == "contradicted"
+    sentence = GroundedSentence.model_validate(
+        {"sentence": "x", "start": 0, "end": 1, "label": "not supported", "unsupported": ["x"]}
+    )
+    assert sentence.label == "not stated"
 
 
 def test_each_sentence_is_labelled_from_its_claims():
@@ -108,27 +170,32 @@ def test_each_sentence_is_labelled_from_its_claims():
     third = claim("Acme sells boats.", 41, 58)
     readings = {"supports": 0.9, "refutes": 0.0, "neutral": 0.1}
     low = {"supports": 0.1, "refutes": 0.0, "neutral": 0.9}
+    refuting = {"supports": 0.0, "refutes": 0.9, "neutral": 0.1}
+    fourth = claim("Acme was founded in 1999.", 67, 92)
+    fifth = claim("Acme was founded in Berlin.", 67, 92)
     grounded = [
         decide_claim(0, first, [passage("x")], [readings], 0.5),
         decide_claim(1, second, [passage("y")], [low], 0.5),
         decide_claim(2, third, [passage("z")], [low], 0.5),
+        decide_claim(3, fourth, [passage("w")], [refuting], 0.5),
+        decide_claim(4, fifth, [passage("v")], [readings], 0.5),
     ]
     extraction = TextClaims(
-        claims=[first, second, third],
+        claims=[first, second, third, fourth, fifth],
         dropped=[DroppedSentence(sentence="Thanks!", start=59, end=66, reason="a greeting")],
     )
     sentences = sentences_of(extraction, grounded)
-    assert [s.label for s in sentences] == ["partially supported", "not supported", "nothing to check"]
+    labels = [s.label for s in sentences]
+    assert labels == ["partially supported", "not stated", "nothing to check", "contradicted"]
     assert sentences[0].unsupported == ["Acme was founded by Jana Weber."] and sentences[0].passage.text == "x"
+    assert sentences[0].not_stated == ["Acme was founded by Jana Weber."]
     assert sentences[2].reason == "a greeting"
+    assert sentences[3].contradicted == ["Acme was founded in 1999."] and sentences[3].passage.text == "w"
     summary = GroundingSummary.of(sentences, grounded)
-    assert (summary.supported, summary.partially_supported, summary.not_supported, summary.nothing_to_check) == (
-        0,
-        1,
-        1,
-        1,
-    )
-    assert summary.claims_supported == 1 and summary.supported_share == 0.0
+    counts = (summary.supported, summary.partially_supported, summary.contradicted, summary.not_stated)
+    assert counts == (0, 1, 1, 1) and summary.nothing_to_check == 1 and summary.not_supported == 2
+    assert (summary.claims_supported, summary.claims_contradicted, summary.claims_not_stated) == (2, 1, 2)
+    assert summary.supported_share == 0.0
 
 
 def test_documents_are_checked_before_anything_is_read():
@@ -160,7 +227,7 @@ def test_a_fact_stated_once_in_the_users_document_is_supported():
     assert founded.label == "supported" and founded.passage.name == "company.txt"
     assert COMPANY.text[founded.passage.start : founded.passage.end].startswith("Acme Robotics was founded in 2011")
     assert builds.label == "supported"  # "It" is Acme Robotics, stated once, word for word: no discount
-    assert employs.label == "not supported" and employs.unsupported == ["Acme employs 2,000 people."]
+    assert employs.label == "contradicted" and employs.unsupported == ["Acme employs 2,000 people."]
     assert employs.contradicted == ["Acme employs 2,000 people."]  # the document says 450
     assert "450" in employs.passage.text
     assert thanks.label == "nothing to check"
@@ -173,3 +240,67 @@ def test_a_sentence_with_one_claim_the_documents_lack_is_partially_supported():
     (sentence,) = result.sentences
     assert sentence.label == "partially supported"
     assert sentence.unsupported == ["Acme Robotics opened a factory in Paris in 2020."]
+
+
+def test_a_claim_about_the_subject_that_the_documents_do_not_state_is_not_stated():
+    text = "Acme Robotics is listed on the Oslo Stock Exchange."
+    result = asyncio.run(check_grounding(text, [COMPANY]))
+    (grounded,) = result.claims
+    assert grounded.status == "not stated" and not grounded.contradicted and not grounded.supported
+    assert result.sentences[0].label == "not stated" and result.sentences[0].not_stated == [text]
+
+
+def test_a_fact_told_over_two_neighbouring_sentences_is_supported_by_a_window():
+    report = GivenDocument(
+        name="plant.txt",
+        text="Acme Robotics opened a plant in Leipzig in 2020. The town gave the land for free.\n"
+        "The plant cost 40 million euros. Local papers covered the opening at length.",
+    )
+    config = GroundingConfig.bundled()
+    text = "Acme Robotics opened a plant in Leipzig that cost 40 million euros."
+
+    async def check(reading: GroundingConfig):
+        async with GroundingChecker.open(config=reading) as checker:
+            return await checker.check(text, [report])
+
+    import dataclasses
+
+    widened = asyncio.run(check(dataclasses.replace(config, windows=2, window_sentences=4, passages=4)))
+    assert [c.status for c in widened.claims] == ["supported"]
+    assert "Leipzig" in widened.claims[0].passage.text and "40 million" in widened.claims[0].passage.text
+
+
+def test_the_printed_listing_and_the_json_carry_each_claims_status():
+    from mermaid_verifier.cli.check import print_grounding_result
+    from mermaid_verifier.cli.options import stdout
+    from mermaid_verifier.models import GroundingResult
+
+    refuting = {"supports": 0.01, "refutes": 0.95}
+    founded = claim("Acme was founded in 1999.", 0, 25)
+    listed = claim("Acme is listed on the Oslo Stock Exchange.", 26, 68)
+    on_slot = SlotReading(about_subject=True, states_slot=True, reason="names 'acme'; states date '2011'")
+    elsewhere = SlotReading(about_subject=True, states_slot=False, reason="names 'acme'; states no org")
+    grounded = [
+        decide_claim(0, founded, [passage("Acme was founded in 2011.")], [refuting], 0.5, speaks=lambda p: on_slot),
+        decide_claim(1, listed, [passage("Acme employs 450 people.")], [refuting], 0.5, speaks=lambda p: elsewhere),
+    ]
+    sentences = sentences_of(TextClaims(claims=[founded, listed]), grounded)
+    result = GroundingResult(
+        text=founded.text + " " + listed.text,
+        documents=["d.txt"],
+        sentences=sentences,
+        claims=grounded,
+        summary=GroundingSummary.of(sentences, grounded),
+        threshold=0.5,
+    )
+    with stdout.capture() as captured:
+        print_grounding_result(result)
+    listing = captured.get()
+    assert "CONTRADICTED  Acme was founded in 1999." in listing
+    assert "contradicted by the documents: Acme was founded in 1999." in listing
+    assert "NOT STATED  Acme is listed on the Oslo Stock Exchange." in listing
+    assert "not stated in the documents: Acme is listed on the Oslo Stock Exchange." in listing
+    assert "1 contradicted, 1 not stated" in listing
+    payload = GroundingResult.model_validate_json(result.model_dump_json())
+    assert [c.status for c in payload.claims] == ["contradicted", "not stated"]
+    assert "states no org" in payload.claims[1].reason

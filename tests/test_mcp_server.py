@@ -119,6 +119,18 @@ async def test_an_mcp_client_lists_the_tools_and_gets_structured_results_with_pr
             assert refused.isError and "verify_claim" in refused.content[0].text
             empty = await client.call_tool("check_text", {"text": "   "})
             assert empty.isError and empty.content[0].text.endswith(": the text is empty: give the text to check")
+            grounded = await client.call_tool(
+                "check_grounding",
+                {
+                    "text": "Mount Everest is located in the Andes. Mount Everest is listed on the Oslo Stock Exchange.",
+                    "documents": [{"name": "everest.txt", "text": "Mount Everest is located in the Himalayas."}],
+                },
+            )
+            # both read as refuted; only the first is about what the document states (where it is)
+            claims = grounded.structuredContent["claims"]
+            assert [c["status"] for c in claims] == ["contradicted", "not stated"]
+            assert [c["contradicted"] for c in claims] == [True, False] and "states no" in claims[1]["reason"]
+            assert [s["label"] for s in grounded.structuredContent["sentences"]] == ["contradicted", "not stated"]
 
 
 # ----------------------------------------------------------------------------- as a child over stdio, real models
@@ -159,7 +171,8 @@ async def test_the_command_serves_mcp_over_stdio(stdio_child):
             },
         )
         labels = [s["label"] for s in grounded.structuredContent["sentences"]]
-        assert labels == ["supported", "not supported"]
+        assert labels == ["supported", "contradicted"]  # the same slot, height: 8,849 metres
+        assert [c["status"] for c in grounded.structuredContent["claims"]] == ["supported", "contradicted"]
 
 
 # ----------------------------------------------------------------------------- streamable HTTP, as serve is safe

@@ -156,7 +156,7 @@ def test_the_grounding_page_shows_each_sentence_beside_its_passage_as_text_only(
             sentence=second.sentence,
             start=38,
             end=second.end,
-            label="not supported",
+            label="not stated",
             claims=[1],
             unsupported=[second.text],
             passage=found,
@@ -175,6 +175,6 @@ def test_the_grounding_page_shows_each_sentence_beside_its_passage_as_text_only(
     cells = soup.select(".rows > div")
     assert [c.get_text(" ", strip=True)[:28] for c in cells[:2]] == ["Sentence", "Passage of the documents"]
     assert "SUPPORTED" in cells[2].get_text().upper() and "lighthouse.html, characters 10–60" in cells[3].get_text()
-    assert "not in the documents: Its lamp was electrified in 1975" in cells[4].get_text()
+    assert "not stated in the documents: Its lamp was electrified in 1975" in cells[4].get_text()
     assert "closest passage" in cells[5].get_text()
     assert "a greeting" in cells[6].get_text()

@@ -6,7 +6,8 @@ reason). Each document is split into sentences that keep their character span in
 always ends one; a single line break does too, unless the next line goes on in lower case, as a wrapped
 line does), and every run of one to ``max(sizes)`` consecutive sentences, up to ``MAX_PASSAGE_CHARS``, is a
 passage. A BM25 index (bm25s, Snowball stemming, as for corpora) over the passages finds the ones a claim
-is about.
+is about, and :meth:`PassageIndex.window` widens a hit to the 2-4 sentences around it, so a fact told over
+neighbouring sentences ("Acme opened a plant in Leipzig. It cost EUR 40 million.") is read together.
 
 Indexes are built on the fly and kept in memory by the documents' content (:class:`PassageIndexCache`):
 the same documents given again, by another request, are not split or indexed twice.
@@ -109,11 +110,14 @@ def _sentencizer():
     return _NLP
 
 
-def document_passages(documents: Sequence[GivenDocument], sizes: Sequence[int]) -> list[DocumentPassage]:
-    """Every run of ``sizes`` consecutive sentences of each document (at most ``MAX_PASSAGE_CHARS``)."""
+def document_passages(
+    documents: Sequence[GivenDocument], sizes: Sequence[int], spans_of: Sequence[list[tuple[int, int]]] | None = None
+) -> list[DocumentPassage]:
+    """Every run of ``sizes`` consecutive sentences of each document (at most ``MAX_PASSAGE_CHARS``);
+    ``spans_of``: each document's sentence spans, when already split."""
     out: list[DocumentPassage] = []
     for number, document in enumerate(documents):
-        spans = sentence_spans(document.text)
+        spans = spans_of[number] if spans_of is not None else sentence_spans(document.text)
         for size in sorted(set(sizes)):
             for first in range(0, len(spans) - size + 1):
                 start, end = spans[first][0], spans[first + size - 1][1]
@@ -150,7 +154,8 @@ class PassageIndex:
         if not documents:
             raise UsageError("no documents to check against: give at least one")
         self.documents = list(documents)
-        self.passages = document_passages(self.documents, sizes)
+        self.spans = [sentence_spans(d.text) for d in self.documents]
+        self.passages = document_passages(self.documents, sizes, self.spans)
         self._retriever: bm25s.BM25 | None = None
         corpus = tokenize([f"{p.title} . {p.text}" for p in self.passages])
         if any(corpus):  # documents of stop words only ("IF") have nothing to search by
@@ -163,6 +168,37 @@ class PassageIndex:
             return []
         ranked = bm25_top(self._retriever, self._retriever.vocab_dict, query, k, len(self.passages))
         return [self.passages[i] for i, _ in ranked]
+
+    def window(self, hit: DocumentPassage, size: int) -> DocumentPassage:
+        """The ``size`` neighbouring sentences around ``hit`` (it in the middle, one more after than before
+        where they do not split evenly), within its document and ``MAX_PASSAGE_CHARS``; ``hit`` itself when
+        it is already as long."""
+        spans = self.spans[hit.document]
+        first, last = hit.first_sentence, hit.first_sentence + hit.sentences  # [first, last)
+        after = True
+        while last - first < size and (first > 0 or last < len(spans)):
+            if (after and last < len(spans)) or first == 0:
+                grown = (first, last + 1)
+            else:
+                grown = (first - 1, last)
+            after = not after
+            if spans[grown[1] - 1][1] - spans[grown[0]][0] > MAX_PASSAGE_CHARS:
+                break
+            first, last = grown
+        if (first, last) == (hit.first_sentence, hit.first_sentence + hit.sentences):
+            return hit
+        document = self.documents[hit.document]
+        start, end = spans[first][0], spans[last - 1][1]
+        return DocumentPassage(
+            document=hit.document,
+            name=hit.name,
+            title=hit.title,
+            text=" ".join(document.text[start:end].split()),
+            start=start,
+            end=end,
+            first_sentence=first,
+            sentences=last - first,
+        )
 
 
 class PassageIndexCache:

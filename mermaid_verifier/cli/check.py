@@ -36,7 +36,7 @@ SourceOpt = Annotated[
         "--source",
         help="Check the text against these documents only (grounding: is it backed by them?): a file or folder of"
         " .txt, .md, .html, .pdf (or .jsonl corpora); repeatable. Each sentence comes back supported, partially"
-        " supported or not supported, with the passage and its span.",
+        " supported, contradicted or not stated, with the passage and its span.",
     ),
 ]
 HtmlOpt = Annotated[
@@ -82,14 +82,15 @@ def read_text(source: str, stdin: bytes | None = None) -> str:
 _GROUNDING_COLOURS = {
     "supported": "green",
     "partially supported": "yellow",
-    "not supported": "red",
+    "contradicted": "red",
+    "not stated": "magenta",
     "nothing to check": "dim",
 }
 
 
 def print_grounding_result(result) -> None:
-    """Each sentence with its label, the passage that backs it (document and span) or the claims no passage
-    states; then the summary."""
+    """Each sentence with its label, the passage that backs (or contradicts) it, document and span, and each of
+    its claims that is not supported: contradicted (with the passage) or not stated; then the summary."""
     for sentence in result.sentences:
         colour = _GROUNDING_COLOURS[sentence.label]
         if sentence.label == "nothing to check":
@@ -99,17 +100,16 @@ def print_grounding_result(result) -> None:
             continue
         stdout.print(Text.assemble((sentence.label.upper(), f"bold {colour}"), "  ", (sentence.sentence, "bold")))
         for claim in sentence.unsupported:
-            said = "contradicted by the documents" if claim in sentence.contradicted else "not in the documents"
-            stdout.print(Text(f"      {said}: {claim}", style=colour))
+            status = "contradicted" if claim in sentence.contradicted else "not stated"
+            said = "contradicted by the documents" if status == "contradicted" else "not stated in the documents"
+            stdout.print(Text(f"      {said}: {claim}", style=_GROUNDING_COLOURS[status]))
         passage = sentence.passage
         if passage is not None:
-            verb = "backed by" if sentence.label != "not supported" else "closest passage"
-            if sentence.label == "not supported" and sentence.contradicted:
-                verb = "contradicted by"
+            verb = {"contradicted": "contradicted by", "not stated": "closest passage"}.get(sentence.label, "backed by")
             stdout.print(
                 Text(
-                    f"      {verb} {passage.name} [{passage.start}:{passage.end}] (P(supports) {passage.supports:.2f}): "
-                    f"{passage.text[:200]}",
+                    f"      {verb} {passage.name} [{passage.start}:{passage.end}] (P(supports) {passage.supports:.2f}, "
+                    f"P(refutes) {passage.refutes:.2f}): {passage.text[:200]}",
                     style="dim",
                 )
             )
@@ -122,8 +122,9 @@ def print_grounding_result(result) -> None:
     stdout.print(
         Text(
             f"\n{s.sentences} sentence(s): {s.supported} supported, {s.partially_supported} partially supported, "
-            f"{s.not_supported} not supported, {s.nothing_to_check} with nothing to check — {share} "
-            f"({s.claims_supported} of {s.claims} claims backed by {len(result.documents)} document(s))",
+            f"{s.contradicted} contradicted, {s.not_stated} not stated, {s.nothing_to_check} with nothing to check — "
+            f"{share} ({s.claims_supported} of {s.claims} claims supported, {s.claims_contradicted} contradicted, "
+            f"{s.claims_not_stated} not stated, by {len(result.documents)} document(s))",
             style="bold",
         )
     )

@@ -107,7 +107,8 @@ def _write_page(path: Path, html: str) -> Path:
 _TONES = {
     "supported": "supported",
     "partially supported": "partially",
-    "not supported": "not",
+    "contradicted": "contradicted",
+    "not stated": "not-stated",
     "nothing to check": "nothing",
 }
 
@@ -119,6 +120,7 @@ def grounding_view(result: GroundingResult) -> dict:
         sentence["tone"] = _TONES[sentence["label"]]
         if sentence["passage"]:
             sentence["passage"]["supports"] = fmt_decimal(sentence["passage"]["supports"], 2)
+            sentence["passage"]["refutes"] = fmt_decimal(sentence["passage"]["refutes"], 2)
     return {
         "sentences": data["sentences"],
         "summary": data["summary"],

@@ -7,7 +7,8 @@ Three tools, each answering with the same pydantic record the CLI's ``--json`` a
   abstention, with the evidence, where each item came from and why it was trusted;
 * ``check_text(text)``                     -> ``TextCheckResult``: every claim of a whole text, verified;
 * ``check_grounding(text, documents)``     -> ``GroundingResult``: is the text backed by these documents? each
-  sentence supported, partially supported or not, with the passage and its span.
+  claim supported, contradicted or not stated (``status``), each sentence supported, partially supported,
+  contradicted or not stated, with the passage and its span.
 
 The long ones report progress (``notifications/progress``, one per claim decided) when the client asks for it
 with a progress token. Offline and keyless by default; the settings are those of ``verify`` (corpus, sources,
@@ -57,7 +58,8 @@ INSTRUCTIONS = (
     "(a local corpus, and Wikipedia, arXiv or PubMed when allowed) and says SUPPORTS, REFUTES, NOT ENOUGH INFO "
     "or abstains, with the evidence. check_text checks every claim of a whole text (an article, an answer). "
     "check_grounding checks whether a text is backed by the documents you give it (RAG faithfulness): each "
-    "sentence supported, partially supported or not supported, with the passage that backs it."
+    "claim supported, contradicted or not stated by them, each sentence supported, partially supported, "
+    "contradicted or not stated, with the passage that backs or contradicts it."
 )
 Progress = Callable[[int, int, str], Awaitable[None]]
 
@@ -128,8 +130,7 @@ class Verifier:
                 elif isinstance(event, GroundedClaim):
                     done += 1
                     if progress:
-                        state = "supported" if event.supported else "not supported"
-                        await progress(done, total, f"{state}: {event.claim.text}")
+                        await progress(done, total, f"{event.status}: {event.claim.text}")
                 else:
                     return event
             raise ToolError("the grounding graph ended without a result")
@@ -233,8 +234,10 @@ def create_server(
         ctx: Context,
     ) -> GroundingResult:
         """Check whether a text is backed by the given documents (RAG faithfulness), using those documents
-        only: each sentence comes back supported, partially supported (naming the claims that are not) or not
-        supported, with the passage that backs it and its character span in its document."""
+        only: each claim comes back supported, contradicted (a passage states something else for its subject
+        and relation) or not stated (its ``status``), each sentence supported, partially supported (naming the
+        claims that are not), contradicted or not stated, with the passage that backs (or contradicts) it and
+        its character span in its document."""
         return await verifier(ctx).check_grounding(text, documents, _progress(ctx))
 
     return server

@@ -1,0 +1,485 @@
+"""Does a passage speak to what a claim says? Its subject, and a value for the claim's relation.
+
+A reader of (claim, passage) pairs trained on single encyclopedia sentences reads a passage that names the
+claim's subject but says something else about it as contradicting the claim ("The company is listed on the
+Oslo Stock Exchange." against a passage about the company's headcount and headquarters: P(refutes) 0.95).
+A passage can only contradict a claim when it states something for the same *slot*: the same subject, the
+same relation, and a value of the kind the claim gives. :func:`speaks_to_slot` decides that from a spaCy
+parse of the claim (:func:`claim_slot`) and of the passage; :func:`missing_values` names the numbers, dates
+and names of a claim a passage does not contain (a reading of support without them is not support).
+
+The claim's slot (first sentence, from its root):
+
+* a verb ("was born in London", "is located in Mexico", "is listed on the Oslo Stock Exchange"): the
+  relation is the verb's lemma, widened to its kin (:data:`RELATION_KIN`: born / birth / native, founded /
+  founder / established, …); each object gives a value kind: a place (GPE, LOC, FAC, or a proper noun after
+  "in"/"at"), a date (a DATE entity or a year), a person, an organisation, an amount (money, percent,
+  quantity), another named thing (its entity label), a count (a number on a counted noun phrase), or a thing
+  (a definite common noun: the passage must name it). An indefinite object ("published a 1987 novel",
+  "has a dog") is **existential**: another novel or dog does not exclude it, so no passage speaks to it; and
+  with an indefinite direct object the claim's other values are that thing's ("opened a factory in Paris in
+  2020": a factory opened in Leipzig does not exclude it), so they are existential too.
+* a copula with a relational noun ("The capital of Canada is Toronto", "Ottawa is the capital of Canada"):
+  the relation is that noun (capital), the subject its "of" object (Canada), the value the named side
+  (Toronto, a place).
+* a copula with a class ("Misery is a 1987 novel"): the relation is the class noun, the value its date or
+  number modifier, if any; a class alone ("Mozart was a composer") is a thing.
+
+A count is its own slot: the counted noun phrase's head and modifiers must match ("two cousins" is not "two
+sons"; "two People's Choice Awards" is not "two Emmy Awards"), and no verb is needed ("his two sons").
+
+The passage is **about the subject** when it, or its title, names a word of the subject's name (or its head
+noun), or it opens with a pronoun, or the claim's subject is a pronoun or a definite description ("It",
+"The company": what they refer to was named elsewhere, so the passage is not ruled out). It **states the
+slot** when, about the subject, it holds the relation (one of its kin, or for a count the counted phrase)
+and a value of the claim's kind for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+from spacy.tokens import Doc, Span, Token
+
+from mermaid_verifier.agents.decomposer import load_pipeline
+
+Parser = Callable[[str], Doc]
+
+PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
+AMOUNT_LABELS = frozenset({"MONEY", "PERCENT", "QUANTITY"})
+DATE_LABELS = frozenset({"DATE", "TIME"})
+NAME_LABELS = frozenset(
+    {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "WORK_OF_ART", "PRODUCT", "LAW", "LANGUAGE"}
+)
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "acomp"})
+PRONOUNS = frozenset({"it", "he", "she", "they", "its", "his", "her", "their", "this", "these", "we", "i"})
+INDEFINITE = frozenset({"a", "an", "some", "another", "any", "several", "many"})
+YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
+
+# Words that say the same relation: a verb's lemma, its noun and the verbs used for it.
+_KIN_GROUPS = [
+    {"bear", "born", "birth", "birthplace", "native", "birthday"},
+    {"die", "died", "death", "dead", "deceased"},
+    {"found", "founded", "founding", "founder", "establish", "established", "establishment", "form", "formed"},
+    {"release", "released", "publish", "published", "publication", "issue", "launch", "debut", "premiere"},
+    {
+        "locate",
+        "located",
+        "location",
+        "situate",
+        "situated",
+        "lie",
+        "lies",
+        "base",
+        "based",
+        "headquarter",
+        "headquartered",
+        "headquarters",
+        "seat",
+        "site",
+    },
+    {"marry", "married", "marriage", "wife", "husband", "spouse", "wed", "wedding"},
+    {"direct", "directed", "director"},
+    {"write", "wrote", "written", "writer", "author", "authored", "pen"},
+    {"list", "listed", "listing", "trade", "traded", "exchange", "stock"},
+    {"employ", "employs", "employee", "employees", "staff", "workforce", "headcount"},
+    {"win", "won", "award", "awarded", "receive", "received", "nominate", "nomination"},
+    {"live", "reside", "resident", "residence", "home"},
+    {"build", "built", "construct", "constructed", "construction", "complete", "completed", "completion"},
+    {"open", "opened", "opening", "inaugurate", "inaugurated"},
+    {"close", "closed", "closure", "shut"},
+    {"elect", "elected", "election", "serve", "served", "appoint", "appointed", "appointment"},
+    {
+        "graduate",
+        "graduated",
+        "graduation",
+        "study",
+        "studied",
+        "attend",
+        "attended",
+        "educate",
+        "educated",
+        "alumnus",
+        "degree",
+    },
+    {"own", "owned", "owner", "ownership", "acquire", "acquired", "acquisition", "buy", "bought", "purchase"},
+    {"sell", "sold", "sale", "sales"},
+    {"capital"},
+    {"population", "inhabitant", "inhabitants", "resident", "residents", "people"},
+]
+RELATION_KIN: dict[str, frozenset[str]] = {}
+for _group in _KIN_GROUPS:
+    for _word in _group:
+        RELATION_KIN[_word] = RELATION_KIN.get(_word, frozenset()) | frozenset(_group)
+
+NUMBER_WORDS = {
+    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15",
+    "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30",
+    "forty": "40", "fifty": "50", "hundred": "100", "first": "1", "second": "2", "third": "3", "fourth": "4",
+    "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
+}  # fmt: skip
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class SlotReading(BaseModel):
+    """Whether a passage speaks to a claim's slot, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    about_subject: bool
+    states_slot: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Value:
+    """One thing a claim says for its relation: its kind and, for a count or a thing, the words that pin it."""
+
+    kind: str  # place | date | person | org | amount:<LABEL> | name:<LABEL> | count | thing | existential
+    words: frozenset[str] = frozenset()  # a count's counted phrase, a thing's head
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ClaimSlot:
+    """The claim's subject words, the words of its relation, and the values it gives."""
+
+    subject: frozenset[str]
+    subject_open: bool  # a pronoun or a definite description: what it refers to was named elsewhere
+    relation: frozenset[str]
+    values: tuple[Value, ...] = field(default_factory=tuple)
+    relation_text: str = ""
+
+
+def _parser(parse: Parser | None) -> Parser:
+    return parse if parse is not None else load_pipeline()
+
+
+def speaks_to_slot(claim: str, passage: str, title: str = "", parse: Parser | None = None) -> SlotReading:
+    """Whether ``passage`` (of a document titled ``title``) is about the claim's subject and states a value
+    for the claim's relation of the kind the claim gives. ``parse``: a spaCy pipeline (the shared one when
+    not given)."""
+    nlp = _parser(parse)
+    slot = claim_slot(nlp(" ".join(claim.split())))
+    return read_slot(slot, nlp(" ".join(passage.split())), title)
+
+
+def read_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReading:
+    """:func:`speaks_to_slot` on a parsed claim slot and passage."""
+    words = _words(passage.text) | {t.lemma_.casefold() for t in passage}
+    title_words = _words(title)
+    named = slot.subject & (words | title_words)
+    pronoun_led = len(passage) > 0 and passage[0].lower_ in PRONOUNS
+    about = bool(named) or pronoun_led or slot.subject_open or not slot.subject
+    if not about:
+        return SlotReading(
+            about_subject=False, states_slot=False, reason="the passage does not name the claim's subject"
+        )
+    why_about = (
+        f"names {sorted(named)[0]!r}"
+        if named
+        else "opens with a pronoun"
+        if pronoun_led
+        else "the claim's subject is named elsewhere"
+    )
+    if not slot.values:
+        return SlotReading(about_subject=True, states_slot=False, reason=f"{why_about}; the claim gives no value")
+    for value in slot.values:
+        if value.kind == "existential":
+            continue
+        found = _value_in(value, slot, passage, words)
+        if found:
+            return SlotReading(
+                about_subject=True, states_slot=True, reason=f"{why_about}; states {value.kind} {found!r}"
+            )
+    kinds = ", ".join(sorted({v.kind for v in slot.values}))
+    if all(v.kind == "existential" for v in slot.values):
+        return SlotReading(
+            about_subject=True,
+            states_slot=False,
+            reason=f"{why_about}; the claim's object is existential (another one does not exclude it)",
+        )
+    return SlotReading(
+        about_subject=True,
+        states_slot=False,
+        reason=f"{why_about}; states no {kinds} for {slot.relation_text or 'the claim'!r}",
+    )
+
+
+def _value_in(value: Value, slot: ClaimSlot, passage: Doc, words: set[str]) -> str:
+    """The passage's value for the claim's slot of this kind ('' when none)."""
+    if value.kind == "count":
+        for token in passage:
+            if _counted_phrase(token) == value.words:
+                return _phrase_text(token)
+        return ""
+    if slot.relation and not (slot.relation & words):
+        return ""
+    if value.kind == "thing":
+        return next(iter(value.words & words), "")
+    if value.kind == "date":
+        for ent in passage.ents:
+            if ent.label_ in DATE_LABELS:
+                return ent.text
+        return next((t.text for t in passage if YEAR.match(t.text)), "")
+    if value.kind == "place":
+        for ent in passage.ents:
+            if ent.label_ in PLACE_LABELS and not (_words(ent.text) <= slot.subject):
+                return ent.text
+        for token in passage:
+            if token.pos_ == "PROPN" and token.dep_ == "pobj" and token.head.lower_ in {"in", "at", "near"}:
+                return token.text
+        return ""
+    labels = {"person": {"PERSON"}, "org": {"ORG"}}.get(value.kind) or {value.kind.split(":", 1)[-1]}
+    for ent in passage.ents:
+        if ent.label_ in labels and not (_words(ent.text) & slot.subject):
+            return ent.text
+    return ""
+
+
+def claim_slot(doc: Doc) -> ClaimSlot:
+    """The subject, relation and values of a parsed claim (its first sentence)."""
+    sentences = list(doc.sents)
+    if not sentences:
+        return ClaimSlot(subject=frozenset(), subject_open=False, relation=frozenset())
+    root = sentences[0].root
+    subject_token = next((c for c in root.children if c.dep_ in SUBJECT_DEPS), None)
+    objects = _objects(root)
+    if root.lemma_ == "be":
+        attribute = next((o for o in objects if o.dep_ in {"attr", "acomp"}), None)
+        if subject_token is not None and attribute is not None:
+            relational = _copula_relation(subject_token, attribute)
+            if relational is not None:
+                return relational
+            # a class: "Misery is a 1987 novel" -> the novel's date; "Mozart was a composer" -> a thing
+            values = tuple(_modifier_values(attribute)) or (
+                Value("thing", frozenset({attribute.lemma_.casefold()}), attribute.text),
+            )
+            return ClaimSlot(
+                subject=_name_words(subject_token),
+                subject_open=_is_open(subject_token),
+                relation=_kin(attribute),
+                values=values,
+                relation_text=f"is {attribute.text}",
+            )
+    values = tuple(_object_value(o) for o in objects)
+    if any(v.kind == "existential" for o, v in zip(objects, values) if o.dep_ == "dobj"):
+        # "opened a factory in Paris in 2020": the place and date are the indefinite factory's, and another
+        # factory elsewhere does not exclude it
+        values = tuple(v if v.kind == "count" else Value("existential", text=v.text) for v in values)
+    relation = _kin(root) | {p.lower_ for p in root.children if p.dep_ == "prt"}
+    if root.lemma_ in {"have", "be", "do", "get", "make", "include"}:
+        relation = frozenset()  # too general to name a relation: the values alone must match
+    return ClaimSlot(
+        subject=_name_words(subject_token) if subject_token is not None else frozenset(),
+        subject_open=subject_token is None or _is_open(subject_token),
+        relation=frozenset(relation),
+        values=values,
+        relation_text=" ".join(t.text for t in _verb_group(root)),
+    )
+
+
+def _copula_relation(subject: Token, attribute: Token) -> ClaimSlot | None:
+    """'The capital of Canada is Toronto' / 'Ottawa is the capital (city) of Canada': the relational noun's slot."""
+    for noun, named in ((subject, attribute), (attribute, subject)):
+        if noun.pos_ != "NOUN":
+            continue
+        of = [p for p in noun.children if p.dep_ == "prep" and p.lower_ == "of"]
+        anchors = [o for p in of for o in p.children if o.dep_ == "pobj"]
+        if anchors and named.pos_ == "PROPN":
+            relation = _kin(noun) | {c.lemma_.casefold() for c in noun.children if c.dep_ == "compound"}
+            return ClaimSlot(
+                subject=frozenset().union(*(_name_words(a) for a in anchors)),
+                subject_open=False,
+                relation=frozenset(relation),
+                values=(_object_value(named),),
+                relation_text=f"{noun.text} of {anchors[0].text}",
+            )
+    return None
+
+
+def _objects(root: Token) -> list[Token]:
+    out = []
+    for child in root.children:
+        if child.dep_ in OBJECT_DEPS:
+            out.append(child)
+        elif child.dep_ in {"prep", "agent"}:
+            out += [o for o in child.children if o.dep_ in {"pobj", "pcomp"}]
+    return out
+
+
+def _object_value(token: Token) -> Value:
+    """The kind of value an object gives."""
+    entity = _entity_of(token)
+    counted = _counted_phrase(token)
+    if counted and (entity is None or entity.label_ not in DATE_LABELS):
+        return Value("count", counted, _phrase_text(token))
+    if entity is not None:
+        label = entity.label_
+        if label in PLACE_LABELS:
+            return Value("place", text=entity.text)
+        if label in DATE_LABELS:
+            return Value("date", text=entity.text)
+        if label == "PERSON":
+            return Value("person", text=entity.text)
+        if label == "ORG":
+            return Value("org", text=entity.text)
+        if label in AMOUNT_LABELS:
+            return Value(f"amount:{label}", text=entity.text)
+        if label in {"CARDINAL", "ORDINAL"}:
+            return Value(f"amount:{label}", text=entity.text)
+        return Value(f"name:{label}", text=entity.text)
+    if YEAR.match(token.text):
+        return Value("date", text=token.text)
+    if token.pos_ == "PROPN":
+        if token.head.lower_ in {"in", "at", "near"}:
+            return Value("place", text=token.text)
+        return Value("name:ORG", text=token.text)
+    determiners = {c.lower_ for c in token.children if c.dep_ in {"det", "nummod", "quantmod"}}
+    if determiners & INDEFINITE or (token.tag_ == "NNS" and not determiners):
+        return Value("existential", text=token.text)
+    return Value("thing", frozenset({token.lemma_.casefold()}), token.text)
+
+
+def _modifier_values(noun: Token) -> Iterable[Value]:
+    """A class noun's date or number: 'a 1987 novel' -> date 1987."""
+    for child in noun.children:
+        if child.dep_ in {"nummod", "amod", "compound", "npadvmod"}:
+            entity = _entity_of(child)
+            if YEAR.match(child.text) or (entity is not None and entity.label_ in DATE_LABELS):
+                yield Value("date", text=child.text)
+
+
+def _entity_of(token: Token) -> Span | None:
+    doc = token.doc
+    for ent in doc.ents:
+        if ent.start <= token.i < ent.end:
+            return ent
+    return None
+
+
+def _counted_phrase(token: Token) -> frozenset[str]:
+    """The lemmas of a noun phrase counted by a number ('two People's Choice Awards' -> {award, choice,
+    people}); empty when no number counts it (a year is no count)."""
+    if token.pos_ not in {"NOUN", "PROPN"}:
+        return frozenset()
+    counted = [token] + [c for c in token.children if c.dep_ in {"compound", "poss"}]
+    numbers = [c for t in counted for c in t.children if c.dep_ == "nummod" and not YEAR.match(c.text)]
+    if not numbers:
+        return frozenset()
+    words = {token.lemma_.casefold()}
+    for child in token.children:
+        if child.dep_ in {"compound", "poss", "amod"} and child.pos_ in {"NOUN", "PROPN", "ADJ"}:
+            words.add(child.lemma_.casefold())
+            words |= {c.lemma_.casefold() for c in child.children if c.dep_ == "compound"}
+    return frozenset(words)
+
+
+def _phrase_text(token: Token) -> str:
+    left = min([token.i] + [c.i for c in token.children if c.i < token.i])
+    return token.doc[left : token.i + 1].text
+
+
+def _kin(token: Token) -> frozenset[str]:
+    lemma, text = token.lemma_.casefold(), token.lower_
+    return RELATION_KIN.get(lemma, frozenset()) | RELATION_KIN.get(text, frozenset()) | {lemma, text}
+
+
+def _name_words(token: Token) -> frozenset[str]:
+    """The words that name a subject: its proper nouns, or its head noun."""
+    span = [t for t in token.subtree if t.dep_ not in {"relcl", "acl"}]
+    proper = {t.lower_ for t in span if t.pos_ == "PROPN" and len(t.text) > 1}
+    if proper:
+        return frozenset(proper)
+    if token.lower_ in PRONOUNS:
+        return frozenset()
+    return frozenset({token.lemma_.casefold(), token.lower_})
+
+
+def _is_open(token: Token) -> bool:
+    """A pronoun, or a definite description without a name ('The company'): named elsewhere."""
+    if token.lower_ in PRONOUNS or token.pos_ == "PRON":
+        return True
+    has_name = any(t.pos_ == "PROPN" for t in token.subtree)
+    definite = any(c.lower_ in {"the", "this", "that", "its", "his", "her", "their"} for c in token.children)
+    return definite and not has_name
+
+
+def _verb_group(root: Token) -> list[Token]:
+    group = [c for c in root.children if c.dep_ in {"aux", "auxpass", "neg", "prt"}] + [root]
+    group += [c for c in root.children if c.dep_ in {"prep", "agent"}][:1]
+    return sorted(group, key=lambda t: t.i)
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text)}
+
+
+# --------------------------------------------------------------------------- coverage
+
+
+def claim_values(doc: Doc, subject_words: frozenset[str] = frozenset()) -> tuple[set[str], list[tuple[str, set[str]]]]:
+    """The claim's numbers (normalised) and its names other than the subject's (each with its words)."""
+    numbers = {_normal_number(m.group()) for m in _NUMBER.finditer(doc.text)}
+    for token in doc:
+        if token.lower_ in NUMBER_WORDS and token.like_num:
+            numbers.add(NUMBER_WORDS[token.lower_])
+    names: list[tuple[str, set[str]]] = []
+    for ent in doc.ents:
+        if ent.label_ not in NAME_LABELS:
+            continue
+        words = {t.lower_ for t in ent if t.is_alpha and not t.is_stop and len(t.text) > 2}
+        if words and not (words & subject_words):
+            names.append((ent.text, words))
+    return numbers, names
+
+
+def missing_values(claim: Doc, passage: str, title: str = "", subject_words: frozenset[str] = frozenset()) -> list[str]:
+    """The numbers, dates and names of the claim that ``passage`` (with its title) does not contain: a
+    reading of support without them is not support. The subject's own names are not asked for (a passage
+    may call it "it")."""
+    numbers, names = claim_values(claim, subject_words)
+    text = f"{title} {passage}"
+    have_numbers = {_normal_number(m.group()) for m in _NUMBER.finditer(text)}
+    words = _words(text)
+    have_numbers |= {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
+    missing = sorted(n for n in numbers if n not in have_numbers)
+    for name, name_words in names:
+        if not any(w in words or any(h.startswith(w[:5]) for h in words if len(w) >= 5) for w in name_words):
+            missing.append(name)
+    return missing
+
+
+def _normal_number(text: str) -> str:
+    bare = text.replace(",", "")
+    if "." in bare:
+        bare = bare.rstrip("0").rstrip(".")
+    return bare.lstrip("0") or "0"
+
+
+@dataclass(frozen=True)
+class ClaimReader:
+    """A claim parsed once, for its passages: which of its values a passage lacks, and whether a passage speaks
+    to its slot (each passage parsed only when asked)."""
+
+    doc: Doc
+    slot: ClaimSlot
+    parse: Parser
+
+    @classmethod
+    def of(cls, claim: str, parse: Parser | None = None) -> ClaimReader:
+        nlp = _parser(parse)
+        doc = nlp(" ".join(claim.split()))
+        return cls(doc=doc, slot=claim_slot(doc), parse=nlp)
+
+    def missing(self, passage: str, title: str = "") -> list[str]:
+        return missing_values(self.doc, passage, title, self.slot.subject)
+
+    def speaks(self, passage: str, title: str = "") -> SlotReading:
+        return read_slot(self.slot, self.parse(" ".join(passage.split())), title)
