@@ -159,12 +159,14 @@ class Case:
 @dataclass
 class Inputs:
     """What every generator reads: the corpus pages (sentences in line order), the named entities of each
-    sentence, the parsed claims and the entity pool of the swaps."""
+    sentence, the parsed claims, the entity pool of the swaps, and which sentences come from the Wikipedia
+    dump FEVER's annotators searched (the corpus also holds later versions of its pages)."""
 
     pages: dict[str, list[Passage]]
     entities: dict[str, tuple[tuple[str, str], ...]]  # sentence text -> ((label, text), ...)
     docs: dict[str, Doc]  # claim text -> parse
     pool: dict[str, list[str]]
+    fever_dump: frozenset[tuple[str, int | None]] = frozenset()  # (page, line) of the FEVER 2017 dump's sentences
 
 
 # -- building blocks ----------------------------------------------------------------------------------
@@ -247,6 +249,14 @@ def silent(doc: Doc, title: str, sentences: list[Passage], entities) -> bool:
     )
 
 
+def unsettled(case: Case, doc: Doc, title: str, sentences: list[Passage], inputs: Inputs) -> bool:
+    """Whether the passage leaves the claim open: ``silent`` about it, or, for a FEVER NOT ENOUGH INFO claim,
+    made of sentences of the dump its annotators found nothing in (a later version of a page may settle it)."""
+    if case.label == NEI and case.source == "fever" and all((p.page, p.line) in inputs.fever_dump for p in sentences):
+        return True
+    return silent(doc, title, sentences, inputs.entities)
+
+
 def runs(sequence: list[Passage], ok: Callable[[Passage], bool], rng: random.Random) -> list[Passage] | None:
     """A random stretch of 1-``MAX_SENTENCES`` consecutive sentences of ``sequence`` that all pass ``ok``."""
     good = [ok(p) for p in sequence]
@@ -309,6 +319,8 @@ def own_page_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
             stretch = with_neighbours([page[best]], page, rng.randint(0, MAX_SENTENCES - 1), rng)
             while stretch and not fits(stretch):
                 stretch = stretch[:-1]
+            if stretch and not unsettled(case, doc, page[0].title, stretch, inputs):
+                stretch = [page[best]] if unsettled(case, doc, page[0].title, [page[best]], inputs) else None
         else:
             others = [p for p in page if (p.page, p.line) not in case.gold]
             stretch = runs(others, lambda p, d=doc: silent(d, p.title, [p], inputs.entities), rng)
@@ -367,7 +379,15 @@ def slot_absent_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> li
                 continue
             family = {FAMILY[ent.label_]}
             others = [p for p in page if (p.page, p.line) not in case.gold]
-            stretch = runs(others, lambda p, f=family, a=about: not holds_value(p, f, inputs.entities, a), rng)
+            values = (ent.text, new)
+            stretch = runs(
+                others,
+                lambda p, f=family, a=about, v=values: (
+                    not holds_value(p, f, inputs.entities, a)
+                    and not any(_has(evidence_text(p.text), value) for value in v)
+                ),
+                rng,
+            )
             if stretch:
                 claim = _replace_span(doc, ent.start, ent.end, new)
                 out.append(make_pair(claim, stretch, NEI, "reader-slot-absent-nei"))
@@ -394,11 +414,7 @@ def topic_near_nei(
             stretch = with_neighbours([hit], inputs.pages[hit.page], rng.randint(1, 2), rng)
             if not fits(stretch):
                 continue
-            if (
-                case.label != NEI
-                and name & _words(joined(stretch))
-                and not silent(doc, title, stretch, inputs.entities)
-            ):
+            if name & _words(joined(stretch)) and not unsettled(case, doc, title, stretch, inputs):
                 continue
             out.append(make_pair(case.claim, stretch, NEI, "reader-topic-near-nei"))
             break
@@ -782,6 +798,11 @@ def main() -> None:
     held_out_titles = {p.title for p in index.passages if p.page in held_out}
     held_out_titles |= {without_disambiguator(t) for t in held_out_titles}
 
+    fever_dump = frozenset(
+        (r["page"], r["line"])
+        for r in map(orjson.loads, (args.shared / "corpus" / "wiki_sentences.jsonl").open("rb"))
+        if r.get("origin") == "fever2017"
+    )
     pages = by_page(index.passages)
     by_key = canonical(index.passages, pages)
     by_text: dict[str, Passage] = {}
@@ -816,7 +837,7 @@ def main() -> None:
     texts = sorted({c.claim for part_cases in cases.values() for c in part_cases})
     docs = dict(zip(texts, nlp.pipe(texts, batch_size=256)))
     pool = entity_pool([docs[c.claim] for c in cases["train"] if c.label == SUPPORTS])
-    inputs = Inputs(pages, sentence_entities(nlp, (p.text for p in index.passages)), docs, pool)
+    inputs = Inputs(pages, sentence_entities(nlp, (p.text for p in index.passages)), docs, pool, fever_dump)
 
     print(f"parsed: {time.monotonic() - started:.0f} s")
 
