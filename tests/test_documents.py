@@ -106,8 +106,9 @@ def test_check_against_your_documents_says_which_sentences_they_back(tmp_path):
     harbour, lamp, thanks = payload["sentences"]
     assert harbour["label"] == "supported"
     assert harbour["passage"]["name"] == "harbour.pdf" and "rebuilt in 1923" in harbour["passage"]["text"]
-    # the lighthouse page says 1952: the documents do not back 1975, and the closest passage is shown
-    assert lamp["label"] == "not supported" and lamp["passage"]["name"] == "lighthouse.html"
+    # the lighthouse page says 1952: the same slot (when the lamp was electrified) with another date, shown
+    assert lamp["label"] == "contradicted" and lamp["passage"]["name"] == "lighthouse.html"
+    assert "1952" in lamp["passage"]["text"] and lamp["contradicted"] == lamp["unsupported"]
     assert thanks["label"] == "nothing to check"
     lighthouse = (DOCUMENTS / "lighthouse.html").read_text()
     assert "1952" in document_text(DOCUMENTS / "lighthouse.html")[1] and "1952" in lighthouse
