@@ -16,6 +16,7 @@ from reader_pairs import (
     generate,
     gold_context,
     keep_within,
+    kinship_edit,
     locate,
     multi_sentence_pairs,
     own_page_nei,
@@ -143,6 +144,18 @@ def test_a_swap_is_refutes_only_where_the_passage_states_the_original_value(nlp)
     assert place_edit(doc, PYRAMID[1] + " " + PYRAMID[2], random.Random(0), "Great Pyramid of Giza") is None
     # a nationality of "X is a <nationality> <noun>"; an open relation ("toured in") is never swapped
     assert place_edit(nlp("Mozart toured in Egypt."), passage, random.Random(0)) is None
+
+
+def test_only_exclusive_roles_are_swapped(nlp):
+    assert kinship_edit(nlp("Prew was born in Westminster."), "Prew was born in Westminster, London.") is None
+    edited = kinship_edit(nlp("Julian Lennon is the son of John Lennon."), "He is the son of John Lennon.")
+    assert edited == "Julian Lennon is the father of John Lennon."
+    assert kinship_edit(nlp("Julian Lennon is the son of John Lennon."), "His son and father met.") is None
+
+
+def test_headings_and_repeated_sentences_are_left_out_of_pages():
+    rows = passages("P", "P", ["__ TOC __", "P is a town in Kent.", "P is a town in Kent .", "It has a church."])
+    assert [p.text for p in by_page(rows)["P"]] == ["P is a town in Kent.", "It has a church."]
 
 
 def test_a_value_another_could_share_is_not_swapped(nlp):

@@ -46,7 +46,7 @@ from pathlib import Path
 import orjson
 from augment import entity_pool
 from build_pairs import _names_pattern, contrast_set_pages, fever_split, test_rest_pages, write_rows
-from contrast import _has, _replace_span, comparative_edit, date_edit, evidence_text, number_edit, role_edit
+from contrast import _CUES, ROLE_SWAPS, _has, _replace_span, comparative_edit, date_edit, evidence_text, number_edit
 from failure_kinds import COUNTRIES
 from nei_pairs import _words, about_words, claim_slots, settles_nothing
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -62,6 +62,7 @@ from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, clean_feve
 REPO = Path(__file__).resolve().parents[1]
 NEI, SUPPORTS, REFUTES = "NOT ENOUGH INFO", "SUPPORTS", "REFUTES"
 MAX_SENTENCES, MAX_CHARS = 4, 900
+MIN_WORDS = 4  # a corpus "sentence" with fewer words is a heading or markup, never part of a passage
 SYNTHETIC_CLAIMS = {"train": 3000, "validation": 600}
 WICE_VALIDATION_BUCKETS = range(0, 15)  # WiCE subclaims whose Wikipedia title hashes here are kept for measuring
 ORIGIN_CAPS = {  # at most this many pairs per origin and part (a seeded sample), so no kind swamps the others
@@ -180,18 +181,21 @@ def near_duplicate(a: Passage, b: Passage) -> bool:
 
 
 def by_page(passages: Iterable[Passage]) -> dict[str, list[Passage]]:
-    """Each page's sentences in line order; a sentence whose words repeat an earlier one of its page is left out."""
+    """Each page's sentences in line order; a sentence whose words repeat an earlier one of its page is left out,
+    and so is one of fewer than ``MIN_WORDS`` words (a heading or markup such as "__ TOC __")."""
     pages: dict[str, list[Passage]] = collections.defaultdict(list)
     for passage in sorted(passages, key=lambda p: (p.page, p.line or 0)):
+        if len(re.findall(r"[^\W\d_]+", passage.text)) < MIN_WORDS:
+            continue
         if all(_text_key(passage.text) != _text_key(q.text) for q in pages[passage.page]):
             pages[passage.page].append(passage)
     return dict(pages)
 
 
 def canonical(passages: Iterable[Passage], pages: dict[str, list[Passage]]) -> dict[tuple[str, int | None], Passage]:
-    """Each sentence's (page, line) -> the sentence ``by_page`` kept for its words."""
+    """Each sentence's (page, line) -> the sentence ``by_page`` kept for its words (none for one it left out)."""
     kept = {(p.page, _text_key(p.text)): p for rows in pages.values() for p in rows}
-    return {(p.page, p.line): kept[(p.page, _text_key(p.text))] for p in passages}
+    return {(p.page, p.line): kept[key] for p in passages if (key := (p.page, _text_key(p.text))) in kept}
 
 
 def sentence_entities(nlp: Language, texts: Iterable[str]) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -489,6 +493,23 @@ def number_edit_or_none(doc: Doc, passage: str, rng: random.Random) -> str | Non
     return _unless_indefinite(doc, number_edit(doc, passage, rng))
 
 
+KINSHIP = {"father", "mother", "son", "daughter"}
+
+
+def kinship_edit(doc: Doc, passage: str) -> str | None:
+    """ "father of" <-> "son of", "mother of" <-> "daughter of" (``contrast.ROLE_SWAPS``' exclusive pairs) when the
+    passage has the original role's cue and none of the new one's. The other role swaps are left out: born in
+    and died in, directed and starred in, can both hold, so a swap of them does not say otherwise."""
+    ev = evidence_text(passage)
+    for pattern, new, old_role, new_role in ROLE_SWAPS:
+        if old_role not in KINSHIP or (match := re.search(pattern, doc.text, flags=re.IGNORECASE)) is None:
+            continue
+        if any(_has(ev, cue) for cue in _CUES[old_role]) and not any(_has(ev, cue) for cue in _CUES[new_role]):
+            edited = doc.text[: match.start()] + new + doc.text[match.end() :]
+            return edited[:1].upper() + edited[1:]
+    return None
+
+
 def slot_refutes(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[dict]:
     """ "Says otherwise" -> REFUTES: a REFUTES gold set inside its page neighbours; a SUPPORTS claim's value
     changed where the passage (its gold sentence with 1-2 neighbours, or its gold set of several sentences in
@@ -519,7 +540,7 @@ def slot_refutes(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
             "date": date_edit_or_none(doc, passage, rng),
             "number": number_edit_or_none(doc, passage, rng),
             "comparative": comparative_edit(doc, passage),
-            "role": role_edit(doc, passage),
+            "kinship": kinship_edit(doc, passage),
         }
         edits = {
             k: v
@@ -807,7 +828,8 @@ def main() -> None:
     by_key = canonical(index.passages, pages)
     by_text: dict[str, Passage] = {}
     for p in index.passages:
-        by_text.setdefault(p.text, by_key[(p.page, p.line)])
+        if (p.page, p.line) in by_key:
+            by_text.setdefault(p.text, by_key[(p.page, p.line)])
     gold_rows = [orjson.loads(line) for line in (args.shared / "train" / "fever_gold_pairs.jsonl").open("rb")]
     gold_rows = [r for r in gold_rows if r.get("fever_split") != "paper_dev"]
     names = _names_pattern(held_out_titles)
