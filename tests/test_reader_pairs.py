@@ -289,3 +289,4 @@ def test_wice_partial_support_is_not_support():
     assert pair["title"] == "Balancing act"
     assert wice_pairs([row], "train", {"The Wall (Australian game show)"}) == []  # a held-out title
     assert wice_pairs([row | {"label": "supported", "supported": True}], part, set()) == []
+    assert wice_pairs([row | {"non_supported_tokens": ["106"]}], part, set()) == []  # a number: may be contradicted
