@@ -9,7 +9,10 @@
    subject, so items whose title names nothing the claim names count for less. Both are kept on the
    item (``evidence[i].trust``), so a reader sees why it was trusted and nothing recomputes them.
 2. **Weighing** (:func:`weigh`): an item's strength for a side is P(side) · C · topicality
-   (:func:`side_weights`); the claim's support is its strongest supporting item, its refutation the strongest
+   (:func:`side_weights`); an item's refutation counts only where it speaks to the claim's slot — its subject
+   and a value for its relation (:mod:`mermaid_verifier.agents.slots`): a passage about the subject that
+   states another fact does not say otherwise, it does not say (``unstated_refutes`` is what such a reading
+   still counts). The claim's support is its strongest supporting item, its refutation the strongest
    refuting item, with the second strongest, the sums, the evidence's topic coverage and its count as the
    :data:`FEATURES`.
 3. **Label and confidence** (:func:`label_and_confidence`). **What the shipped files do**: ``data/judge_model.json``
@@ -30,6 +33,7 @@ cascade) is :mod:`mermaid_verifier.agents.reconcile`. ``scripts/evaluate_scoring
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -37,6 +41,7 @@ from importlib import resources
 
 from pydantic import BaseModel, Field, model_validator
 
+from mermaid_verifier.agents.slots import ClaimReader, SlotReading
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
@@ -141,6 +146,13 @@ class JudgeConfig(BaseModel):
     abstain_below: float = Field(0.50, ge=0, le=1)
     conflict_level: float = Field(0.60, ge=0, le=1, description="both weighted sides at least this strong = conflict")
     stop_threshold: float = Field(0.90, ge=0, le=1, description="executor stops once an item is this decisive")
+    unstated_refutes: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="how much of an item's refutation counts when it does not speak to the claim's slot (its "
+        "subject and a value for its relation): 1 counts it all, 0 reads it as not saying",
+    )
     use_reliability: bool = True
     topicality: Topicality = Field(
         default_factory=Topicality, description="how much items that are not about what the claim names may count"
@@ -224,13 +236,35 @@ def topicality_of(evidence: list[Evidence], config: JudgeConfig, claim: str, ent
     return config.topicality.weights(evidence, claim, entities or [])
 
 
+SLOT_READ_FROM = 0.05  # an item whose refuting weight is under this cannot move a verdict: its slot is not read
+
+
+@functools.lru_cache(maxsize=256)
+def _claim_reader(claim: str) -> ClaimReader:
+    return ClaimReader.of(claim)
+
+
+@functools.lru_cache(maxsize=8192)
+def slot_reading(claim: str, title: str, text: str) -> SlotReading:
+    """Whether the item (``title``, ``text``) speaks to ``claim``'s slot (the claim parsed once, each item once)."""
+    return _claim_reader(claim).speaks(text, title)
+
+
 def side_weights(
     evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None
 ) -> tuple[list[float], list[float]]:
-    """Each item's weight for supporting and for refuting the claim: P(side) · reliability · topicality."""
+    """Each item's weight for supporting and for refuting the claim: P(side) · reliability · topicality; an item
+    that does not speak to the claim's slot refutes it ``unstated_refutes`` times as much (:func:`slot_reading`)."""
     topical = topicality_of(evidence, config, claim, entities)
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
+    if claim and config.unstated_refutes < 1:
+        refutes = [
+            weight * config.unstated_refutes
+            if weight >= SLOT_READ_FROM and not slot_reading(claim, item.title, item.text).states_slot
+            else weight
+            for item, weight in zip(evidence, refutes)
+        ]
     return supports, refutes
 
 

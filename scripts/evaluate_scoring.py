@@ -102,6 +102,13 @@ def main() -> None:
         help="fit the 'fitted' judge on the train part's results (the evidence the pipeline retrieves for "
         "training claims) and score it on the tuning parts, which it never saw",
     )
+    parser.add_argument(
+        "--unstated-refutes",
+        type=float,
+        default=None,
+        help="how much of a refutation counts from an item that does not speak to the claim's slot (default: the"
+        " bundled judge configuration's)",
+    )
     args = parser.parse_args()
     parts = load(args.results, load_split_ids(args.split))
     train_part = parts.pop("train", []) if args.fit_on_train else []
@@ -137,6 +144,8 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|---|")
     for name, (reliability, judge_settings) in CONFIGS.items():
         base = JudgeConfig.bundled().model_copy(update={**judge_settings, "model": None, "confidence_model": None})
+        if args.unstated_refutes is not None:
+            base = base.model_copy(update={"unstated_refutes": args.unstated_refutes})
         tuning_weighed = weighings(validation, reliability, base)
         test_weighed = weighings(test, reliability, base)
         for decider in DECIDERS:

@@ -307,3 +307,19 @@ def test_an_item_that_weighs_nothing_is_never_shown_taking_a_side():
     ranked = annotate([off_topic, on_topic], RAW, "Marcus Bentley is a director.", ["Marcus Bentley"])
     hill = next(e for e in ranked if e.id == "e1")
     assert hill.score == 0.0 and hill.stance == Stance.NEUTRAL
+
+
+def test_a_refutation_from_a_passage_silent_on_the_claims_slot_counts_as_configured():
+    """unstated_refutes: how much a reading of "refutes" counts from a passage that says something else about the
+    subject ("headcount and headquarters" against "listed on the Oslo Stock Exchange") rather than another value
+    for the claim's own slot (born in Salzburg against born in London)."""
+    from mermaid_verifier.agents.judge import side_weights
+
+    claim_a = "Mozart was born in London."
+    other_fact = item(0, 0.0, 0.9, text="Mozart was survived by his wife Constanze and two sons.", title="Mozart")
+    same_slot = item(1, 0.0, 0.9, text="Mozart was born in Salzburg.", title="Mozart")
+    counted = RAW.model_copy(update={"unstated_refutes": 1.0})
+    gated = RAW.model_copy(update={"unstated_refutes": 0.0})
+    assert side_weights([other_fact, same_slot], counted, claim_a)[1] == pytest.approx([0.9, 0.9])
+    assert side_weights([other_fact, same_slot], gated, claim_a)[1] == pytest.approx([0.0, 0.9])
+    assert side_weights([other_fact], gated, claim_a)[0] == [0.0]  # support is never gated
