@@ -115,7 +115,7 @@ def train_phase(
     epochs, used = fit_epochs(rate, len(rows), batch_size, seconds, most_epochs)
     if used < len(rows):
         rows = random.Random(seed).sample(rows, used)
-    log(f"{name}: probe {rate:.1f} steps/s; {epochs} epoch(s) of {len(rows)} pairs at lr {lr}")
+    log(f"{name}: probe {rate:.3g} steps/s; {epochs} epoch(s) of {len(rows)} pairs at lr {lr}")
     trainer = Trainer(
         model,
         tokenizer,
@@ -140,7 +140,7 @@ def train_phase(
     except TrainingStopped as stop:
         stopped, position = str(stop), trainer.position
     return {
-        "probe_steps_per_second": round(rate, 2),
+        "probe_steps_per_second": round(rate, 4),
         "epochs": epochs,
         "pairs": len(rows),
         "lr": lr,
