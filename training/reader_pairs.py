@@ -413,7 +413,7 @@ def topic_near_nei(
         title = inputs.pages[case.anchor][0].title if case.anchor in inputs.pages else ""
         name = {w for w in _words(without_disambiguator(title)) if w not in STOP_WORDS}
         for hit in search(case.claim):
-            if hit.page in case.pages or hit.page not in allowed or len(inputs.pages[hit.page]) < 2:
+            if hit.page in case.pages or hit.page not in allowed or len(inputs.pages.get(hit.page, [])) < 2:
                 continue
             stretch = with_neighbours([hit], inputs.pages[hit.page], rng.randint(1, 2), rng)
             if not fits(stretch):
