@@ -47,6 +47,20 @@ STUDENT_PARTS = [["layer.0-1"], ["layer.2-3"], ["layer.4-5"]]  # each part under
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 
 
+def run_log(path: Path, started: float):
+    """A log function for a device call: each line stamped with the seconds since ``started``, printed and
+    appended to ``path`` at once (a call cut short still returns what it logged)."""
+    log_file = path.open("a")
+
+    def log(line: str) -> None:
+        stamped = f"{time.monotonic() - started:7.1f}s {line}"
+        print(stamped, flush=True)
+        log_file.write(stamped + "\n")
+        log_file.flush()
+
+    return log
+
+
 def read_pairs(directory: Path) -> dict[str, tuple[list[dict], str]]:
     """Each ``pairs_*.jsonl[.gz|.xz]`` file's rows and the SHA-256 of its uncompressed bytes, by file stem."""
     files: dict[str, tuple[list[dict], str]] = {}
@@ -251,14 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
-    log_file = (args.out / "log.txt").open("a")
-
-    def log(line: str) -> None:
-        stamped = f"{time.monotonic() - started:7.1f}s {line}"
-        print(stamped, flush=True)
-        log_file.write(stamped + "\n")
-        log_file.flush()
-
+    log = run_log(args.out / "log.txt", started)
     metrics: dict = {"device": torch.cuda.get_device_name() if args.device == "cuda" else args.device}
     metrics["versions"] = {"torch": torch.__version__, "python": sys.version.split()[0]}
     base_dir = unpack(args.weights, args.work / "base")

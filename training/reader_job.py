@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 import torch
-from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, train_phase
+from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, run_log, train_phase
 from safetensors.torch import load_file, save_file
 from train_stance import LABELS, export_fp32, model_inputs
 from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
@@ -306,14 +306,7 @@ def train(args) -> int:
     deadline = started + args.deadline
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
-    log_file = (args.out / "log.txt").open("a")
-
-    def log(line: str) -> None:
-        stamped = f"{time.monotonic() - started:7.1f}s {line}"
-        print(stamped, flush=True)
-        log_file.write(stamped + "\n")
-        log_file.flush()
-
+    log = run_log(args.out / "log.txt", started)
     if args.device == "cpu":
         torch.set_num_threads(args.threads)
     bf16 = args.device != "cpu" or use_bf16(args.precision)
