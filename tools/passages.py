@@ -123,19 +123,25 @@ def document_passages(
                 start, end = spans[first][0], spans[first + size - 1][1]
                 if size > 1 and end - start > MAX_PASSAGE_CHARS:
                     continue
-                out.append(
-                    DocumentPassage(
-                        document=number,
-                        name=document.name,
-                        title=document.title,
-                        text=" ".join(document.text[start:end].split()),
-                        start=start,
-                        end=end,
-                        first_sentence=first,
-                        sentences=size,
-                    )
-                )
+                out.append(passage_of(number, document, spans, first, first + size))
     return out
+
+
+def passage_of(
+    number: int, document: GivenDocument, spans: list[tuple[int, int]], first: int, last: int
+) -> DocumentPassage:
+    """Sentences ``first`` to ``last`` (exclusive) of document ``number``, with their character span."""
+    start, end = spans[first][0], spans[last - 1][1]
+    return DocumentPassage(
+        document=number,
+        name=document.name,
+        title=document.title,
+        text=" ".join(document.text[start:end].split()),
+        start=start,
+        end=end,
+        first_sentence=first,
+        sentences=last - first,
+    )
 
 
 def documents_key(documents: Sequence[GivenDocument], sizes: Sequence[int]) -> str:
@@ -187,18 +193,7 @@ class PassageIndex:
             first, last = grown
         if (first, last) == (hit.first_sentence, hit.first_sentence + hit.sentences):
             return hit
-        document = self.documents[hit.document]
-        start, end = spans[first][0], spans[last - 1][1]
-        return DocumentPassage(
-            document=hit.document,
-            name=hit.name,
-            title=hit.title,
-            text=" ".join(document.text[start:end].split()),
-            start=start,
-            end=end,
-            first_sentence=first,
-            sentences=last - first,
-        )
+        return passage_of(hit.document, self.documents[hit.document], spans, first, last)
 
 
 class PassageIndexCache:
