@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import operator
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -260,10 +261,10 @@ async def read_claim(
     index: PassageIndex, stance: StanceModel, reading: GroundingConfig, number: int, claim: ExtractedClaim
 ) -> GroundedClaim:
     """One claim against the documents: the passages BM25 ranks highest (and windows around the best) read by
-    the stance model, then decided with the claim's parse (its values and slot) at hand."""
-    passages, claim_reader = await asyncio.gather(
-        asyncio.to_thread(passages_for, index, claim, reading), asyncio.to_thread(ClaimReader.of, claim.text)
-    )
+    the stance model, then decided; the claim is parsed (its values and slot) only when a passage asks for it: a
+    reading of support with coverage on, or a reading of refutation."""
+    passages = await asyncio.to_thread(passages_for, index, claim, reading)
+    claim_reader = functools.cache(lambda: ClaimReader.of(claim.text))
     readings = await stance.aprobabilities(
         claim.text, [(p.title, p.text) for p in passages], max_length=reading.max_length
     )
@@ -275,8 +276,8 @@ async def read_claim(
         readings,
         reading.threshold,
         refute_threshold=reading.refute_threshold,
-        missing=(lambda p: claim_reader.missing(p.text, p.title)) if reading.coverage else None,
-        speaks=lambda p: claim_reader.speaks(p.text, p.title),
+        missing=(lambda p: claim_reader().missing(p.text, p.title)) if reading.coverage else None,
+        speaks=lambda p: claim_reader().speaks(p.text, p.title),
     )
 
 
