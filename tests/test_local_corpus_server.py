@@ -25,7 +25,7 @@ SCIFACT = FIXTURES / "scifact_mini.jsonl"
 GENERIC = FIXTURES / "generic_mini.jsonl"
 MALFORMED = FIXTURES / "malformed.jsonl"
 MODULE = "mermaid_verifier.tools.servers.local_corpus_server"
-PASSAGE_FIELDS = {"id", "page", "line", "title", "text", "corpus", "score"}
+PASSAGE_FIELDS = {"id", "page", "line", "title", "text", "corpus", "score", "url"}
 
 
 @pytest.fixture
@@ -96,6 +96,7 @@ async def test_search_returns_structured_passages_best_first(server):
         "wiki_mini",
     )
     assert top["text"] == "The screenplay was written by Kubrick and Arthur C. Clarke."
+    assert top["url"] is None  # a JSONL corpus names no page address; a ZIM of Wikipedia does
     scores = [p["score"] for p in data["passages"]]
     assert 1 <= len(scores) <= 5 and scores == sorted(scores, reverse=True)
 

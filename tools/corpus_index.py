@@ -45,9 +45,10 @@ class Passage:
     title: str
     text: str
     corpus: str
+    url: str | None = None  # where a reader can open the page (a ZIM's Wikipedia article), when known
 
     def to_json(self) -> dict:
-        return {
+        record = {
             "id": self.id,
             "page": self.page,
             "line": self.line,
@@ -55,6 +56,9 @@ class Passage:
             "text": self.text,
             "corpus": self.corpus,
         }
+        if self.url is not None:
+            record["url"] = self.url
+        return record
 
 
 def normalise_title(title: str) -> str:

@@ -47,7 +47,8 @@ CorpusOpt = Annotated[
     typer.Option(
         "--corpus",
         "-c",
-        help="A local JSONL corpus (repeatable; env MERMAID_CORPUS, os.pathsep-separated).",
+        help="A local corpus: a JSONL file or a Kiwix ZIM file, e.g. all of Wikipedia (repeatable; env MERMAID_CORPUS, "
+        "os.pathsep-separated).",
         show_default=False,
     ),
 ]

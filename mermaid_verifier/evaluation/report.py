@@ -400,6 +400,7 @@ def evidence_view(item: dict) -> dict:
         "stance": item.get("stance") or "unscored",
         "score": fmt_decimal(item.get("score"), 2),
         "source": item.get("source") or "",
+        "corpus": item.get("corpus") if item.get("corpus") != item.get("source") else None,  # a ZIM or JSONL file
         "href": evidence_link(item),
         "line": item.get("line"),
     }

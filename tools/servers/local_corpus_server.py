@@ -1,16 +1,18 @@
-"""``local-corpus``: an MCP stdio server that searches local JSONL corpora with BM25.
+"""``local-corpus``: an MCP stdio server that searches local corpora: JSONL files with BM25, Kiwix ZIM files
+through their own full-text and title indexes (:mod:`mermaid_verifier.tools.zim_corpus`).
 
 Two tools, both returning structured results (``structuredContent`` plus the same JSON as text):
 
 * ``search(query, k)``      -> the ``k`` best passages for a keyword query
 * ``get_page(title, ...)``  -> every passage of one page, in line order
 
-The BM25 index is opened once per server, in a worker thread started when the server starts, and
+The corpus index is opened once per server (:func:`~mermaid_verifier.tools.corpora.open_corpus_index`), in a worker thread started when the server starts, and
 shared by every call: in memory (:mod:`mermaid_verifier.tools.corpus_index`, bm25s) or on disk
 (:mod:`mermaid_verifier.tools.tantivy_index`, tantivy), by ``--index-backend`` (``auto`` chooses by
 corpus size). Run it as::
 
     mermaid-verifier-corpus-server --corpus wiki_sentences.jsonl [--corpus more.jsonl] [--index-backend auto]
+    mermaid-verifier-corpus-server --corpus wikipedia_en_all_nopic.zim
     python -m mermaid_verifier.tools.servers.local_corpus_server --corpus wiki_sentences.jsonl
 
 stdout is the JSON-RPC channel: nothing in this module prints; logs go to stderr.
@@ -36,11 +38,13 @@ from pydantic import BaseModel, Field
 
 from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
+from mermaid_verifier.tools.corpora import MergedCorpus, open_corpus_index
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
 from mermaid_verifier.tools.servers.server_logging import add_log_level_option, configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
-from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex, open_index
+from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex
+from mermaid_verifier.tools.zim_corpus import ZimCorpus
 
 logger = logging.getLogger("mermaid_verifier.tools.servers.local_corpus_server")  # also under -m
 
@@ -58,6 +62,8 @@ INSTRUCTIONS = (
 )
 
 
+AnyCorpus = CorpusIndex | TantivyCorpusIndex | ZimCorpus | MergedCorpus
+
 # ----------------------------------------------------------------------------- result models
 
 
@@ -65,6 +71,7 @@ class PagePassage(PassageRecord):
     """One passage of the corpus."""
 
     title: str = Field(description="Human-readable page title; pass it to get_page.")
+    url: str | None = Field(default=None, description="Where the page can be read, when known (a ZIM's article).")
 
     @classmethod
     def of(cls, passage: Passage) -> "PagePassage":
@@ -103,7 +110,7 @@ class PageResult(BaseModel):
 # ----------------------------------------------------------------------------- pure helpers
 
 
-def search_result(index: CorpusIndex | TantivyCorpusIndex, query: str, k: int) -> SearchResult:
+def search_result(index: AnyCorpus, query: str, k: int) -> SearchResult:
     hits = [SearchHit.scored(p, s) for p, s in index.search(query, k)]
     message = None
     if not hits:
@@ -111,10 +118,13 @@ def search_result(index: CorpusIndex | TantivyCorpusIndex, query: str, k: int) -
             f"Nothing in the corpus matched {query!r}. Try fewer or different keywords "
             "(names, distinctive nouns), or another spelling."
         )
+        problem = getattr(index, "problem", None)  # a ZIM without a full-text index is searched by title only
+        if problem:
+            message += f" ({problem}.)"
     return SearchResult(query=query, passages=hits, message=message)
 
 
-def similar_titles(index: CorpusIndex | TantivyCorpusIndex, title: str, limit: int = SUGGESTION_LIMIT) -> list[str]:
+def similar_titles(index: AnyCorpus, title: str, limit: int = SUGGESTION_LIMIT) -> list[str]:
     """Titles containing ``title``; failing that, the titles of the best BM25 hits for it."""
     found = index.titles_like(title, limit=limit)
     if not found:
@@ -126,7 +136,7 @@ def similar_titles(index: CorpusIndex | TantivyCorpusIndex, title: str, limit: i
     return found
 
 
-def page_result(index: CorpusIndex | TantivyCorpusIndex, title: str, max_passages: int) -> PageResult:
+def page_result(index: AnyCorpus, title: str, max_passages: int) -> PageResult:
     passages = index.get_page(title)
     if not passages:
         suggestions = similar_titles(index, title)
@@ -184,7 +194,7 @@ class IndexLoader:
         self.corpus_paths = [Path(p) for p in corpus_paths]
         self.cache_dir = Path(cache_dir)
         self.index_backend = index_backend
-        self.index: CorpusIndex | TantivyCorpusIndex | None = None
+        self.index: AnyCorpus | None = None
         self.error: str | None = None
         self.started_at: float | None = None
         self._lock = anyio.Lock()
@@ -205,7 +215,7 @@ class IndexLoader:
                 return
         await self._open()  # no server task group (called outside server.run): open inline
 
-    async def get(self) -> CorpusIndex | TantivyCorpusIndex:
+    async def get(self) -> AnyCorpus:
         while True:
             await self.start()
             ready = self._ready
@@ -225,7 +235,7 @@ class IndexLoader:
         assert self._ready is not None
         try:
             index = await anyio.to_thread.run_sync(
-                open_index, self.corpus_paths, self.cache_dir, self.index_backend, abandon_on_cancel=True
+                open_corpus_index, self.corpus_paths, self.cache_dir, self.index_backend, abandon_on_cancel=True
             )
             self.index = index
             logger.info(
@@ -281,7 +291,7 @@ def create_server(
 
     server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, lifespan=lifespan, log_level="WARNING")
 
-    async def ready_index(what: str) -> CorpusIndex | TantivyCorpusIndex:
+    async def ready_index(what: str) -> AnyCorpus:
         try:
             with anyio.fail_after(index_timeout_s):
                 return await loader.get()
@@ -370,7 +380,7 @@ def default_cache_dir() -> Path:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="MCP stdio server 'local-corpus': BM25 search over local JSONL corpora.",
+        description="MCP stdio server 'local-corpus': search over local JSONL corpora (BM25) and Kiwix ZIM files.",
     )
     parser.add_argument(
         "--corpus",
@@ -378,7 +388,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=Path,
         default=[],
         metavar="PATH",
-        help=f"JSONL corpus file (repeatable). Default: $MERMAID_CORPUS, several paths separated by {os.pathsep!r}.",
+        help=f"JSONL corpus or Kiwix ZIM file (repeatable). Default: $MERMAID_CORPUS, several paths separated by {os.pathsep!r}.",
     )
     parser.add_argument(
         "--cache-dir",

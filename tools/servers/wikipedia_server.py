@@ -48,6 +48,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from mermaid_verifier.tools.article_html import STOP_SECTIONS, split_paragraph
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
@@ -123,100 +124,6 @@ class WikiPageResult(BaseModel):
 # ----------------------------------------------------------------------------- pure helpers
 
 _HEADING = re.compile(r"^(=+)\s*(.*?)\s*\1$")
-STOP_SECTIONS = frozenset(
-    {
-        "see also",
-        "references",
-        "external links",
-        "notes",
-        "further reading",
-        "bibliography",
-        "sources",
-        "citations",
-        "footnotes",
-        "notes and references",
-        "works cited",
-    }
-)
-_ABBREVIATIONS = frozenset(
-    {
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "prof",
-        "sr",
-        "jr",
-        "st",
-        "mt",
-        "ft",
-        "vs",
-        "etc",
-        "approx",
-        "no",
-        "nos",
-        "vol",
-        "fig",
-        "inc",
-        "ltd",
-        "co",
-        "corp",
-        "gen",
-        "col",
-        "lt",
-        "sgt",
-        "capt",
-        "gov",
-        "sen",
-        "rep",
-        "rev",
-        "hon",
-        "ca",
-        "cf",
-        "al",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-    }
-)
-_BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
-_OPENERS = "\"'“‘([¿¡"
-
-
-def _is_abbreviation(token: str) -> bool:
-    word = token.lstrip(_OPENERS).casefold()
-    if len(word) == 1 and word.isalpha():
-        return True  # an initial: "J. R. R. Tolkien"
-    if re.fullmatch(r"(?:[a-z]\.)+[a-z]", word):
-        return True  # "U.S", "e.g", "i.e"
-    return word in _ABBREVIATIONS
-
-
-def _split_paragraph(paragraph: str) -> list[str]:
-    sentences, start = [], 0
-    for match in _BOUNDARY.finditer(paragraph):
-        following = paragraph[match.end() : match.end() + 1]
-        if not following or not (following.isupper() or following.isdigit() or following in _OPENERS):
-            continue
-        if paragraph[match.start()] == ".":
-            before = paragraph[start : match.start()].split()
-            if before and _is_abbreviation(before[-1]):
-                continue
-        sentences.append(paragraph[start : match.end()].strip())
-        start = match.end()
-    tail = paragraph[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
 
 
 def split_sentences(text: str) -> list[str]:
@@ -232,7 +139,7 @@ def split_sentences(text: str) -> list[str]:
             if heading.group(2).casefold() in STOP_SECTIONS:
                 break
             continue
-        sentences.extend(_split_paragraph(paragraph))
+        sentences.extend(split_paragraph(paragraph))
     return sentences
 
 
