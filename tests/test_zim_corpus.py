@@ -171,6 +171,12 @@ def test_a_many_word_query_that_finds_nothing_falls_back_to_fewer_words(mini):
     assert hits and hits[0][0].title == "Ada Lovelace"
 
 
+@pytest.mark.parametrize("query", ["NEAR Lovelace", "Lovelace AND NOT", "OR Lovelace (", 'Lovelace "'])
+def test_operator_words_and_stray_marks_in_a_query_are_searched_as_words(mini, query):
+    hits = mini.search(query, k=2)
+    assert hits and hits[0][0].title == "Ada Lovelace"
+
+
 def test_ids_are_stable_and_pages_read_in_order(mini, zim_dir):
     again = ZimCorpus(zim_dir / "mini.zim")
     first = mini.get_page("Ada Lovelace")

@@ -134,7 +134,8 @@ class ZimCorpus:
 
             searcher = Searcher(self.archive)
             for attempt in fallback_queries(query):
-                for path in searcher.search(Query().set_query(attempt)).getResults(0, limit):
+                # lower case: Xapian reads upper-case AND, OR, NOT, NEAR as operators, and its terms are lower case
+                for path in searcher.search(Query().set_query(attempt.casefold())).getResults(0, limit):
                     if path not in found:
                         found.append(path)
                 if len(found) >= limit:
