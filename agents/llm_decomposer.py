@@ -2,7 +2,7 @@
 search keywords and entities, as structured output; the drop-in sibling of ``SpacyDecomposer``.
 
 An attribution the claim does not name is dropped. A malformed or empty answer (no triplet, a triplet without subject or relation) is sent back once with
-the error quoted; a second bad answer raises :class:`~mermaid_verifier.agents.model_calls.DecompositionError`,
+the error quoted; a second bad answer raises :class:`~mermaid_verifier.errors.DecompositionError`,
 which the graph turns into an abstention that states the reason.
 """
 

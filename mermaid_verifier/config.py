@@ -98,7 +98,8 @@ class Settings:
     stance_model_dir: Path | None = field(default=None, metadata={"env": "STANCE_MODEL", "parse": Path})
     calibration_file: Path | None = field(default=None, metadata={"env": "CALIBRATION", "parse": Path})
     reliability_file: Path | None = field(default=None, metadata={"env": "RELIABILITY", "parse": Path})
-    # --- LLM backend (agents/llm*.py). ``backend=None`` means: "llm" when an endpoint is configured, else "offline".
+    # --- LLM backend (agents/llm*.py). ``backend=None`` (MERMAID_BACKEND unset) means "offline", endpoint or not:
+    # only MERMAID_BACKEND=llm or cascade turns on LLM calls (``effective_backend``).
     backend: str | None = field(default=None, metadata={"env": "BACKEND", "parse": lambda v: v.strip().lower() or None})
     openai_base_url: str | None = field(default=None, metadata={"env_name": "OPENAI_BASE_URL", "parse": _optional_str})
     openai_api_key: str | None = field(

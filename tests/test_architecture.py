@@ -1,5 +1,6 @@
-"""The dependency direction holds: ``cli -> evaluation -> graph -> agents | memory -> tools -> core``, no
-cycles between the modules of a package (import-linter contracts in ``pyproject.toml``).
+"""The dependency direction holds: ``cli -> service -> evaluation -> text_graph | grounding -> graph -> wiring ->
+agents | memory -> tools -> core``, the client side never imports a tool server, no cycles between the modules of a
+package (import-linter contracts in ``pyproject.toml``).
 
 import-linter reads the package from disk, but the installed layout grafts the top-level ``agents/``,
 ``tools/``, ``prompts/`` and ``data/`` directories under ``mermaid_verifier``; the test assembles that

@@ -18,8 +18,9 @@ or Cursor starts it); ``--transport http`` serves MCP's streamable HTTP under th
 ``max_request_bytes``, at most ``max_concurrent`` checks at once, ``request_timeout_s`` per check.
 
 The tool functions are plain methods of :class:`Verifier`, tested directly; :func:`create_server` only
-registers them; the transports are :func:`run_stdio` and :func:`serve_http`. stdout is the JSON-RPC channel
-over stdio: nothing here prints.
+registers them; :func:`http_app` wraps the streamable-HTTP app in the body limit and the bearer check. The command
+(``mermaid_verifier/cli/mcp.py``) runs either transport: FastMCP's ``run_stdio_async``, or :func:`http_app` served
+on its listening socket. stdout is the JSON-RPC channel over stdio: nothing here prints.
 """
 
 from __future__ import annotations
@@ -241,11 +242,6 @@ def create_server(
         return await verifier(ctx).check_grounding(text, documents, _progress(ctx))
 
     return server
-
-
-def run_stdio(server: FastMCP) -> None:
-    """Serve one client over stdin/stdout until it closes them."""
-    server.run("stdio")
 
 
 def http_app(server: FastMCP, *, token: str | None, limits: Limits):
