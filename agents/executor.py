@@ -313,6 +313,18 @@ class OfflineExecutor:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p or None}) for e, p in zip(items, probabilities)]
 
+    async def _score_countable(
+        self, claim: str, entities: list[str], gathered: list[Evidence], new_items: list[Evidence]
+    ) -> list[Evidence]:
+        """The new items, those the judge can count read by the stance model: an item whose topicality weight is 0
+        (it names nothing the claim names while another item does, or it is planted text) is never counted, and a
+        weight only falls as items are added, so it is left unread (``stance_probabilities`` None)."""
+        if not new_items:
+            return []
+        weights = self.topicality.weights(gathered + new_items, claim, entities)[len(gathered) :]
+        scored = iter(await self._score(claim, [e for e, w in zip(new_items, weights) if w > 0]))
+        return [next(scored) if w > 0 else e for e, w in zip(new_items, weights)]
+
     async def _start(self, claim: str, entities: list[str], remembered: list[Evidence]) -> ExecutionResult:
         """The result before any search: the remembered evidence, scored (the budget stays whole)."""
         result = ExecutionResult(evidence=await self._score(claim, remembered), trace=[])
@@ -378,8 +390,9 @@ class OfflineExecutor:
             new_items = [e for e in found if e.id not in seen_ids]
             new_ids = {e.id for e in new_items}
             seen_ids.update(new_ids)
-            new_items = await self._score(claim, new_items)
-            result.evidence = (result.evidence + new_items)[:MAX_EVIDENCE]
+            new_items = new_items[: max(MAX_EVIDENCE - len(result.evidence), 0)]  # the rest would be dropped unread
+            new_items = await self._score_countable(claim, decomposition.entities, result.evidence, new_items)
+            result.evidence = result.evidence + new_items
             seen = (
                 observation(outcome, new_items)
                 if remembered_lookup is None

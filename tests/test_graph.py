@@ -64,8 +64,9 @@ async def test_a_decisive_looking_sentence_about_someone_else_neither_stops_the_
     finally:
         await resources.aclose()
     kubrick = next(e for e in out["evidence"] if e.title == "Stanley Kubrick" and e.line == 0)
-    # read as refuting, but about someone else: it weighs nothing, so it is shown as bearing on neither side
-    assert kubrick.stance_probabilities["refutes"] > 0.5
+    # about someone else while the claim's own subject has a page: it weighs nothing, so the stance model is not
+    # asked about it (it would read it as refuting) and it is shown as bearing on neither side
+    assert kubrick.stance_probabilities is None
     assert kubrick.stance == Stance.NEUTRAL and kubrick.trust.topicality == 0.0 and kubrick.score == 0.0
     assert not any("stopping" in step.observation for step in out["trace"]) and out["stats"].tool_calls == 5
     assert out["verdict"].label == Label.NOT_ENOUGH_INFO
