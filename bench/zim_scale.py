@@ -173,7 +173,7 @@ def cold_verify(corpus_args: list[str], runs: int, claim: str) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--zim", type=Path, required=True)
+    parser.add_argument("--zim", type=Path, help="the ZIM to measure (bench/zim_build.py makes one)")
     parser.add_argument("--claims", type=Path, help="FEVER claims (queries); the tuning parts only with --split")
     parser.add_argument("--split", type=Path)
     parser.add_argument("--queries", type=int, default=300, help="claims to search, and as many made-up queries")
@@ -188,6 +188,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.worker:
         worker_main(Path(args.worker[0]), Path(args.worker[1]), int(args.worker[2]))
         return
+    if args.zim is None:
+        parser.error("--zim is required")
     queries = claims_of(args.claims, args.split, ("train", "validation"), args.queries) if args.claims else []
     queries += generated_queries(args.queries, args.seed)
     result = {

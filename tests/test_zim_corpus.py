@@ -177,6 +177,18 @@ def test_operator_words_and_stray_marks_in_a_query_are_searched_as_words(mini, q
     assert hits and hits[0][0].title == "Ada Lovelace"
 
 
+def test_long_articles_rank_their_lead_and_the_sentences_sharing_the_query_words():
+    from mermaid_verifier.tools.corpus_index import Passage
+    from mermaid_verifier.tools.zim_corpus import shortlist
+
+    filler = [Passage(f"z:P:{n}", "P", n, "P", f"Filler sentence number {n} about weather.", "z") for n in range(50)]
+    needle = Passage("z:P:50", "P", 50, "P", "Lovelace was born in London.", "z")
+    candidates = filler + [needle]
+    assert shortlist(candidates, "Lovelace born London", limit=100) == candidates  # few: all of them
+    short = shortlist(candidates, "Lovelace born London", limit=10)
+    assert short == filler[:3] + [needle]  # the lead and the one sharing words, in page order
+
+
 def test_ids_are_stable_and_pages_read_in_order(mini, zim_dir):
     again = ZimCorpus(zim_dir / "mini.zim")
     first = mini.get_page("Ada Lovelace")

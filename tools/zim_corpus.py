@@ -38,6 +38,8 @@ ZIM_EXTRA = "pip install 'mermaid-verifier[zim]'"
 CANDIDATE_ARTICLES = 8  # articles whose sentences a search ranks
 QUERY_WORDS = 10  # at most this many words of a query go to the full-text index
 PAGE_CACHE = 256  # articles kept read and split
+RANKED_SENTENCES = 600  # a search ranks at most this many sentences of its articles (see shortlist)
+LEAD_SENTENCES = 3  # an article's first sentences, always among them: they say what the subject is
 MAX_REDIRECTS = 8
 ENGLISH = {"eng", "en"}
 URL_SAFE = "/:()_,!'*;@$&+=-.~"  # kept as they are in a Wikipedia article's address
@@ -284,10 +286,26 @@ class ZimCorpus:
 
 
 def rank_passages(candidates: list[Passage], query: str, k: int) -> list[tuple[Passage, float]]:
-    """The ``k`` best of ``candidates`` for ``query`` by BM25 over title and text, as the JSONL index ranks."""
+    """The ``k`` best of ``candidates`` for ``query`` by BM25 over title and text, as the JSONL index ranks. Long
+    articles give thousands of sentences: above :data:`RANKED_SENTENCES` only the sentences sharing a word with
+    the query (most shared first) and each article's first sentences are ranked."""
     if not candidates or k <= 0:
         return []
-    return CorpusIndex.build(candidates).search(query, k)
+    return CorpusIndex.build(shortlist(candidates, query)).search(query, k)
+
+
+def shortlist(candidates: list[Passage], query: str, limit: int = 0) -> list[Passage]:
+    """At most ``limit`` (default :data:`RANKED_SENTENCES`) of the candidates, in their order: all of them when
+    they are few; else each article's first :data:`LEAD_SENTENCES` and those sharing most words with the query."""
+    limit = limit or RANKED_SENTENCES
+    if len(candidates) <= limit:
+        return candidates
+    wanted = {w.casefold() for w in _WORD.findall(query)} - _STOPWORDS
+    shared = [len(wanted & {w.casefold() for w in _WORD.findall(p.text)}) for p in candidates]
+    lead = [p.line is not None and p.line < LEAD_SENTENCES for p in candidates]
+    order = sorted(range(len(candidates)), key=lambda i: (not lead[i], -shared[i], i))
+    keep = {i for i in order[:limit] if lead[i] or shared[i]}
+    return [p for i, p in enumerate(candidates) if i in keep]
 
 
 def open_archive(path: Path):
