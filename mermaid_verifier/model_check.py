@@ -11,17 +11,20 @@ activations and the file's stored weights, on kernels chosen by the CPU:
   exact everywhere.
 
 A file is *portable* when none of its integer matrix products can saturate: its weights are u8, or s8
-within ±64. :func:`saturation_risks` lists the products that are not (it needs the ``onnx`` package, a
-development and training dependency); the export (``training/train_stance.py``) refuses to write such a
-file, and the runtime's canary self-check (:mod:`mermaid_verifier.stance`) catches a wrong reading on the
-machine it runs on whatever the cause.
+within ±64. :func:`saturation_risks` lists the products that are not (it reads the file's protobuf itself,
+so it runs as installed, without the ``onnx`` package); the export (``training/train_stance.py``) refuses to
+write such a file, and the runtime's canary self-check (:mod:`mermaid_verifier.stance`) catches a wrong
+reading on the machine it runs on whatever the cause.
 """
 
 from __future__ import annotations
 
 import hashlib
 import platform
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from mermaid_verifier.errors import ModelError
 
 SAFE_S8_WEIGHT = 64  # 255 · (64 + 64) = 32,640 ≤ 32,767: two neighbouring products never saturate int16
 
@@ -94,35 +97,207 @@ def file_sha256(path: Path) -> str:
 
 def saturation_risks(model_path: Path) -> list[str]:
     """The integer matrix products of an ONNX file whose result can depend on the CPU, one line each (empty:
-    the file is portable). Weights must be constant initializers, u8, or s8 within ±:data:`SAFE_S8_WEIGHT`."""
+    the file is portable). Weights must be constant initializers, u8, or s8 within ±:data:`SAFE_S8_WEIGHT`.
+    :class:`~mermaid_verifier.errors.ModelError` when the file cannot be read as an ONNX model."""
     import numpy as np
-    import onnx
-    from onnx import numpy_helper
 
-    graph = onnx.load(str(model_path)).graph
-    initializers = {init.name: init for init in graph.initializer}
+    nodes, initializers = _onnx_graph(Path(model_path))
     risks = []
-    for node in graph.node:
+    for node in nodes:
         if node.op_type not in _INTEGER_PRODUCTS:
             continue
         _, weight_at = _INTEGER_PRODUCTS[node.op_type]
-        weight_name = node.input[weight_at] if len(node.input) > weight_at else ""
+        weight_name = node.inputs[weight_at] if len(node.inputs) > weight_at else ""
         if weight_name not in initializers:
             risks.append(f"{node.name or node.op_type}: its weights are computed at run time and cannot be checked")
             continue
-        weights = numpy_helper.to_array(initializers[weight_name])
-        if weights.dtype == np.uint8:
+        weights = initializers[weight_name]
+        if weights.data_type == _UINT8:
             continue
-        if weights.dtype != np.int8:
-            risks.append(f"{node.name or node.op_type}: weights of type {weights.dtype} are not u8 or s8")
+        if weights.data_type != _INT8:
+            kind = _TENSOR_TYPES.get(weights.data_type, f"ONNX type {weights.data_type}")
+            risks.append(f"{node.name or node.op_type}: weights of type {kind} are not u8 or s8")
             continue
-        largest = int(np.abs(weights.astype(np.int16)).max()) if weights.size else 0
+        values = weights.values(Path(model_path).parent)
+        largest = int(np.abs(values.astype(np.int16)).max()) if values.size else 0
         if largest > SAFE_S8_WEIGHT:
             risks.append(
                 f"{node.name or node.op_type}: s8 weights up to ±{largest} (beyond ±{SAFE_S8_WEIGHT}, the AVX2 kernel "
                 "without VNNI can saturate)"
             )
     return risks
+
+
+# --- the few fields of an ONNX file (protobuf, onnx/onnx.proto) the check reads, without the onnx package
+_UINT8, _INT8 = 2, 3
+_TENSOR_TYPES = {
+    1: "float32",
+    2: "uint8",
+    3: "int8",
+    4: "uint16",
+    5: "int16",
+    6: "int32",
+    7: "int64",
+    8: "string",
+    9: "bool",
+    10: "float16",
+    11: "float64",
+    12: "uint32",
+    13: "uint64",
+    16: "bfloat16",
+}
+
+
+@dataclass(frozen=True)
+class _Node:
+    op_type: str
+    name: str
+    inputs: tuple[str, ...]
+
+
+@dataclass
+class _Tensor:
+    data_type: int = 0
+    raw: bytes | memoryview = b""
+    int32_data: list[int] = field(default_factory=list)
+    external: dict[str, str] = field(default_factory=dict)
+    location: int = 0  # EXTERNAL (1): the values are in the file ``external`` names
+
+    def values(self, model_dir: Path):
+        """The tensor's values as a flat u8 or s8 array (only those two types are read)."""
+        import numpy as np
+
+        dtype = np.uint8 if self.data_type == _UINT8 else np.int8
+        if self.location == 1:
+            location = model_dir / self.external.get("location", "")
+            offset = int(self.external.get("offset", 0))
+            length = int(self.external["length"]) if "length" in self.external else -1
+            try:
+                with location.open("rb") as handle:
+                    handle.seek(offset)
+                    return np.frombuffer(handle.read(length), dtype=dtype)
+            except OSError as error:
+                raise ModelError(f"cannot read the weights {location} names: {error.strerror or error}") from None
+        if self.raw:
+            return np.frombuffer(self.raw, dtype=dtype)
+        return np.array([v & 0xFF for v in self.int32_data], dtype=np.uint8).view(dtype)
+
+
+def _onnx_graph(path: Path) -> tuple[list[_Node], dict[str, _Tensor]]:
+    """The main graph's nodes and its initializers by name."""
+    try:
+        data = memoryview(path.read_bytes())
+    except OSError as error:
+        raise ModelError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        graphs = [_bytes(value) for number, value in _fields(data) if number == 7]  # ModelProto.graph
+        if not graphs:
+            raise ValueError("no graph")
+        nodes: list[_Node] = []
+        initializers: dict[str, _Tensor] = {}
+        for number, value in _fields(graphs[-1]):
+            if number == 1:  # GraphProto.node
+                nodes.append(_node(_bytes(value)))
+            elif number == 5:  # GraphProto.initializer
+                name, tensor = _tensor(_bytes(value))
+                initializers[name] = tensor
+    except (ValueError, IndexError, UnicodeDecodeError) as error:
+        raise ModelError(f"{path} is not an ONNX model file ({error})") from None
+    return nodes, initializers
+
+
+def _node(data: memoryview) -> _Node:
+    op_type, name, inputs = "", "", []
+    for number, value in _fields(data):
+        if number == 1:
+            inputs.append(_text(value))
+        elif number == 3:
+            name = _text(value)
+        elif number == 4:
+            op_type = _text(value)
+    return _Node(op_type, name, tuple(inputs))
+
+
+def _tensor(data: memoryview) -> tuple[str, _Tensor]:
+    name, tensor = "", _Tensor()
+    for number, value in _fields(data):
+        if number == 2:
+            tensor.data_type = _int(value)
+        elif number == 5:  # int32_data: packed, or one value per field
+            tensor.int32_data.extend(_packed(value) if isinstance(value, memoryview) else [value])
+        elif number == 8:
+            name = _text(value)
+        elif number == 9:
+            tensor.raw = _bytes(value)
+        elif number == 13:  # external_data: key (1) and value (2) pairs
+            entry = {key: _text(text) for key, text in _fields(_bytes(value))}
+            tensor.external[entry.get(1, "")] = entry.get(2, "")
+        elif number == 14:  # data_location: DEFAULT (0) or EXTERNAL (1)
+            tensor.location = _int(value)
+    return name, tensor
+
+
+def _fields(data: memoryview):
+    """``(field number, value)`` of a protobuf message: an int for varint and fixed-width fields, the bytes of a
+    length-delimited one."""
+    at, end = 0, len(data)
+    while at < end:
+        key, at = _varint(data, at)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, at = _varint(data, at)
+            yield number, value
+        elif wire == 2:
+            length, at = _varint(data, at)
+            if at + length > end:
+                raise ValueError("a field runs past the end of its message")
+            yield number, data[at : at + length]
+            at += length
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            if at + width > end:
+                raise ValueError("a field runs past the end of its message")
+            yield number, int.from_bytes(data[at : at + width], "little")
+            at += width
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wire}")
+
+
+def _varint(data: memoryview, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+        if shift > 63:
+            raise ValueError("a varint longer than 10 bytes")
+
+
+def _packed(data: memoryview) -> list[int]:
+    values, at = [], 0
+    while at < len(data):
+        value, at = _varint(data, at)
+        values.append(value)
+    return values
+
+
+def _int(value: int | memoryview) -> int:
+    if not isinstance(value, int):
+        raise ValueError("a number field holds bytes")
+    return value
+
+
+def _bytes(value: int | memoryview) -> memoryview:
+    if isinstance(value, int):
+        raise ValueError("a message field holds a number")
+    return value
+
+
+def _text(value: int | memoryview) -> str:
+    return bytes(_bytes(value)).decode("utf-8")
 
 
 def installed_version(distribution: str) -> str:

@@ -4,6 +4,9 @@ named while the rest are used, and a text checked against them (grounding) from 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import subprocess
 
 import pytest
 from typer.testing import CliRunner
@@ -12,7 +15,7 @@ from mermaid_verifier.cli import app
 from mermaid_verifier.errors import CorpusError
 from mermaid_verifier.tools.documents import document_text, given_documents, uploaded_text
 
-from .conftest import FIXTURES, WIKI_MINI
+from .conftest import CLI, FIXTURES, WIKI_MINI
 
 DOCUMENTS = FIXTURES / "documents"
 
@@ -61,6 +64,36 @@ def test_unusable_files_are_named_and_the_rest_are_used(tmp_path):
     assert reasons["empty.md"] == "holds no text"
     assert reasons["missing.html"] == "no such file or folder"
     assert [d.name for d in documents] == ["museum.txt"]
+
+
+BROKEN_PDFS = {"header.pdf": b"this is no pdf at all\n", "tail.pdf": b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n"}
+
+
+def test_a_broken_pdf_is_our_reason_alone_and_pypdf_says_nothing(tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    for name, content in BROKEN_PDFS.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match="not a readable PDF"):
+            document_text(tmp_path / name)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")] == []
+    assert logging.getLogger("pypdf").level == logging.NOTSET  # held back while reading, not for good
+
+
+def test_check_with_a_broken_pdf_prints_one_line(tmp_path):
+    answer = tmp_path / "answer.txt"
+    answer.write_text("The harbour of Holm Island was rebuilt in 1923.")
+    for name, content in BROKEN_PDFS.items():
+        (tmp_path / name).write_bytes(content)
+        done = subprocess.run(
+            [*CLI, "check", str(answer), "--source", str(tmp_path / name)],
+            env=os.environ | {"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_MEMORY": "0"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        (line,) = done.stderr.splitlines()  # nothing of pypdf's own before it
+        assert line.startswith(f"error: none of the --source files can be used ({tmp_path / name}: not a readable PDF")
 
 
 def test_nothing_usable_is_one_corpus_error_naming_the_files(tmp_path):

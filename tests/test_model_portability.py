@@ -23,13 +23,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mermaid_verifier.errors import ModelSelfCheckError
+from mermaid_verifier.errors import ModelError, ModelSelfCheckError
 from mermaid_verifier.model_check import SAFE_S8_WEIGHT, cpu_flags, integer_kernel, saturation_risks
 from mermaid_verifier.stance import StanceModel, bundled_model_dir
 
 from .conftest import CLI, stance_model_copy, swapped_canaries
 
-onnx = pytest.importorskip("onnx", reason="the structural checks read ONNX files with the onnx package (dev extra)")
+onnx = pytest.importorskip("onnx", reason="these tests build and edit ONNX files with the onnx package (dev extra)")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 SHIPPED = bundled_model_dir()
@@ -72,6 +72,44 @@ def test_the_structural_check_tells_a_saturating_file_from_a_safe_one(tmp_path):
     just_over = halved.copy()
     just_over[3, 2] = -SAFE_S8_WEIGHT - 1
     assert len(saturation_risks(integer_matmul(tmp_path / "over.onnx", just_over, zero))) == 1
+
+
+def test_the_structural_check_reads_the_file_without_the_onnx_package(tmp_path, monkeypatch):
+    """The check runs as installed (the onnx package is a development dependency): values stored raw, as int32
+    fields, or in a file beside the model are read alike, and a file that is no ONNX model is a ModelError."""
+    full = np.array([[-100, 3], [5, -7]], np.int8)
+    raw = integer_matmul(tmp_path / "raw.onnx", full, np.zeros(2, np.int8))
+    as_int32 = onnx.load(str(raw))
+    as_int32.graph.initializer[0].CopyFrom(helper.make_tensor("w", TensorProto.INT8, [2, 2], full.flatten().tolist()))
+    assert not as_int32.graph.initializer[0].HasField("raw_data")
+    onnx.save(as_int32, str(tmp_path / "int32.onnx"))
+    s8_file = s8_twin(SHIPPED / "model.onnx", tmp_path / "s8.onnx")
+    model = onnx.load(str(s8_file))  # what the onnx package reads there: the products beyond ±64, by node
+    weights = {init.name: numpy_helper.to_array(init) for init in model.graph.initializer}
+    beyond = [
+        node.name
+        for node in model.graph.node
+        if node.op_type == "MatMulInteger" and np.abs(weights[node.input[1]].astype(np.int16)).max() > SAFE_S8_WEIGHT
+    ]
+    (tmp_path / "external").mkdir()
+    onnx.save(
+        model,
+        str(tmp_path / "external" / "model.onnx"),
+        save_as_external_data=True,
+        location="weights.bin",
+        size_threshold=0,
+    )
+    (tmp_path / "not.onnx").write_bytes(b"%PDF-1.4 not a model at all" * 10)
+
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx now raises ImportError
+    for path in (raw, tmp_path / "int32.onnx"):
+        (risk,) = saturation_risks(path)
+        assert "s8 weights up to ±100" in risk
+    assert saturation_risks(SHIPPED / "model.onnx") == []
+    assert beyond and [risk.split(":")[0] for risk in saturation_risks(s8_file)] == beyond
+    assert saturation_risks(tmp_path / "external" / "model.onnx") == saturation_risks(s8_file)
+    with pytest.raises(ModelError, match="not an ONNX model file"):
+        saturation_risks(tmp_path / "not.onnx")
 
 
 def test_the_shipped_file_reads_its_canaries_like_the_float_model_on_this_machine():

@@ -8,6 +8,11 @@ cannot be read is named with the reason and left out; the rest are used.
 
 from __future__ import annotations
 
+import logging
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,16 +103,36 @@ def _pdf_text(path: Path) -> tuple[str, str]:
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(path)
-        if reader.is_encrypted:
-            raise ValueError("the PDF is encrypted")
-        text = "\n\n".join(page.extract_text() or "" for page in reader.pages)
-        title = (reader.metadata.title if reader.metadata else None) or path.stem
+        with _pypdf_quiet():
+            reader = PdfReader(path)
+            if reader.is_encrypted:
+                raise ValueError("the PDF is encrypted")
+            text = "\n\n".join(page.extract_text() or "" for page in reader.pages)
+            title = (reader.metadata.title if reader.metadata else None) or path.stem
     except PdfReadError as exc:
         raise ValueError(f"not a readable PDF ({exc})") from None
     if not text.strip():
         raise ValueError("the PDF holds no text (a scan needs OCR first)")
     return str(title), text
+
+
+_PYPDF_LOCK = threading.Lock()
+
+
+@contextmanager
+def _pypdf_quiet() -> Iterator[None]:
+    """pypdf's own log lines and warnings ("invalid pdf header", "EOF marker not found") are held back while a
+    file is read: what is wrong with a file is said once, in the reason it is left out. The logger's level is
+    process-wide, so one PDF is read at a time (the reading holds the interpreter lock anyway)."""
+    logger = logging.getLogger("pypdf")  # its modules log to children of this logger
+    with _PYPDF_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        level = logger.level
+        logger.setLevel(logging.CRITICAL + 1)
+        try:
+            yield
+        finally:
+            logger.setLevel(level)
 
 
 def _html_text(html: str, path: Path) -> tuple[str, str]:

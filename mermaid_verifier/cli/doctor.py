@@ -2,8 +2,8 @@
 
 For bug reports: the CPU and the integer kernels onnxruntime picks on it, the versions of the runtime
 libraries, the model file's SHA-256 and format, whether any of its integer products could saturate on some
-CPU (needs the ``onnx`` package), and the canary self-check the runtime does at load, pair by pair. Exits 1
-when the model would refuse to run here.
+CPU (read from the file itself, no ``onnx`` package needed), and the canary self-check the runtime does at
+load, pair by pair. Exits 1 when the model would refuse to run here.
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def examine(model_dir: Path) -> DoctorReport:
     try:
         risks = saturation_risks(model_path) if model_path.is_file() else None
         how = "checked" if model_path.is_file() else f"no model file at {model_path}"
-    except ImportError:
-        how = "not checked: the onnx package is not installed (pip install onnx)"
+    except ModelError as error:
+        how = f"not checked: {error}"
     model = StanceModel(model_dir)
     problem = None
     try:
