@@ -121,19 +121,22 @@ def test_serve_refuses_before_the_socket_or_the_pipeline_is_opened(monkeypatch, 
 
 # ----------------------------------------------------------------------------- Ctrl-C
 
-# The CLI as a child whose stance model never answers (it stands for one that is still working): its first
-# call writes READY_FILE, so the test interrupts a command that is verifying, with claims still waiting.
+# The CLI as a child whose stance model never answers (it stands for one that is still working): each call
+# appends its claim to READY_FILE, so the test interrupts a command that is verifying, with claims still
+# waiting. SIGUSR1 makes it write every thread's stack to stderr, for a test that gives up on it.
 WORKING = textwrap.dedent(
     """
-    import asyncio, os
-    from pathlib import Path
+    import asyncio, faulthandler, os, signal
     from mermaid_verifier import wiring
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
 
     class Working:
         def load(self):
             pass
         async def aprobabilities(self, claim, evidence):
-            Path(os.environ["READY_FILE"]).touch()
+            with open(os.environ["READY_FILE"], "a", encoding="utf-8") as ready:
+                ready.write(claim + "\\n")
             await asyncio.sleep(600)
         def probabilities(self, claim, evidence):
             raise AssertionError("the stand-in stance model is only awaited")
@@ -145,14 +148,40 @@ WORKING = textwrap.dedent(
     """
 )
 CLAIMS = [f"Mount Everest is in the Himalayas range number {n}." for n in range(1, 7)]
+# Deadlines, generous for a loaded machine (a parallel test run on two cores), bounded so a hang fails: the
+# start (imports, the corpus server, the first claims) and the way out after Ctrl-C.
+START_S = 300.0
+EXIT_S = 120.0
+
+
+def claims_waiting(ready: Path) -> set[str]:
+    """The claims whose stance call the child has reached (whole lines only: one may be half written)."""
+    try:
+        return set(ready.read_text(encoding="utf-8").split("\n")[:-1])
+    except FileNotFoundError:
+        return set()
+
+
+def stacks_of(process: subprocess.Popen) -> str:
+    """A child that would not end: its threads' stacks (SIGUSR1), then it is killed; its stderr."""
+    process.send_signal(signal.SIGUSR1)
+    try:
+        process.communicate(timeout=10)  # the stacks are written at once; it is not expected to end
+    except subprocess.TimeoutExpired:
+        pass
+    process.kill()
+    return process.communicate()[1]
 
 
 @pytest.mark.parametrize("command", ["check", "verify"])
 def test_ctrl_c_while_working_prints_one_line_and_exits_130(tmp_path, command):
+    """Ctrl-C comes once every claim in flight waits on the stance model (two for ``check --concurrency 2``,
+    one for ``verify``, which takes its claims in turn), so the machine's load changes only how long it takes."""
     text = tmp_path / "text.txt"
     text.write_text(" ".join(CLAIMS))
     ready = tmp_path / "ready"
     arguments = ["check", str(text), "--concurrency", "2"] if command == "check" else ["verify", *CLAIMS]
+    in_flight = 2 if command == "check" else 1
     env = {
         **os.environ,
         "READY_FILE": str(ready),
@@ -169,13 +198,20 @@ def test_ctrl_c_while_working_prints_one_line_and_exits_130(tmp_path, command):
         env=env,
     )
     try:
-        deadline = time.monotonic() + 120
-        while not ready.exists():
+        deadline = time.monotonic() + START_S
+        while len(claims_waiting(ready)) < in_flight:
             assert process.poll() is None, process.communicate()[1]
-            assert time.monotonic() < deadline, "the command never started verifying"
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"{len(claims_waiting(ready))} of {in_flight} claims reached the stance model in {START_S:.0f} s; "
+                    f"the child's threads:\n{stacks_of(process)}"
+                )
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        try:
+            out, err = process.communicate(timeout=EXIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {EXIT_S:.0f} s after Ctrl-C; the child's threads:\n{stacks_of(process)}")
     finally:
         if process.poll() is None:
             process.kill()
