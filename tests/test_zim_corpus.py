@@ -426,3 +426,51 @@ async def test_the_same_claims_reach_the_same_verdicts_against_the_jsonl_pages_a
     from_jsonl, from_zim = await verdicts(slice_), await verdicts(tmp_path / "pages.zim")
     same = sum(a == b for a, b in zip(from_jsonl, from_zim))
     assert same >= 0.9 * len(chosen), list(zip([r["claim"] for r in chosen], from_jsonl, from_zim))
+
+
+# ----------------------------------------------------------------------------- the command line, memory, reports
+
+
+def test_verify_with_a_truncated_zim_is_one_line_and_exit_2(zim_dir, tmp_path):
+    from .conftest import VERIFY
+
+    bad = _truncated(zim_dir, tmp_path)
+    env = {**os.environ, "MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"}
+    done = subprocess.run(
+        [*VERIFY, "--corpus", str(bad), "Ada Lovelace was born in 1815."],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {bad} is a damaged or truncated ZIM file")
+
+
+async def test_the_evidence_memory_remembers_what_a_zim_gave(zim_dir, make_resources, tmp_path):
+    stance = ScriptedStance({"born in London in 1815": "supports"})
+    claim = "Ada Lovelace was born in 1815."
+    first = make_resources(stance, corpora=(zim_dir / "mini.zim",), memory_dir=tmp_path / "memory")
+    try:
+        out = await verify(first, claim)
+    finally:
+        await first.aclose()
+    again = make_resources(stance, corpora=(zim_dir / "mini.zim",), memory_dir=tmp_path / "memory")
+    try:
+        recalled = await verify(again, claim)
+    finally:
+        await again.aclose()
+    assert out["stats"].memory_hits == 0 and recalled["stats"].memory_hits > 0
+    assert recalled["verdict"].label.value == "SUPPORTS"
+    assert any(e.corpus == "mini" and e.from_memory for e in recalled["evidence"])
+
+
+def test_reports_name_the_zim_and_link_the_article():
+    from mermaid_verifier.evaluation.report import evidence_view
+
+    view = evidence_view(
+        {"id": "wikipedia_en_all:Ada_Lovelace:3", "source": "local-corpus", "corpus": "wikipedia_en_all",
+         "page": "Ada_Lovelace", "line": 3, "title": "Ada Lovelace", "text": "She was born in 1815.",
+         "url": "https://en.wikipedia.org/wiki/Ada_Lovelace"}
+    )  # fmt: skip
+    assert view["href"] == "https://en.wikipedia.org/wiki/Ada_Lovelace"
+    assert view["corpus"] == "wikipedia_en_all" and view["source"] == "local-corpus"
+    assert evidence_view({"id": "wikipedia:X", "source": "wikipedia", "corpus": "wikipedia"})["corpus"] is None

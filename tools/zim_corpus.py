@@ -107,8 +107,9 @@ class ZimCorpus:
         self._pages: OrderedDict[str, tuple[str, Article]] = OrderedDict()
         self.problem: str | None = None
         if not self.fulltext:
+            # said once by the run that opens the corpus (corpora.check_readable), and in each empty search's message
             self.problem = f"{self.path.name} has no full-text index: searching its titles only"
-            logger.warning("%s", self.problem)
+            logger.info("%s", self.problem)
 
     def __len__(self) -> int:
         return int(self.archive.article_count)
