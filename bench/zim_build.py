@@ -32,7 +32,8 @@ import orjson
 class ZimArticle:
     path: str
     title: str
-    html: str
+    html: str  # the content: HTML, or plain text with mimetype text/plain
+    mimetype: str = "text/html"
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ def write_zim(
             return self.article.title
 
         def get_mimetype(self) -> str:
-            return "text/html"
+            return self.article.mimetype
 
         def get_contentprovider(self):
             return StringProvider(self.article.html)

@@ -77,6 +77,10 @@ ARTICLES = [
         infobox=[("Born", "10 December 1815 London, England"), ("Died", "27 November 1852 (aged 36) Marylebone")],
     ),
     _plain("Oslo", "Oslo is the capital and most populous city of Norway.", infobox=[("Country", "Norway")]),
+    ZimArticle(
+        "Bergen", "Bergen", "Bergen is a city in Norway. It lies on the west coast.\n\nIt has rain.", "text/plain"
+    ),
+    ZimArticle("Logo.png", "Logo", "\x89PNG not text", "image/png"),
 ]
 REDIRECTS = [
     ZimRedirect("Obama", "Obama", "Barack_Obama"),
@@ -212,6 +216,15 @@ def test_a_disambiguation_page_gives_no_passages_but_the_pages_of_that_name(mini
     assert mini.pages_named("Mercury") == ["Mercury (planet)", "Mercury (element)"]
     assert "Mercury (planet)" in mini.titles_like("Mercury")
     assert mini.pages_named("Mercury (planet)") == []
+
+
+def test_plain_text_articles_are_read_and_other_content_has_no_sentences(mini):
+    assert [p.text for p in mini.get_page("Bergen")] == [
+        "Bergen is a city in Norway.",
+        "It lies on the west coast.",
+        "It has rain.",
+    ]
+    assert mini.get_page("Logo") == []
 
 
 def test_an_unknown_title_has_no_page_and_suggestions_when_there_are_some(mini):

@@ -199,6 +199,12 @@ def _link_targets(root) -> list[str]:
     return targets
 
 
+def plain_article(text: str, title: str) -> Article:
+    """A plain-text article (``text/plain`` in a ZIM): each non-empty line a paragraph, split into sentences."""
+    sentences = [s for line in text.splitlines() if (paragraph := collapse(line)) for s in split_paragraph(paragraph)]
+    return Article(title, sentences=sentences)
+
+
 def read_article(html: str | bytes, title: str) -> Article:
     """The statements of one article's HTML, in page order (see the module's description)."""
     import lxml.html

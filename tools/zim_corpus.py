@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 from mermaid_verifier.errors import CorpusError
 from mermaid_verifier.names import disambiguator, normalise_entity
-from mermaid_verifier.tools.article_html import Article, read_article
+from mermaid_verifier.tools.article_html import Article, plain_article, read_article
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, normalise_title
 
 logger = logging.getLogger(__name__)
@@ -210,14 +210,19 @@ class ZimCorpus:
                 entry = entry.get_redirect_entry()
             item = entry.get_item()
             title = entry.title or path
-            html_page = str(item.mimetype).startswith("text/html")
-            content = bytes(item.content) if html_page else b""
+            mimetype = str(item.mimetype)
+            content = bytes(item.content) if mimetype.startswith(("text/html", "text/plain")) else b""
         except (RuntimeError, KeyError) as exc:
             detail = " ".join(str(exc).split()) or type(exc).__name__
             raise CorpusError(
                 f"{self.path.name}: the article {path!r} cannot be read ({detail}); the file may be damaged"
             ) from None
-        read = read_article(content, title) if html_page else Article(title)
+        if mimetype.startswith("text/html"):
+            read = read_article(content, title)
+        elif mimetype.startswith("text/plain"):
+            read = plain_article(content.decode("utf-8", "replace"), title)
+        else:  # an image, a stylesheet, a script: no statements
+            read = Article(title)
         with self._lock:
             self._pages[path] = (title, read)
             while len(self._pages) > PAGE_CACHE:
