@@ -288,7 +288,11 @@ class ZimCorpus:
 
     def url_of(self, path: str) -> str | None:
         """The article's web address when the ZIM says it is a Wikipedia copy, else None."""
-        return f"{self.source_url}{quote(path, safe=URL_SAFE)}" if self.source_url else None
+        if not self.source_url:
+            return None
+        if not self.archive.has_new_namespace_scheme:  # ZIMs made before 2021 keep articles under "A/"
+            path = path.removeprefix("A/")
+        return f"{self.source_url}{quote(path, safe=URL_SAFE)}"
 
 
 def rank_passages(candidates: list[Passage], query: str, k: int) -> list[tuple[Passage, float]]:
