@@ -36,6 +36,13 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
     )
 
 
+def origin(evidence) -> str:
+    """Which corpus and server an item came from: ``wikipedia_en_all_nopic, local-corpus`` for a corpus file (a
+    ZIM or JSONL corpus), the server alone when it names the source itself (``wikipedia``)."""
+    corpus = getattr(evidence, "corpus", None)
+    return f"{corpus}, {evidence.source}" if corpus and corpus != evidence.source else evidence.source
+
+
 def _where(evidence) -> str:
     if evidence.url:
         return evidence.url
@@ -92,7 +99,7 @@ def print_panel(console: Console, result: VerificationResult) -> None:
             (f"[{stance} {item.score or 0:.2f}]", _STANCE_STYLES.get(stance, "")),
             " ",
             (item.title, "bold"),
-            f"  ({_where(item)} · {item.source}{memory})",
+            f"  ({_where(item)} · {origin(item)}{memory})",
         )
         parts += [line, Text(f"   {item.text}")]
         if why := why_trusted(item):
