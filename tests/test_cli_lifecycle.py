@@ -190,12 +190,15 @@ def test_ctrl_c_while_working_prints_one_line_and_exits_130(tmp_path, command):
         "PYTHONWARNINGS": "always",  # every warning shown, whatever the environment filters
     }
     env.pop("MERMAID_DEBUG", None)
+    # Ctrl-C as a terminal delivers it: a test run started in the background (where the shell ignores SIGINT)
+    # would otherwise pass the ignored disposition on, and the command would never see the signal
     process = subprocess.Popen(
         [sys.executable, "-c", WORKING, *arguments, "--corpus", str(WIKI_MINI), "--no-memory"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + START_S
