@@ -20,6 +20,9 @@ def test_each_source_has_a_server_module_and_its_console_script():
     for source in SOURCES:
         module = importlib.import_module(source.module)
         assert scripts[source.script] == f"{source.module}:main" and callable(module.main)
+        # each server names itself, its command and the host it calls from the registry, not from a copy
+        assert (module.SERVER_NAME, module.PROG) == (source.server, source.script)
+        assert module.SOURCE is source and getattr(module, "HOST", source.host) == source.host
     assert {s for s in scripts if s.startswith("mermaid-verifier-")} == {source.script for source in SOURCES}
 
 

@@ -31,6 +31,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
@@ -56,11 +57,12 @@ from mermaid_verifier.tools.servers.source_server import (
 
 logger = logging.getLogger("mermaid_verifier.tools.servers.arxiv_server")  # also under -m
 
-SERVER_NAME = "arxiv"
-PROG = "mermaid-verifier-arxiv-server"
+SOURCE = BY_NAME["arxiv"]  # its name, console script and host: mermaid_verifier.source_registry
+SERVER_NAME = SOURCE.server
+PROG = SOURCE.script
 LABEL = "arXiv"
 CORPUS = "arxiv"
-HOST = "export.arxiv.org"
+HOST = str(SOURCE.host)
 MAX_K = 50
 MAX_QUERY_CHARS = 1000
 DEFAULT_MIN_INTERVAL_S = 3.0  # arXiv API terms of use: no more than one request every three seconds

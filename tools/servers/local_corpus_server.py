@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
+from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.corpora import MergedCorpus, open_corpus_index
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 from mermaid_verifier.tools.passage_record import PassageRecord
@@ -48,8 +49,9 @@ from mermaid_verifier.tools.zim_corpus import ZimCorpus
 
 logger = logging.getLogger("mermaid_verifier.tools.servers.local_corpus_server")  # also under -m
 
-SERVER_NAME = "local-corpus"
-PROG = "mermaid-verifier-corpus-server"
+SOURCE = BY_NAME["local"]  # its name and console script: mermaid_verifier.source_registry
+SERVER_NAME = SOURCE.server
+PROG = SOURCE.script
 MAX_K = 50
 MAX_PAGE_PASSAGES = 200
 MAX_QUERY_CHARS = 1000

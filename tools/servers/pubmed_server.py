@@ -50,6 +50,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.servers.markup_text import inline_text
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
@@ -87,11 +88,12 @@ from mermaid_verifier.tools.servers.source_server import (
 logger = logging.getLogger("mermaid_verifier.tools.servers.pubmed_server")  # also under -m
 T = TypeVar("T")
 
-SERVER_NAME = "pubmed"
-PROG = "mermaid-verifier-pubmed-server"
+SOURCE = BY_NAME["pubmed"]  # its name, console script and host: mermaid_verifier.source_registry
+SERVER_NAME = SOURCE.server
+PROG = SOURCE.script
 LABEL = "PubMed"
 CORPUS = "pubmed"
-HOST = "eutils.ncbi.nlm.nih.gov"
+HOST = str(SOURCE.host)
 TOOL_NAME = "mermaid-verifier"
 MAX_K = 50
 MAX_PMIDS = 50

@@ -48,6 +48,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import BaseModel, Field
 
+from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.article_html import STOP_SECTIONS, split_paragraph
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
@@ -74,8 +75,11 @@ from mermaid_verifier.tools.servers.source_server import (
 
 logger = logging.getLogger("mermaid_verifier.tools.servers.wikipedia_server")  # also under -m
 
-SERVER_NAME = "wikipedia"
-PROG = "mermaid-verifier-wikipedia-server"
+SOURCE = BY_NAME[
+    "wikipedia"
+]  # its name and console script: mermaid_verifier.source_registry (the API host follows --lang)
+SERVER_NAME = SOURCE.server
+PROG = SOURCE.script
 LABEL = "Wikipedia"
 CORPUS = "wikipedia"
 API_URL_FORMAT = "https://{lang}.wikipedia.org/w/api.php"
