@@ -62,10 +62,9 @@ def default_summaries_file() -> Path | None:
 
 def summaries_to_sentences(summaries: dict) -> list[dict]:
     """Vital-article summaries -> wiki-sentence records ``{page, line, title, text}``."""
-    import spacy
+    from mermaid_verifier.tools.passages import sentencizer
 
-    splitter = spacy.blank("en")
-    splitter.add_pipe("sentencizer")
+    splitter = sentencizer()
     records = []
     items = [
         (str(v.get("title") or k), str(v.get("extract") or "")) for k, v in summaries.items() if isinstance(v, dict)

@@ -53,7 +53,7 @@ class DocumentPassage:
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence of ``text``, stripped of surrounding space, in order."""
-    nlp = _sentencizer()
+    nlp = sentencizer()
     spans: list[tuple[int, int]] = []
     for block_start, block_end in _blocks(text):
         block = text[block_start:block_end]
@@ -98,7 +98,9 @@ _NLP = None
 _NLP_LOCK = threading.Lock()
 
 
-def _sentencizer():
+def sentencizer():
+    """spaCy's rule-based sentence splitter on a blank English pipeline, built once per process (thread-safe): the
+    one that splits the user's documents and the default corpus's summaries."""
     global _NLP
     with _NLP_LOCK:
         if _NLP is None:

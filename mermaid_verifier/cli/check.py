@@ -18,11 +18,12 @@ from mermaid_verifier.cli.options import (
     MemoryUrlOpt,
     NoMemoryOpt,
     guarded,
+    llm_failures,
     run_settings,
     stderr,
     stdout,
 )
-from mermaid_verifier.errors import LLMServiceError, UsageError
+from mermaid_verifier.errors import UsageError
 from mermaid_verifier.output import origin
 
 TextArg = Annotated[
@@ -278,7 +279,4 @@ async def _check(text: str, settings, as_json: bool, concurrency: int, html: Pat
     show_result(result, as_json, html, write_text_report, print_text_result)
     failures = [c.result.llm_failure for c in result.claims if c.result.llm_failure]
     if failures:
-        raise LLMServiceError(
-            f"the LLM endpoint failed on {len(failures)} of {len(result.claims)} claim(s), whose verdicts are "
-            f"abstentions (last: {failures[-1]})"
-        )
+        raise llm_failures(failures, len(result.claims))

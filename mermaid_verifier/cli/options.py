@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mermaid_verifier.errors import MermaidError, UsageError
+from mermaid_verifier.errors import LLMServiceError, MermaidError, UsageError
 
 # The exit status of a program whose reader went away (128 + SIGPIPE), as `head` leaves it in a pipeline.
 OUTPUT_CLOSED = 141
@@ -118,6 +118,15 @@ def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
         stderr.print(
             f"note: not using {skipped}; continuing with the reachable sources", highlight=False, soft_wrap=True
         )
+
+
+def llm_failures(failed: list[str], claims: int) -> LLMServiceError:
+    """The error a run ends with when the LLM endpoint failed on some claims: their verdicts were printed (abstentions
+    that say why), and the run still failed."""
+    return LLMServiceError(
+        f"the LLM endpoint failed on {len(failed)} of {claims} claim(s), whose verdicts are abstentions "
+        f"(last: {failed[-1]})"
+    )
 
 
 def warn(message: str) -> None:

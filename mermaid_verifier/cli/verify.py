@@ -20,6 +20,7 @@ from mermaid_verifier.cli.options import (
     ReviewOpt,
     VersionOpt,
     guarded,
+    llm_failures,
     run_settings,
     say_skipped_sources,
     stderr,
@@ -98,7 +99,6 @@ async def verify_claims(
         say_skipped_sources(skipped)
 
         from mermaid_verifier.cli.review import print_result, review_tools, reviewer_is_present, run_with_review
-        from mermaid_verifier.errors import LLMServiceError
         from mermaid_verifier.evaluation.batch import llm_failure
         from mermaid_verifier.graph import open_pipeline
         from mermaid_verifier.output import result_from_output
@@ -137,11 +137,8 @@ async def verify_claims(
                 status.start()
     if status:
         status.stop()
-    if failed:  # the verdicts were printed (abstentions that say why); the run still failed
-        raise LLMServiceError(
-            f"the LLM endpoint failed on {len(failed)} of {len(claims)} claim(s), whose verdicts are abstentions"
-            f" (last: {failed[-1]})"
-        )
+    if failed:
+        raise llm_failures(failed, len(claims))
 
 
 def say_skipped_line(where: str) -> None:
