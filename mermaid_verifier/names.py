@@ -23,9 +23,14 @@ def unescape_fever(text: str) -> str:
     return text
 
 
+_DOUBLE_QUOTES = re.compile(r"[\"“”„«»]")
+
+
 def normalise_entity(name: str) -> str:
-    """One key per entity: FEVER escapes undone, case and spaces folded, a leading article dropped."""
-    name = re.sub(r"[\s_]+", " ", unescape_fever(name)).strip().casefold()
+    """One key per entity: FEVER escapes undone, double quotes dropped ('"Freeway" Rick Ross' is Freeway Rick Ross),
+    case and spaces folded, a leading article dropped."""
+    name = _DOUBLE_QUOTES.sub(" ", unescape_fever(name).replace("``", " ").replace("''", " "))
+    name = re.sub(r"[\s_]+", " ", name).strip().casefold()
     return re.sub(r"^(the|a|an)\s+", "", name)
 
 

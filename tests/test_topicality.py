@@ -29,6 +29,9 @@ def page(title, text="…"):
         ("Tim Hill (director)", "Marcus Bentley is a director.", ["Marcus Bentley"], False),
         ("Human", "Humans have had a dramatic effect.", [], False),  # whole words only
         ("", "Anything at all.", ["Anything"], False),
+        ('"Freeway" Rick Ross', "Freeway Rick Ross was born in 1960.", ["Freeway Rick Ross"], True),  # quotes dropped
+        ("``Weird_Al''_Yankovic", "Weird Al Yankovic is a singer.", [], True),  # FEVER's quotes too
+        ("Conan O'Brien", "Conan O'Brien hosted a show.", [], True),  # an apostrophe is part of the name
     ],
 )
 def test_titled_after_claim(title, claim, entities, expected):
