@@ -150,8 +150,10 @@ class MergedCorpus:
 def open_corpus_index(paths: list[Path], cache_dir: Path, backend: str = "auto") -> CorpusReader | MergedCorpus:
     """What the local-corpus server searches: the JSONL files' BM25 index (``backend``: memory, tantivy or auto)
     and each ZIM file as it is; one of them alone, or all of them merged."""
-    zims = [Path(p) for p in paths if is_zim(Path(p))]
-    jsonl = [Path(p) for p in paths if not is_zim(Path(p))]
+    zims: list[Path] = []
+    jsonl: list[Path] = []
+    for path in map(Path, paths):
+        (zims if is_zim(path) else jsonl).append(path)
     parts: list[CorpusReader] = [open_index(jsonl, cache_dir, backend)] if jsonl else []
     parts += [ZimCorpus(p) for p in zims]
     if not parts:

@@ -101,7 +101,6 @@ class ZimCorpus:
         self.corpus = self.path.stem
         self.archive = open_archive(self.path)
         self.fulltext = bool(self.archive.has_fulltext_index)
-        self.language = _metadata(self.archive, "Language")
         self.source_url = _wiki_base_url(self.archive)
         self._lock = threading.Lock()  # libzim readers are thread-safe; the page cache is not
         self._pages: OrderedDict[str, tuple[str, Article]] = OrderedDict()
@@ -187,13 +186,7 @@ class ZimCorpus:
                 if normalise_title(found.title) == key or normalise_title(path) == key:
                     entry = found
                     break
-        for _ in range(MAX_REDIRECTS):
-            if entry is None or not entry.is_redirect:
-                break
-            entry = entry.get_redirect_entry()
-        if entry is None or entry.is_redirect:
-            return None
-        return entry
+        return None if entry is None else _followed(entry)
 
     def article(self, path: str) -> tuple[str, Article]:
         """(title, read article) of the entry at ``path``, from the cache when it was read lately."""
@@ -203,11 +196,9 @@ class ZimCorpus:
                 self._pages.move_to_end(path)
                 return cached
         try:
-            entry = self.archive.get_entry_by_path(path)
-            for _ in range(MAX_REDIRECTS):
-                if not entry.is_redirect:
-                    break
-                entry = entry.get_redirect_entry()
+            entry = _followed(self.archive.get_entry_by_path(path))
+            if entry is None:
+                raise RuntimeError(f"more than {MAX_REDIRECTS} redirects")
             item = entry.get_item()
             title = entry.title or path
             mimetype = str(item.mimetype)
@@ -293,6 +284,16 @@ class ZimCorpus:
         if not self.archive.has_new_namespace_scheme:  # ZIMs made before 2021 keep articles under "A/"
             path = path.removeprefix("A/")
         return f"{self.source_url}{quote(path, safe=URL_SAFE)}"
+
+
+def _followed(entry):
+    """The entry a redirect leads to (up to :data:`MAX_REDIRECTS` hops), the entry itself if it is none; None for
+    a longer chain."""
+    for _ in range(MAX_REDIRECTS):
+        if not entry.is_redirect:
+            return entry
+        entry = entry.get_redirect_entry()
+    return None if entry.is_redirect else entry
 
 
 def rank_passages(candidates: list[Passage], query: str, k: int) -> list[tuple[Passage, float]]:
