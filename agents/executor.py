@@ -313,15 +313,13 @@ class OfflineExecutor:
         probabilities = await self.stance.aprobabilities(claim, [(e.title, e.text) for e in items])
         return [e.model_copy(update={"stance_probabilities": p or None}) for e, p in zip(items, probabilities)]
 
-    async def _score_countable(
-        self, claim: str, entities: list[str], gathered: list[Evidence], new_items: list[Evidence]
-    ) -> list[Evidence]:
-        """The new items, those the judge can count read by the stance model: an item whose topicality weight is 0
-        (it names nothing the claim names while another item does, or it is planted text) is never counted, and a
-        weight only falls as items are added, so it is left unread (``stance_probabilities`` None)."""
+    async def _score_countable(self, claim: str, new_items: list[Evidence], weights: list[float]) -> list[Evidence]:
+        """The new items, those the judge can count read by the stance model: an item whose topicality weight
+        (``weights``, one per new item) is 0 names nothing the claim names while another item does, or is planted
+        text; it is never counted, and a weight only falls as items are added, so it is left unread
+        (``stance_probabilities`` None)."""
         if not new_items:
             return []
-        weights = self.topicality.weights(gathered + new_items, claim, entities)[len(gathered) :]
         scored = iter(await self._score(claim, [e for e, w in zip(new_items, weights) if w > 0]))
         return [next(scored) if w > 0 else e for e, w in zip(new_items, weights)]
 
@@ -391,7 +389,9 @@ class OfflineExecutor:
             new_ids = {e.id for e in new_items}
             seen_ids.update(new_ids)
             new_items = new_items[: max(MAX_EVIDENCE - len(result.evidence), 0)]  # the rest would be dropped unread
-            new_items = await self._score_countable(claim, decomposition.entities, result.evidence, new_items)
+            # topicality reads names and text, never stances: the weights found before reading hold after it
+            topical = self.topicality.weights(result.evidence + new_items, claim, decomposition.entities)
+            new_items = await self._score_countable(claim, new_items, topical[len(result.evidence) :])
             result.evidence = result.evidence + new_items
             seen = (
                 observation(outcome, new_items)
@@ -408,7 +408,6 @@ class OfflineExecutor:
                     new_evidence=len(new_items),
                 )
             )
-            topical = self.topicality.weights(result.evidence, claim, decomposition.entities)
             decisive = _decisive(result.evidence, self.stop_threshold, topical)
             returned = {e.id for e in found}  # remembered or new: what this step found decides, as it did before
             if any(d for e, d in zip(result.evidence, decisive) if e.id in returned):
