@@ -43,7 +43,8 @@ def origin(evidence) -> str:
     return f"{corpus}, {evidence.source}" if corpus and corpus != evidence.source else evidence.source
 
 
-def _where(evidence) -> str:
+def where(evidence) -> str:
+    """Where an item can be read: its address, else its page and sentence number, else its page."""
     if evidence.url:
         return evidence.url
     if evidence.line is not None:
@@ -99,7 +100,7 @@ def print_panel(console: Console, result: VerificationResult) -> None:
             (f"[{stance} {item.score or 0:.2f}]", _STANCE_STYLES.get(stance, "")),
             " ",
             (item.title, "bold"),
-            f"  ({_where(item)} · {origin(item)}{memory})",
+            f"  ({where(item)} · {origin(item)}{memory})",
         )
         parts += [line, Text(f"   {item.text}")]
         if why := why_trusted(item):

@@ -24,7 +24,7 @@ from mermaid_verifier.cli.options import (
     stdout,
 )
 from mermaid_verifier.errors import UsageError
-from mermaid_verifier.output import origin
+from mermaid_verifier.output import origin, where
 
 TextArg = Annotated[
     str, typer.Argument(metavar="FILE|-", help="A text file (UTF-8), or '-' to read the text from stdin.")
@@ -207,8 +207,9 @@ def print_text_result(result) -> None:
             stdout.print(line)
             if r.evidence:
                 best = r.evidence[0]
-                where = best.url or (f"{best.page} #{best.line}" if best.line is not None else best.page or "")
-                stdout.print(Text(f"      {best.title}: {best.text[:160]}  ({where} · {origin(best)})", style="dim"))
+                stdout.print(
+                    Text(f"      {best.title}: {best.text[:160]}  ({where(best)} · {origin(best)})", style="dim")
+                )
             else:
                 stdout.print(Text("      no evidence found", style="dim"))
     s = result.summary
