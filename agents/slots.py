@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 from spacy.tokens import Doc, Span, Token
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
 Parser = Callable[[str], Doc]
 

@@ -88,7 +88,7 @@ def gold_claims(claims_path: Path, split_path: Path | None, parts: list[str]):
 def gold(judge, claims) -> dict:
     from nei_pairs import span_removed_pairs
 
-    from mermaid_verifier.agents.decomposer import load_pipeline
+    from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
     outcome = collections.Counter()
     by_label: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)

@@ -26,7 +26,7 @@ from contrast import (
     wordnet,
 )
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
 
 @pytest.fixture(scope="module")

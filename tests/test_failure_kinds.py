@@ -33,7 +33,7 @@ from failure_kinds import (
     type_exclusion,
 )
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
 
 @pytest.fixture(scope="module")

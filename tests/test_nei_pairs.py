@@ -7,7 +7,7 @@ import random
 import pytest
 from nei_pairs import claim_slots, other_claim_pairs, page_other_pairs, settles_nothing, span_removed_pairs
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from reader_pairs import (
     wice_pairs,
 )
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.tools.corpus_index import Passage
 
 MOZART = [

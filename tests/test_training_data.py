@@ -14,7 +14,7 @@ import pytest
 from augment import entity_swap, negation_flip
 from synthesize import simple_claim, synthetic_pairs
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.memory.evidence import without_disambiguator
 
 

@@ -54,7 +54,7 @@ from failure_kinds import failure_kind_pairs, number_bound_pairs
 from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
 from synthesize import group_by_page, synthetic_pairs
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import (
     _bucket,
     page_disjoint_split,

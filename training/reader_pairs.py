@@ -54,7 +54,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 from synthesize import synthetic_pairs
 
-from mermaid_verifier.agents.decomposer import load_pipeline
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import _bucket, pages_of
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, clean_fever_text, read_corpus
