@@ -1,0 +1,356 @@
+"""Claim rendering: a checkworthy sentence -> its atomic claims, each written out with its references resolved.
+
+Atomic claims
+    The main predicate and every verb conjoined to it become one claim each, with the subject repeated
+    ("He co-founded Twitter in 2006 and served as CEO until 2008" -> two claims); a conjoined passive
+    participle borrows the auxiliary ("was born in A and raised in B"). A list of names as subject or
+    object gives one claim per name ("include France, China and Russia" -> three).
+Writing a claim out
+    Its words in text order, each pronoun, surname or definite description replaced where
+    :class:`~mermaid_verifier.agents.coreference.Antecedents` says what it stands for; a leading connective
+    ("However,", "Additionally,") is cut, brackets left without their partner dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Span, Token
+
+from mermaid_verifier.agents.coreference import (
+    KIND_LABELS,
+    PERSON_PRONOUNS,
+    SUBJECTS,
+    THING_PRONOUNS,
+    Antecedents,
+    conjoined,
+    original_text,
+)
+
+_CONNECTIVE = re.compile(
+    r"^(however|additionally|moreover|furthermore|also|in addition|in fact|notably|indeed|besides|"
+    r"therefore|thus|as a result|meanwhile|similarly|in summary|in conclusion|to summarize|to sum up|overall|"
+    r"in short|finally|first|second|third|lastly)\s*,\s*",
+    re.IGNORECASE,
+)
+LISTABLE = {"dobj", "attr", "pobj", "nsubj", "nsubjpass"}
+SPLIT_MARKERS = {"while", "whereas", "although", "though", "because"}
+
+
+def _predicates(root: Token) -> list[Token]:
+    """The root, the verbs conjoined to it (a chain: "A and B, and C") and the clauses that state a fact of
+    their own ("while B has ...", "because B is ...")."""
+    out = [root]
+    for token in out:
+        out.extend(_verb_conjuncts(token))
+        out.extend(_own_clauses(token))
+    return out
+
+
+def _own_clauses(token: Token) -> list[Token]:
+    """Adverbial clauses with their own subject opened by "while", "although", "because" ..."""
+    return [
+        c
+        for c in token.children
+        if c.dep_ == "advcl"
+        and any(m.dep_ == "mark" and m.lower_ in SPLIT_MARKERS for m in c.children)
+        and any(s.dep_ in SUBJECTS for s in c.children)
+    ]
+
+
+def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
+    """(noun, clause) for each non-restrictive relative clause (", which ...", ", who ...") on a noun here."""
+    out = []
+    for noun in tokens:
+        for clause in noun.children:
+            if clause.dep_ != "relcl" or clause not in tokens:
+                continue
+            pronoun = next((c for c in clause.children if c.dep_ in SUBJECTS and c.lower_ in {"which", "who"}), None)
+            before = noun.doc[clause.left_edge.i - 1] if clause.left_edge.i > 0 else None
+            if pronoun is not None and before is not None and before.text == ",":
+                out.append((noun, clause))
+    return out
+
+
+def _appositives(tokens: set[Token]) -> list[tuple[Token, Token]]:
+    """(name, appositive) for each ", a/an/the <noun> ..." that describes a name here ("Michael Phelps, an American
+    swimmer who ...")."""
+    out = []
+    for token in tokens:
+        if token.dep_ != "appos" or token.pos_ != "NOUN" or token.head not in tokens:
+            continue
+        if token.head.pos_ == "PROPN" and any(c.dep_ == "det" for c in token.children):
+            out.append((token.head, token))
+    return out
+
+
+def _name_tokens(head: Token) -> list[Token]:
+    """The words of the name ``head`` ends: its entity, or its compounds and itself."""
+    entity = next((e for e in head.doc.ents if e.start <= head.i < e.end), None)
+    if entity is not None:
+        return list(entity)
+    return [t for t in head.subtree if t.i <= head.i and t.dep_ in {"compound", "flat"}] + [head]
+
+
+def _verb_conjuncts(token: Token) -> list[Token]:
+    return [c for c in token.children if c.dep_ == "conj" and c.pos_ in {"VERB", "AUX"}]
+
+
+def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str, dict, list[str]]]:
+    """(claim text, references resolved, references kept as written) per atomic claim of the sentence."""
+    root = sentence.root
+    predicates = _predicates(root) if root.pos_ in {"VERB", "AUX"} else [root]
+    subject: Token | None = None
+    made: list[tuple[str, dict, list[str]]] = []
+    for predicate in predicates:
+        own_subject = next((c for c in predicate.children if c.dep_ in SUBJECTS), None)
+        subject = own_subject or subject
+        excluded = {t.i for c in _verb_conjuncts(predicate) + _own_clauses(predicate) for t in c.subtree}
+        excluded |= {c.i for c in predicate.children if c.dep_ in {"cc", "preconj"}}
+        if predicate.dep_ == "advcl":  # "while B has ...": the clause without its "while"
+            excluded |= {c.i for c in predicate.children if c.dep_ == "mark"}
+        tokens = {t for t in predicate.subtree if t.i not in excluded}
+        if own_subject is not None and own_subject.lower_ in {"this", "that", "these", "those"} and len(predicates) > 1:
+            continue  # "This is because B, and ...": the clauses it introduces are the claims
+        described_later: list[tuple[str, dict, list[str]]] = []  # what an appositive says, after the claim
+        for noun, appositive in _appositives(tokens):
+            name, _, _ = _render([t for t in _name_tokens(noun)], antecedents)
+            tokens -= set(appositive.subtree)
+            tokens -= {t for t in appositive.doc[appositive.left_edge.i - 1 : appositive.left_edge.i] if t.is_punct}
+            after = (
+                appositive.doc[appositive.right_edge.i + 1]
+                if appositive.right_edge.i + 1 < len(appositive.doc)
+                else None
+            )
+            if after is not None and after.text == "," and after.i in {t.i for t in tokens}:
+                tokens -= {after}
+            clause = next((c for c in appositive.children if c.dep_ == "relcl"), None)
+            appositive_words = [t for t in appositive.subtree if clause is None or t not in clause.subtree]
+            described, resolved, kept = _render(appositive_words, antecedents)
+            copula = "was" if root.tag_ == "VBD" else "is"
+            if name and described:
+                described_later.append(
+                    (f"{name.rstrip('.')} {copula} {described[:1].lower()}{described[1:]}", resolved, kept)
+                )
+            if (
+                name
+                and clause is not None
+                and any(c.dep_ in SUBJECTS and c.lower_ in {"who", "that", "which"} for c in clause.children)
+            ):
+                clause_words = [t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)]
+                said, resolved, kept = _render(clause_words, antecedents)
+                if said:
+                    described_later.append((f"{name.rstrip('.')} {said[:1].lower()}{said[1:]}", resolved, kept))
+        relatives = _relative_clauses(tokens)
+        for noun, clause in relatives:
+            tokens -= set(clause.subtree)
+            tokens -= {t for t in noun.doc[clause.left_edge.i - 1 : clause.left_edge.i]}
+            phrase = {
+                t
+                for t in noun.subtree
+                if t not in clause.subtree and not (t.is_punct and t.i >= clause.left_edge.i - 1)
+            }
+            body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)}
+            text, resolved, kept = _render(sorted(phrase | body, key=lambda t: t.i), antecedents)
+            if text:
+                made.append((text, resolved, kept))
+        if predicate is not root and own_subject is None and subject is not None:
+            tokens |= set(subject.subtree)  # a conjoined verb shares the subject ...
+            if predicate.tag_ == "VBN" and not any(c.dep_ in {"aux", "auxpass"} for c in predicate.children):
+                tokens |= {c for c in root.children if c.dep_ in {"aux", "auxpass"}}  # ... and "was" of "was born"
+        for variant in _list_variants(sorted(tokens, key=lambda t: t.i)):
+            text, resolved, kept = _render(variant, antecedents)
+            if text:
+                made.append((text, resolved, kept))
+        made += described_later
+    return made
+
+
+def own_words(sentence: Span, antecedents: Antecedents) -> tuple[str, dict, list[str]]:
+    """The whole sentence as one claim (references resolved where they can be), when no clause gave one."""
+    text, resolved, kept = _render(list(sentence), antecedents)
+    return (text or sentence.text.strip()), resolved, kept
+
+
+def _list_variants(tokens: list[Token]) -> list[list[Token]]:
+    """One token list per name of a list of names ("France, China and Russia"), else the tokens as they are."""
+    present = {t.i for t in tokens}
+    for head in tokens:
+        if head.dep_ not in LISTABLE:
+            continue
+        members = [head]
+        for member in members:  # "A, B, C and D": each conjunct hangs on the one before
+            members.extend(c for c in member.children if c.dep_ == "conj" and c.i in present)
+        names = all(m.pos_ == "PROPN" or m.ent_type_ for m in members)
+        things = len(members) >= 3 and all(m.pos_ in {"NOUN", "PROPN"} for m in members) and not _symmetric(head)
+        if len(members) < 2 or not (names or things):  # "A, B and C" of common nouns: three or more
+            continue
+        own = {m.i: _member_tokens(m, members) for m in members}
+        listed = set().union(*own.values()) | {
+            t.i for m in members for c in m.children if c.dep_ in {"cc", "punct"} for t in c.subtree
+        }
+        return [[t for t in tokens if t.i not in listed or t.i in own[m.i]] for m in members]
+    return [tokens]
+
+
+def _symmetric(head: Token) -> bool:
+    """ "between A, B and C", "A, B and C merged": a relation of the members together, not of each."""
+    return head.head.lower_ in {"between", "among", "amongst"} or head.head.lemma_ in {
+        "merge",
+        "combine",
+        "unite",
+        "mix",
+    }
+
+
+def _member_tokens(member: Token, members: list[Token]) -> set[int]:
+    """A list member's own words: its subtree without the members that hang on it and their separators."""
+    others = {m.i for m in members if m is not member}
+    skip: set[int] = set()
+    for child in member.children:
+        if child.i in others or child.dep_ in {"cc", "punct"}:
+            skip |= {t.i for t in child.subtree}
+    return {t.i for t in member.subtree if t.i not in skip}
+
+
+def _render(tokens: list[Token], antecedents: Antecedents) -> tuple[str, dict, list[str]]:
+    """The claim's text from its tokens (in text order), references resolved: (text, resolved, kept), ``kept``
+    the pronouns left as written because nothing, or more than one thing, fits them."""
+    resolved: dict[str, str] = {}
+    kept: list[str] = []
+    ordered = sorted(set(tokens), key=lambda t: t.i)
+    present = {t.i for t in ordered}
+    skip: set[int] = set()
+    parts: list[str] = []
+    for position, token in enumerate(ordered):
+        if token.i in skip:
+            continue
+        word = original_text(token)
+        if (
+            token.pos_ == "PRON"
+            and token.lower_ in PERSON_PRONOUNS | THING_PRONOUNS
+            and not token.lower_.endswith("self")
+        ):
+            possessive = token.tag_ == "PRP$" or token.dep_ == "poss"
+            object_it = token.lower_ == "it" and token.dep_ not in SUBJECTS
+            if (
+                (token.dep_ in SUBJECTS | {"dobj", "pobj", "dative"} or possessive)
+                and not object_it  # an object "it" rarely means a thing named before ("won it", "made it to the final")
+                and not _expletive(token)  # "It is believed that ...": no one
+                and not _bound_in_clause(token, present)  # "Fish use their colours": the claim names them already
+            ):
+                name = None if _quoted(token) else antecedents.resolve(token)  # a quoted speaker's "he": as said
+                if name is None:
+                    kept.append(word)
+                elif name != word:
+                    word = (name + ("'" if name.endswith("s") else "'s")) if possessive else name
+                    resolved[original_text(token)] = word
+        elif token.ent_type_ == "PERSON" and token.ent_iob_ == "B":
+            entity = next(e for e in token.doc.ents if e.start == token.i)
+            full = antecedents.full_name(original_text(entity))
+            if full != original_text(entity):
+                resolved[original_text(entity)] = full
+                word = full
+                skip |= {t.i for t in entity[1:]}
+                token = entity[-1]
+        elif token.lower_ == "the" and token.dep_ == "det" and _plain_description(token.head, present):
+            head = token.head
+            named = antecedents.describe(head)
+            if named is not None and not token.ent_type_:
+                phrase = original_text(token.doc[token.i : head.i + 1])
+                resolved[phrase] = named
+                word = named
+                skip |= set(range(token.i + 1, head.i + 1))
+                token = head
+        following = next((t for t in ordered[position + 1 :] if t.i not in skip), None)
+        parts.append(word + (token.whitespace_ if following is not None and following.i == token.i + 1 else " "))
+    text = _balanced("".join(parts))
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
+    text = re.sub(r"([(])\s+", r"\1", text)
+    text = _CONNECTIVE.sub("", text.strip()).strip(" ,;:-")
+    text = re.sub(r"[\s.!;:,]+$", "", text).strip()
+    if not text:
+        return "", resolved, kept
+    return text[:1].upper() + text[1:] + ".", resolved, kept
+
+
+QUOTES = {'"', "“", "”", "«", "»"}
+
+
+def _quoted(token: Token) -> bool:
+    """Inside a quotation in its sentence (an odd number of quotation marks before it): whom a quoted speaker's
+    pronoun means is the speaker's to say, not the text's."""
+    sentence = token.sent
+    marks = sum(1 for t in sentence if t.i < token.i and (t.text in QUOTES or t.text in {"``", "''"}))
+    return marks % 2 == 1
+
+
+def _expletive(token: Token) -> bool:
+    """ "It is believed that ...", "It seems that ...", "It is worth noting ...": an "it" that stands for nothing."""
+    if token.lower_ != "it" or token.dep_ not in SUBJECTS | {"expl"}:
+        return False
+    if token.dep_ == "expl":
+        return True
+    verb = token.head
+    later = [c for c in verb.children if c.i > token.i]
+    if verb.pos_ == "ADJ" and any(c.dep_ in {"xcomp", "ccomp"} for c in later):  # "made it difficult to hear"
+        return True
+    if verb.lemma_ == "be" and verb.i < token.i:  # "be it near the surface or deep"
+        return True
+    clause_after = any(t.dep_ in {"xcomp", "ccomp", "csubj", "advcl"} for c in later for t in c.subtree)
+    if verb.lemma_ == "be" and any(c.dep_ in {"acomp", "attr"} for c in later) and clause_after:
+        return True  # "it is common for NATO to assign ...", "it is worth noting that ..."
+    clause = any(c.dep_ in {"ccomp", "csubj", "xcomp"} for c in later)
+    passive = token.dep_ == "nsubjpass"
+    weather = verb.lemma_ in {"rain", "snow", "seem", "appear", "happen", "take"}
+    adjective = any(c.dep_ == "acomp" for c in later)
+    return (clause and (passive or verb.lemma_ in {"be", "seem", "appear", "happen"} or adjective)) or (
+        weather and verb.lemma_ in {"rain", "snow"}
+    )
+
+
+def _bound_in_clause(token: Token, present: set[int]) -> bool:
+    """A possessive that refers to its own clause's subject, which the claim holds ("fish use their colours")."""
+    if not (token.tag_ == "PRP$" or token.dep_ == "poss"):
+        return False
+    clause = token.head
+    while clause.pos_ not in {"VERB", "AUX"} and clause.head.i != clause.i:
+        clause = clause.head
+    subject = next((c for c in clause.children if c.dep_ in SUBJECTS), None)
+    if subject is None or subject.pos_ == "PRON" or subject.i not in present:
+        return False
+    plural = subject.tag_ in {"NNS", "NNPS"} or conjoined(subject)
+    return (token.lower_ == "their") == plural and token.lower_ not in PERSON_PRONOUNS - {"his", "her"}
+
+
+def _plain_description(head: Token, present: set[int]) -> bool:
+    """ "the tower", "the old company": a definite noun phrase with nothing after its noun that would tell which
+    one ("the capital of France" says it itself), whose words are all in the claim."""
+    if head.pos_ != "NOUN" or head.ent_type_ or head.lemma_.lower() not in KIND_LABELS and head.tag_ != "NN":
+        return False
+    if any(
+        c.i > head.i and c.dep_ not in {"punct"} for c in head.children if c.dep_ in {"prep", "acl", "relcl", "appos"}
+    ):
+        return False
+    left = head.left_edge.i
+    return all(i in present for i in range(left, head.i + 1)) and all(
+        head.doc[i].dep_ in {"det", "amod", "compound"} or i == head.i for i in range(left, head.i + 1)
+    )
+
+
+def _balanced(text: str) -> str:
+    """The text without brackets whose partner was left out of the claim."""
+    keep = [True] * len(text)
+    opened: list[int] = []
+    for i, char in enumerate(text):
+        if char == "(":
+            opened.append(i)
+        elif char == ")":
+            if opened:
+                opened.pop()
+            else:
+                keep[i] = False
+    for i in opened:
+        keep[i] = False
+    return "".join(c for c, k in zip(text, keep) if k)
