@@ -6,11 +6,7 @@ object is therefore a *contiguous span of the claim* (after whitespace is collap
 single spaces), never a lone head token and never rewritten text.
 
 Name spans (computed first, used to widen arguments)
-    Named entities; "Title: Subtitle" runs ("2001: A Space Odyssey", "Law & Order: UK");
-    Wikipedia-style disambiguated titles ("Roar (song)", "Australia (2008 film)"); and
-    title-like subjects the parser splits: a run of capitalised words and short
-    connectors from the start of the clause up to the verb ("Giada at Home was",
-    "Hot Right Now is", "Excuse My French is").  The longest span wins on overlap.
+    Named entities and the titles the parser splits (:func:`.titles.name_spans`).
 Predicates
     A verb or copula with its own subject (``nsubj``/``nsubjpass``/``csubj``), a verb
     conjoined to a predicate (``conj``; it inherits the subject and, when it has the same
@@ -93,35 +89,32 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from spacy.tokens import Doc, Span, Token
-from spacy.util import filter_spans
 
 from mermaid_verifier.agents.spacy_pipeline import LazyPipeline
+from mermaid_verifier.agents.syntax import (
+    AUXILIARY_DEPS,
+    NOMINAL_POS,
+    PREPOSITION_OBJECT_DEPS,
+    VERBAL_POS,
+    matching_bracket,
+    nominal_conjuncts,
+    noun_phrase_tokens,
+    predicate_subjects,
+    verb_group_start,
+)
+from mermaid_verifier.agents.titles import is_subjectless_title, name_spans
 from mermaid_verifier.models import Decomposition, Triplet
 
-SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
-AUXILIARY_DEPS = frozenset({"aux", "auxpass", "neg"})
 INHERITED_AUXILIARY_DEPS = frozenset({"aux", "auxpass"})
 CORE_OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative"})
 PREPOSITION_DEPS = frozenset({"prep", "agent"})
-PREPOSITION_OBJECT_DEPS = frozenset({"pobj", "pcomp"})
-CLAUSE_ON_NOUN_DEPS = frozenset({"acl", "relcl"})
 STRAY_OBJECT_DEPS = frozenset({"npadvmod", "dep", "appos", "nmod", "nsubj", "obj"})
-NOMINAL_POS = frozenset({"NOUN", "PROPN", "NUM", "PRON"})
-VERBAL_POS = frozenset({"VERB", "AUX"})
 FINITE_VERB_TAGS = frozenset({"VBD", "VBZ", "VBP", "VBN"})
-# Right-hand dependents that belong to a noun phrase; everything else on the right
-# (prep other than "of", relcl, acl, conj, cc, punct) starts something new.
-NOUN_PHRASE_RIGHT_DEPS = frozenset({"compound", "nummod", "appos", "flat", "case", "poss", "amod", "npadvmod"})
 RELATIVE_PRONOUNS = frozenset({"that", "which", "who", "whom", "whose"})
 NUMERIC_ENTITY_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY"})
-# Lower-case words allowed inside a "Title: Subtitle" run.
-TITLE_CONNECTORS = frozenset({"of", "the", "and", "&", "'s", "'"})
-MAX_DISAMBIGUATOR_TOKENS = 8
-# Before a subjectless verb a title may also hold short prepositions ("Giada at Home").
-LEADING_TITLE_CONNECTORS = TITLE_CONNECTORS | {"a", "an", "at", "in", "on", "to", "for", "with", "from", "by"}
 
 
 class SpacyDecomposer(LazyPipeline):
@@ -161,65 +154,6 @@ def subject_topic(subject: str) -> str:
     "bridge"); a pronoun names nothing."""
     bare = _ARTICLE.sub("", subject.strip())
     return "" if bare.casefold() in _PRONOUNS else bare
-
-
-# --------------------------------------------------------------------------- name spans
-
-
-def name_spans(doc: Doc) -> list[Span]:
-    """Named entities, "Title: Subtitle", "Title (disambiguator)" and title-like subjects.
-
-    The longest span wins where they overlap.
-    """
-    candidates = [*doc.ents, *colon_titles(doc), *parenthetical_titles(doc), *subject_titles(doc)]
-    return sorted(filter_spans(candidates), key=lambda span: span.start)
-
-
-def colon_titles(doc: Doc) -> Iterator[Span]:
-    for token in doc:
-        if token.text != ":" or token.i == 0 or token.i == len(doc) - 1:
-            continue
-        start = _title_run_edge(doc, token.i - 1, step=-1)
-        end = _title_run_edge(doc, token.i + 1, step=1)
-        if start is not None and end is not None:
-            yield doc[start : end + 1]
-
-
-def parenthetical_titles(doc: Doc) -> Iterator[Span]:
-    """Wikipedia-style disambiguated titles: "Roar (song)", "Australia (2008 film)"."""
-    for token in doc:
-        if token.text != "(" or token.i == 0 or not _is_title_word(token.nbor(-1)):
-            continue
-        close = matching_bracket(token)
-        start = _title_run_edge(doc, token.i - 1, step=-1)
-        if close is not None and start is not None and close - token.i <= MAX_DISAMBIGUATOR_TOKENS:
-            yield doc[start : close + 1]
-
-
-def matching_bracket(opening: Token) -> int | None:
-    depth = 0
-    for token in opening.doc[opening.i :]:
-        depth += {"(": 1, ")": -1}.get(token.text, 0)
-        if depth == 0:
-            return token.i
-    return None
-
-
-def _title_run_edge(doc: Doc, index: int, step: int) -> int | None:
-    """Index of the outermost title word in a run starting at ``index``, walking by ``step``."""
-    edge = None
-    while 0 <= index < len(doc):
-        token = doc[index]
-        if _is_title_word(token):
-            edge = index
-        elif token.lower_ not in TITLE_CONNECTORS:
-            break
-        index += step
-    return edge
-
-
-def _is_title_word(token: Token) -> bool:
-    return token.is_title or token.is_upper or token.like_num
 
 
 # --------------------------------------------------------------------------- triplets
@@ -290,100 +224,8 @@ def subject_spans(predicate: Token, names: list[Span]) -> list[Span]:
     return [name for name in names if name.end == verb_start and is_subjectless_title(name, predicate)]
 
 
-def predicate_subjects(token: Token) -> list[Token]:
-    """Subject tokens of a predicate (with their conjuncts), or [] if it has none."""
-    own = [child for child in token.children if child.dep_ in SUBJECT_DEPS and child.i < token.i]
-    if not own:
-        own = [child for child in token.children if child.dep_ in SUBJECT_DEPS]
-    if own:
-        return [own[0], *nominal_conjuncts(own[0])]
-    if has_expletive(token):
-        return []
-    if token.dep_ in CLAUSE_ON_NOUN_DEPS and token.pos_ in VERBAL_POS and token.head.pos_ in NOMINAL_POS:
-        return [token.head]
-    if token.dep_ == "conj" and token.pos_ in VERBAL_POS and token.head.pos_ in VERBAL_POS:
-        return predicate_subjects(token.head)
-    return []
-
-
-def subject_titles(doc: Doc) -> Iterator[Span]:
-    """Title-like subjects the parser splits: 'Giada at Home was', 'Hot Right Now is', 'Excuse My French is'."""
-    for predicate in doc:
-        if predicate.pos_ not in VERBAL_POS:
-            continue
-        subjects = predicate_subjects(predicate)
-        if subjects:
-            phrase_start, min_length = noun_phrase_tokens(subjects[0])[0].i, 2
-        elif predicate.dep_ in {"ROOT", "conj"} and not has_expletive(predicate):
-            phrase_start, min_length = verb_group_start(predicate), 1
-        else:
-            continue
-        candidate = doc[title_run_start(doc, phrase_start) : verb_group_start(predicate)]
-        if len(candidate) >= min_length and looks_like_title(candidate):
-            yield candidate
-
-
-def looks_like_title(span: Span) -> bool:
-    """Capitalised words (and connectors) only, not opening with a common noun ('Residents of X')
-    and not a lone stop word ('There')."""
-    first = span[0]
-    lone_stop_word = len(span) == 1 and first.is_stop
-    return first.is_title and first.pos_ != "NOUN" and not lone_stop_word and is_title_run(span)
-
-
-def has_expletive(predicate: Token) -> bool:
-    return any(child.dep_ == "expl" for child in predicate.children)
-
-
-def title_run_start(doc: Doc, index: int) -> int:
-    """Where a run of title words ending before ``index`` starts, if it starts the clause; else ``index``."""
-    start = index
-    while start > 0 and _can_extend_title_left(doc[start - 1]):
-        start -= 1
-    return start if _at_clause_start(doc, start) else index
-
-
-def _can_extend_title_left(token: Token) -> bool:
-    is_title_piece = _is_title_word(token) or token.lower_ in LEADING_TITLE_CONNECTORS
-    return is_title_piece and token.ent_type_ not in {"DATE", "TIME"}
-
-
-def is_subjectless_title(name: Span, predicate: Token) -> bool:
-    return predicate.dep_ in {"ROOT", "conj"} and _at_clause_start(name.doc, name.start)
-
-
-def _at_clause_start(doc: Doc, index: int) -> bool:
-    return index == 0 or doc[index - 1].text in {".", "!", "?", ";"}
-
-
-def is_title_run(span: Span) -> bool:
-    words_ok = all(_is_title_word(t) or t.lower_ in LEADING_TITLE_CONNECTORS for t in span)
-    return len(span) > 0 and words_ok and _is_title_word(span[-1])
-
-
-def verb_group_start(predicate: Token) -> int:
-    """Index of the first auxiliary / negation / adverb directly in front of the predicate."""
-    start = predicate.i
-    group = {
-        child.i
-        for child in predicate.lefts
-        if child.dep_ in AUXILIARY_DEPS or (child.dep_ == "advmod" and child.is_lower)
-    }
-    while start - 1 in group:
-        start -= 1
-    return start
-
-
 def spans_overlap(first: Span, second: Span) -> bool:
     return first.start < second.end and second.start < first.end
-
-
-def nominal_conjuncts(token: Token) -> list[Token]:
-    conjuncts = []
-    for child in token.children:
-        if child.dep_ == "conj" and child.pos_ in NOMINAL_POS:
-            conjuncts += [child, *nominal_conjuncts(child)]
-    return conjuncts
 
 
 def relation_tokens(predicate: Token) -> list[Token]:
@@ -523,27 +365,6 @@ def resolve_relative_pronoun(token: Token) -> Token:
     if token.lower_ in RELATIVE_PRONOUNS and clause.dep_ == "relcl":
         return clause.head
     return token
-
-
-def noun_phrase_tokens(head: Token, with_conjuncts: bool = False) -> list[Token]:
-    """The head, its left dependents, and right dependents that belong to the noun phrase.
-
-    An "of" phrase is followed recursively (its object's own clauses stay out); conjuncts
-    are kept only inside it ("part of Scotland and England").
-    """
-    tokens = [head]
-    for child in head.lefts:
-        tokens += child.subtree
-    for child in head.rights:
-        if child.dep_ in NOUN_PHRASE_RIGHT_DEPS or (with_conjuncts and child.dep_ in {"cc", "conj"}):
-            tokens += child.subtree
-        elif child.dep_ == "prep" and child.lower_ == "of":
-            tokens.append(child)
-            for obj in child.children:
-                if obj.dep_ in PREPOSITION_OBJECT_DEPS:
-                    tokens += noun_phrase_tokens(obj, with_conjuncts=True)
-    tokens.sort(key=lambda token: token.i)
-    return list(head.doc[tokens[0].i : tokens[-1].i + 1])
 
 
 def balance_brackets(span: Span) -> Span:
