@@ -29,9 +29,10 @@ from typing import Annotated
 import arxiv
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from mermaid_verifier.source_registry import BY_NAME
+from mermaid_verifier.tools.passage_record import ToolResult
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
@@ -100,13 +101,13 @@ class ArxivPassage(EvidencePassage):
     pdf_url: str | None = Field(default=None, description="Link to the PDF.")
 
 
-class ArxivSearchResult(BaseModel):
+class ArxivSearchResult(ToolResult):
     query: str = Field(description="The query as searched.")
     passages: list[ArxivPassage] = Field(description="Best-matching papers first; empty when nothing matched.")
     message: str | None = Field(default=None, description="Advice when nothing matched.")
 
 
-class ArxivAbstractResult(BaseModel):
+class ArxivAbstractResult(ToolResult):
     arxiv_id: str = Field(description="The id as asked for (normalised).")
     found: bool = Field(description="True when arXiv has the paper.")
     passages: list[ArxivPassage] = Field(description="The paper's abstract as one passage; empty if not found.")

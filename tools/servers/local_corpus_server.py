@@ -34,14 +34,14 @@ import anyio.to_thread
 from anyio.abc import TaskGroup
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.corpora import MergedCorpus, open_corpus_index
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
-from mermaid_verifier.tools.passage_record import PassageRecord
+from mermaid_verifier.tools.passage_record import PassageRecord, ToolResult
 from mermaid_verifier.tools.servers.server_logging import add_log_level_option, configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.tantivy_index import TantivyCorpusIndex
@@ -90,13 +90,13 @@ class SearchHit(PagePassage):
         return cls(**passage.to_json(), score=round(score, 4))
 
 
-class SearchResult(BaseModel):
+class SearchResult(ToolResult):
     query: str = Field(description="The query as searched.")
     passages: list[SearchHit] = Field(description="Best passages first; empty when nothing matched.")
     message: str | None = Field(default=None, description="Advice when nothing matched.")
 
 
-class PageResult(BaseModel):
+class PageResult(ToolResult):
     title: str = Field(description="The title as asked for.")
     passages: list[PagePassage] = Field(description="The page's passages in line order; empty if unknown.")
     total_passages: int = Field(description="How many passages the page has in all.")

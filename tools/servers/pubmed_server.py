@@ -48,9 +48,10 @@ from typing import Annotated, TypeVar
 from Bio import Entrez
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from mermaid_verifier.source_registry import BY_NAME
+from mermaid_verifier.tools.passage_record import ToolResult
 from mermaid_verifier.tools.servers.markup_text import inline_text
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
@@ -124,7 +125,7 @@ class PubmedPassage(EvidencePassage):
     has_abstract: bool = Field(description="False when PubMed has no abstract: text is then the title.")
 
 
-class PubmedSearchResult(BaseModel):
+class PubmedSearchResult(ToolResult):
     query: str = Field(description="The query as searched.")
     total_count: int = Field(description="How many articles match in all.")
     query_translation: str | None = Field(default=None, description="How PubMed understood the query.")
@@ -132,7 +133,7 @@ class PubmedSearchResult(BaseModel):
     message: str | None = Field(default=None, description="Advice when nothing matched.")
 
 
-class PubmedFetchResult(BaseModel):
+class PubmedFetchResult(ToolResult):
     pmids: list[str] = Field(description="The PMIDs as asked for (duplicates removed).")
     passages: list[PubmedPassage] = Field(description="The articles found, in the order asked for.")
     missing: list[str] = Field(default_factory=list, description="PMIDs PubMed returned nothing for.")

@@ -46,10 +46,11 @@ import wikipedia.wikipedia as wikipedia_module
 from bs4 import BeautifulSoup
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.article_html import STOP_SECTIONS, split_paragraph
+from mermaid_verifier.tools.passage_record import ToolResult
 from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
@@ -104,14 +105,14 @@ INSTRUCTIONS = (
 # ----------------------------------------------------------------------------- result models
 
 
-class TitleSearchResult(BaseModel):
+class TitleSearchResult(ToolResult):
     query: str = Field(description="The query as searched.")
     titles: list[str] = Field(description="Matching page titles, best first; empty when nothing matched.")
     suggestion: str | None = Field(default=None, description="Wikipedia's spelling suggestion for the query, if any.")
     message: str | None = Field(default=None, description="Advice when nothing matched.")
 
 
-class WikiPageResult(BaseModel):
+class WikiPageResult(ToolResult):
     title: str = Field(description="The title as asked for.")
     found: bool = Field(description="True when the title is an article (not missing, not a disambiguation page).")
     resolved_title: str | None = Field(default=None, description="The article's title after redirects.")
