@@ -12,7 +12,7 @@ import pytest
 from Bio import Entrez
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from mermaid_verifier.tools.servers import pubmed_server
+from mermaid_verifier.tools.servers import pubmed_server, pubmed_xml
 from mermaid_verifier.tools.servers.pubmed_server import create_server, settings_from_env
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
 from mermaid_verifier.tools.servers.source_errors import SourceBusyError
@@ -144,7 +144,7 @@ async def test_a_structured_abstract_keeps_its_labels(server):
 def test_pmids_pubmed_returns_nothing_for_are_reported_missing():
     # EFetch leaves out PMIDs it does not have; a recorded answer for two PMIDs, asked for three
     root = ET.fromstring(recorded_body("pubmed", "fetch_abstracts.yaml"))
-    articles = {record["pmid"]: record for record in pubmed_server.parse_efetch(root)}
+    articles = {record["pmid"]: record for record in pubmed_xml.parse_efetch(root)}
     data = pubmed_server.fetch_result(["12091962", "99999999", "9997"], articles)
     assert [p.pmid for p in data.passages] == ["12091962", "9997"] and data.missing == ["99999999"]
     assert data.message == "PubMed has no article for PMID 99999999."
@@ -275,10 +275,12 @@ async def test_a_book_chapter_is_read_from_its_book_document(server):
 def test_medline_dates_parse():
     # No recording here carries a MedlineDate (a free-text date of older citations): the parser is
     # checked on the element alone.
-    assert pubmed_server.parse_date(
-        ET.fromstring("<PubDate><MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate>")
-    ) == (1998, 12, None)
-    assert pubmed_server.parse_date(ET.fromstring("<PubDate><MedlineDate>2001</MedlineDate></PubDate>")) == (
+    assert pubmed_xml.parse_date(ET.fromstring("<PubDate><MedlineDate>1998 Dec-1999 Jan</MedlineDate></PubDate>")) == (
+        1998,
+        12,
+        None,
+    )
+    assert pubmed_xml.parse_date(ET.fromstring("<PubDate><MedlineDate>2001</MedlineDate></PubDate>")) == (
         2001,
         None,
         None,
@@ -315,10 +317,10 @@ async def test_an_efetch_400_that_passes_on_a_502_is_retried_and_says_why_if_it_
     assert cassette.play_count == 2 and [p["pmid"] for p in data["passages"]] == ["12091962", "9997"]
 
     body = recorded_body("pubmed", "efetch_backend_502.yaml")
-    reason = pubmed_server.error_body_text(body)
+    reason = pubmed_xml.error_body_text(body)
     assert reason.startswith("Error: CEFetchPApplication::proxy_stream(): 502 Server Error")
     assert "Please try again in 30 seconds." in reason and "<" not in reason
-    assert isinstance(pubmed_server.eutils_error(reason), SourceBusyError)
+    assert isinstance(pubmed_xml.eutils_error(reason), SourceBusyError)
 
 
 async def test_pmids_pubmed_has_none_of_are_missing_not_an_error(server):
@@ -346,7 +348,7 @@ def test_a_whole_book_gives_the_books_authors_and_its_doi():
     # No recording of a book record with a DOI was found under a licence this project can ship; the
     # elements below are those of PubMed's PubmedBookArticle (PMID 29465922, as the PubMed site exports
     # it), cut to what the parser reads.
-    record = pubmed_server.parse_article(
+    record = pubmed_xml.parse_article(
         ET.fromstring(
             "<PubmedBookArticle><BookDocument><PMID Version='1'>29465922</PMID>"
             "<ArticleIdList><ArticleId IdType='bookaccession'>NBK481869</ArticleId>"

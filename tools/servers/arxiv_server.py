@@ -33,7 +33,6 @@ from pydantic import Field
 
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.passage_record import ToolResult
-from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
 from mermaid_verifier.tools.servers.source_errors import MalformedResponse
@@ -43,18 +42,10 @@ from mermaid_verifier.tools.servers.source_http import (
     RateLimiter,
     RetryPolicy,
     SourceSession,
-    contact_from_env,
     parse_xml,
-    warn_without_contact,
 )
 from mermaid_verifier.tools.servers.source_passages import EvidencePassage, collapse, rank_score, unix_time
-from mermaid_verifier.tools.servers.source_server import (
-    argument_parser,
-    cache_from_args,
-    check_common_args,
-    run_stdio,
-    source_server,
-)
+from mermaid_verifier.tools.servers.source_server import argument_parser, serve_command_line, source_server
 
 logger = logging.getLogger("mermaid_verifier.tools.servers.arxiv_server")  # also under -m
 
@@ -355,19 +346,14 @@ def main(argv: list[str] | None = None) -> None:
         default=DEFAULT_MIN_INTERVAL_S,
         help="Seconds between two requests to arXiv (default 3, as its terms of use ask).",
     )
-    args = parser.parse_args(argv)
-    check_common_args(parser, args)
-    if args.min_interval < 0:
-        parser.error("--min-interval must not be negative")
-    configure_logging(args.log_level)
-    warn_without_contact(contact_from_env(), logger)
-    server = create_server(
-        cache_from_args(args),
-        timeout_s=args.timeout,
-        call_timeout_s=args.call_timeout,
-        min_interval_s=args.min_interval,
+    serve_command_line(
+        parser,
+        argv,
+        create_server,
+        logger,
+        check=lambda args: "--min-interval must not be negative" if args.min_interval < 0 else None,
+        options=lambda args: {"min_interval_s": args.min_interval},
     )
-    run_stdio(server)
 
 
 if __name__ == "__main__":

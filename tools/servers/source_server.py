@@ -1,5 +1,6 @@
 """What every live-source server process shares: :func:`run_source_call` (a blocking call in a worker thread
-within the tool call's time limit, any failure one ``ToolError`` line), the command line and the stdio loop.
+within the tool call's time limit, any failure one ``ToolError`` line), the command line (:func:`serve_command_line`)
+and the stdio loop.
 
 Nothing here prints; logs go to the ``mermaid_verifier.tools`` loggers (stderr in the servers).
 """
@@ -17,7 +18,7 @@ import anyio
 import anyio.to_thread
 from mcp.server.fastmcp.exceptions import ToolError
 
-from mermaid_verifier.tools.servers.server_logging import add_log_level_option
+from mermaid_verifier.tools.servers.server_logging import add_log_level_option, configure_logging
 from mermaid_verifier.tools.servers.source_cache import ResponseCache
 from mermaid_verifier.tools.servers.source_errors import UNEXPECTED_RESPONSE, describe_error
 from mermaid_verifier.tools.servers.source_http import (
@@ -25,6 +26,8 @@ from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     T,
+    contact_from_env,
+    warn_without_contact,
 )
 
 logger = logging.getLogger(__name__)
@@ -126,6 +129,31 @@ def run_stdio(server) -> None:
         server.run("stdio")
     except KeyboardInterrupt:
         pass
+
+
+def serve_command_line(
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+    create_server: Callable[..., Any],
+    log: logging.Logger,
+    *,
+    check: Callable[[argparse.Namespace], str | None] | None = None,
+    options: Callable[[argparse.Namespace], dict[str, Any]] | None = None,
+) -> None:
+    """A live-source server's ``main``: parse ``argv`` and check it (the options every server has, then ``check``,
+    which says what is wrong with the server's own, or None), log to stderr at the level asked for, say once when
+    no contact is set, and serve ``create_server(cache, timeout_s=, call_timeout_s=, **options(args))`` over stdio.
+    ``options`` is called once logging is set up, so that what it logs is seen."""
+    args = parser.parse_args(argv)
+    check_common_args(parser, args)
+    problem = check(args) if check is not None else None
+    if problem is not None:
+        parser.error(problem)
+    configure_logging(args.log_level)
+    warn_without_contact(contact_from_env(), log)
+    extra = options(args) if options is not None else {}
+    server = create_server(cache_from_args(args), timeout_s=args.timeout, call_timeout_s=args.call_timeout, **extra)
+    run_stdio(server)
 
 
 def source_server(

@@ -39,39 +39,33 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote
 
 import wikipedia
 import wikipedia.wikipedia as wikipedia_module
-from bs4 import BeautifulSoup
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
 from mermaid_verifier.source_registry import BY_NAME
-from mermaid_verifier.tools.article_html import STOP_SECTIONS, split_paragraph
 from mermaid_verifier.tools.passage_record import ToolResult
-from mermaid_verifier.tools.servers.server_logging import configure_logging
 from mermaid_verifier.tools.servers.server_tools import tool
 from mermaid_verifier.tools.servers.source_cache import ResponseCache, cached_call
-from mermaid_verifier.tools.servers.source_errors import MalformedResponse, SourceAPIError
 from mermaid_verifier.tools.servers.source_http import (
     DEFAULT_CALL_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     RateLimiter,
     RetryPolicy,
     SourceSession,
-    contact_from_env,
-    parse_json_object,
-    warn_without_contact,
 )
 from mermaid_verifier.tools.servers.source_passages import EvidencePassage, collapse
-from mermaid_verifier.tools.servers.source_server import (
-    argument_parser,
-    cache_from_args,
-    check_common_args,
-    run_stdio,
-    source_server,
+from mermaid_verifier.tools.servers.source_server import argument_parser, serve_command_line, source_server
+from mermaid_verifier.tools.servers.wikipedia_parsing import (
+    disambiguation_options,
+    mediawiki_error_detail,
+    parsed_page_html,
+    split_sentences,
+    validate_mediawiki,
 )
 
 logger = logging.getLogger("mermaid_verifier.tools.servers.wikipedia_server")  # also under -m
@@ -127,25 +121,6 @@ class WikiPageResult(ToolResult):
 
 
 # ----------------------------------------------------------------------------- pure helpers
-
-_HEADING = re.compile(r"^(=+)\s*(.*?)\s*\1$")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Plain page text (MediaWiki ``explaintext``) as sentences: headings dropped, and nothing from
-    'See also' / 'References' / 'External links' and similar back matter on."""
-    sentences: list[str] = []
-    for raw in text.splitlines():
-        paragraph = collapse(raw)
-        if not paragraph:
-            continue
-        heading = _HEADING.match(paragraph)
-        if heading:
-            if heading.group(2).casefold() in STOP_SECTIONS:
-                break
-            continue
-        sentences.extend(split_paragraph(paragraph))
-    return sentences
 
 
 def page_key(title: str) -> str:
@@ -320,64 +295,6 @@ def sentences_result(title: str, record: dict, max_sentences: int, start_line: i
     )
 
 
-# Namespaces whose pages are never what an ambiguous title means (MediaWiki's canonical names).
-_NON_ARTICLE_NAMESPACES = frozenset(
-    ("help", "wikipedia", "category", "file", "image", "special", "template", "portal", "talk", "user", "draft")
-)
-
-
-def disambiguation_options(html: str) -> list[str]:
-    """The pages a disambiguation page lists, by each item's link *target*: a piped link such as
-    ``[[Ram Trucks|Ram (brand)]]`` reads 'Ram (brand)' but means the page 'Ram Trucks'. Items are the
-    page's list items with a link (table-of-contents items left out), in page order; red links (pages
-    that do not exist) and links outside the article namespace are skipped."""
-    options = []
-    for item in BeautifulSoup(html, "html.parser").find_all("li"):
-        if "tocsection" in "".join(item.get("class") or []):
-            continue
-        link = item.find("a")
-        title = _link_target(link) if link is not None else None
-        if title:
-            options.append(title)
-    return options
-
-
-def _link_target(link) -> str | None:
-    """The article title an <a> of parsed wikitext points to, else None."""
-    href = link.get("href") or ""
-    if "redlink=1" in href or "new" in (link.get("class") or []):
-        return None
-    path = urlsplit(href).path
-    if not path.startswith("/wiki/"):
-        return None
-    title = collapse(link.get("title") or unquote(path[len("/wiki/") :]).replace("_", " "))
-    namespace, colon, _ = title.partition(":")
-    if colon and namespace.casefold() in _NON_ARTICLE_NAMESPACES:
-        return None
-    return title or None
-
-
-def mediawiki_error_detail(body: bytes) -> str:
-    """The ``code: info`` of a MediaWiki error document sent with an HTTP error status, else ''."""
-    try:
-        validate_mediawiki(body)
-    except SourceAPIError as exc:
-        return str(exc)
-    except MalformedResponse:
-        return ""
-    return ""
-
-
-def validate_mediawiki(body: bytes) -> dict:
-    """A MediaWiki API answer must be a JSON object without an ``error`` member."""
-    data = parse_json_object(body)
-    error = data.get("error")
-    if isinstance(error, dict):
-        code, info = error.get("code", "error"), error.get("info", "")
-        raise SourceAPIError(collapse(f"{code}: {info}"))
-    return data
-
-
 # ----------------------------------------------------------------------------- the HTTP route
 
 
@@ -402,14 +319,6 @@ class _RequestsShim:
         if params and "rvparse" in params:  # the package reads disambiguation options from this HTML
             _ACTIVE.parsed_html = parsed_page_html(response.json())
         return response
-
-
-def parsed_page_html(answer: dict) -> str | None:
-    """The HTML of the one page in a ``prop=revisions&rvparse`` answer."""
-    for page in (answer.get("query") or {}).get("pages", {}).values():
-        revisions = page.get("revisions") or [{}]
-        return revisions[0].get("*")
-    return None
 
 
 def _fallback_client() -> "WikipediaClient":
@@ -599,16 +508,18 @@ def create_server(
 def main(argv: list[str] | None = None) -> None:
     parser = argument_parser(PROG, "MCP stdio server 'wikipedia': search and read the live Wikipedia.")
     parser.add_argument("--lang", default="en", help="Wikipedia language edition, e.g. 'en', 'de' (default en).")
-    args = parser.parse_args(argv)
-    check_common_args(parser, args)
-    if not re.fullmatch(r"[a-z][a-z0-9-]{1,15}", args.lang):
-        parser.error(f"--lang {args.lang!r} is not a Wikipedia language code")
-    configure_logging(args.log_level)
-    warn_without_contact(contact_from_env(), logger)
-    server = create_server(
-        cache_from_args(args), lang=args.lang, timeout_s=args.timeout, call_timeout_s=args.call_timeout
+    serve_command_line(
+        parser,
+        argv,
+        create_server,
+        logger,
+        check=lambda args: (
+            None
+            if re.fullmatch(r"[a-z][a-z0-9-]{1,15}", args.lang)
+            else f"--lang {args.lang!r} is not a Wikipedia language code"
+        ),
+        options=lambda args: {"lang": args.lang},
     )
-    run_stdio(server)
 
 
 if __name__ == "__main__":
