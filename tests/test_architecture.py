@@ -1,6 +1,7 @@
 """The dependency direction holds: ``cli -> service -> evaluation -> text_graph | grounding -> graph -> wiring ->
 agents | memory -> tools -> core``, the client side never imports a tool server, no cycles between the modules of a
-package (import-linter contracts in ``pyproject.toml``).
+package (import-linter contracts in ``pyproject.toml``); and only the command line (``mermaid_verifier.cli``) imports
+Rich: every other module hands over records, which ``cli.render`` shows.
 
 import-linter reads the package from disk, but the installed layout grafts the top-level ``agents/``,
 ``tools/``, ``prompts/`` and ``data/`` directories under ``mermaid_verifier``; the test assembles that
@@ -9,6 +10,7 @@ layout in a temporary directory (``scripts/installed_layout.py``) and lints it t
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -49,3 +51,34 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     models.write_text(models.read_text() + "\nimport mermaid_verifier.graph  # an upward import\n")
     done = run_lint(root)
     assert done.returncode != 0 and "mermaid_verifier.models -> mermaid_verifier.graph" in done.stdout
+
+
+def rich_importers(package: Path) -> list[str]:
+    """``file:line`` of every import of Rich outside the command line, read from the source (an import under
+    ``if TYPE_CHECKING:`` or inside a function counts too)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if package / "cli" in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            if any(name == "rich" or name.startswith("rich.") for name in names):
+                found.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    return found
+
+
+def test_only_the_command_line_imports_rich(tmp_path):
+    package = installed_layout(tmp_path / "site") / "mermaid_verifier"
+    assert rich_importers(package) == []
+    # the check is not vacuous: a core module that imports Rich is named, and so is a grafted one (tools/)
+    (package / "models.py").write_text((package / "models.py").read_text() + "\nfrom rich.text import Text\n")
+    (package / "tools" / "rich_use.py").write_text("def show():\n    import rich.console\n")
+    assert [place.rsplit(":", 1)[0] for place in rich_importers(package)] == [
+        "mermaid_verifier/models.py",
+        "mermaid_verifier/tools/rich_use.py",
+    ]

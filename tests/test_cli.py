@@ -75,8 +75,8 @@ def test_readable_panel_by_default(tmp_path):
 
 
 def test_why_an_item_was_trusted_names_the_terms_and_a_topicality_discount():
+    from mermaid_verifier.cli.render import why_trusted
     from mermaid_verifier.models import Evidence, Trust
-    from mermaid_verifier.output import why_trusted
 
     trust = Trust(source_credibility=0.7, recency=1.0, consensus=0.5, reliability=0.79, topicality=0.0)
     item = Evidence(id="e", source="local-corpus", title="Tim Hill (director)", text="…", trust=trust)

@@ -271,8 +271,8 @@ def test_a_fact_told_over_two_neighbouring_sentences_is_supported_by_a_window():
 
 
 def test_the_printed_listing_and_the_json_carry_each_claims_status():
-    from mermaid_verifier.cli.check import print_grounding_result
     from mermaid_verifier.cli.options import stdout
+    from mermaid_verifier.cli.render import print_grounding_result
     from mermaid_verifier.models import GroundingResult
 
     refuting = {"supports": 0.01, "refutes": 0.95}

@@ -15,12 +15,13 @@ from mermaid_verifier.cli.options import (
     CorpusOpt,
     DebugOpt,
     JsonOpt,
+    SettingsOptions,
     VersionOpt,
     guarded,
-    settings_from_options,
     stderr,
     stdout,
 )
+from mermaid_verifier.cli.render import print_result
 from mermaid_verifier.cli.serve import serve_command
 from mermaid_verifier.cli.verify import verify_command
 
@@ -41,14 +42,10 @@ def review_command(
     as_json: JsonOpt = False, corpus: CorpusOpt = None, cache_dir: CacheDirOpt = None, debug: DebugOpt = False
 ) -> None:
     """Work through the claims waiting for review, resuming each paused verification."""
-    from mermaid_verifier.cli.review import print_result, review_command_body
+    from mermaid_verifier.cli.review import review_command_body  # LangGraph's checkpointer: only when it runs
 
-    guarded(
-        debug,
-        lambda: review_command_body(
-            settings_from_options(corpus=corpus, cache_dir=cache_dir), stderr, print_result(stdout, as_json)
-        ),
-    )
+    options = SettingsOptions(corpus=corpus, cache_dir=cache_dir, debug=debug)
+    guarded(debug, lambda: review_command_body(options.settings(), stderr, print_result(stdout, as_json)))
 
 
 app.command("verify")(verify_command)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, guarded, settings_from_options, stderr
+from mermaid_verifier.cli.options import CacheDirOpt, CorpusOpt, DebugOpt, SettingsOptions, guarded, stderr
 from mermaid_verifier.errors import UsageError
 
 
@@ -157,7 +157,7 @@ def calibrate_command(
         if reset:
             if claims is not None or from_results is not None:
                 raise UsageError("--reset removes the saved threshold; it takes no claims file or --from-results")
-            reset_calibration(settings_from_options(cache_dir=cache_dir))
+            reset_calibration(SettingsOptions(cache_dir=cache_dir).settings())
             return
         if label_prior not in calibration.LABEL_PRIORS:
             raise UsageError(f"--label-prior takes {' or '.join(calibration.LABEL_PRIORS)}, not {label_prior!r}")
@@ -167,7 +167,7 @@ def calibrate_command(
             raise UsageError(
                 f"give a claims file or --from-results, not both (got {claims} and --from-results {from_results})"
             )
-        settings = settings_from_options(corpus=corpus, cache_dir=cache_dir, use_memory=False)
+        settings = SettingsOptions(corpus=corpus, cache_dir=cache_dir).settings(use_memory=False)
         if from_results is not None:
             rows, source = rows_from_results(from_results)
         elif claims is not None:

@@ -8,6 +8,7 @@ load, pair by pair. Exits 1 when the model would refuse to run here.
 
 from __future__ import annotations
 
+import json
 import platform
 from pathlib import Path
 from typing import Annotated
@@ -56,8 +57,6 @@ def cpu_model_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
 
 
 def examine(model_dir: Path) -> DoctorReport:
-    import json
-
     flags = cpu_flags()
     model_path = model_dir / "model.onnx"
     config_path = model_dir / "stance_config.json"

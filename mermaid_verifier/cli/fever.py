@@ -1,7 +1,7 @@
 """``mermaid-verifier fever``: batch verification of labelled claims with metrics and a report.
 
-The progress bar and the summary table live here (Rich's progress and table modules are imported
-when a run starts, not when `verify` loads this module); choosing claims, running them, and writing
+The progress bar lives here (Rich's progress module is imported when a run starts, not when `verify` loads
+this module), the summary table in ``render.py``; choosing claims, running them, and writing
 ``results.jsonl`` / ``metrics.json`` / ``report.html`` live in ``fever_run.py``.
 """
 
@@ -13,16 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mermaid_verifier.cli.options import (
-    CorpusOpt,
-    DebugOpt,
-    MemoryUrlOpt,
-    guarded,
-    settings_from_options,
-    stderr,
-    stdout,
-)
-from mermaid_verifier.errors import ResumableInterrupt
+from mermaid_verifier.cli.options import CorpusOpt, DebugOpt, MemoryUrlOpt, SettingsOptions, guarded, stderr, stdout
+from mermaid_verifier.cli.render import summary_table
+from mermaid_verifier.errors import ResumableInterrupt, UsageError
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -81,15 +74,6 @@ class RunProgress:
     def stop(self) -> None:
         if self.task is not None:
             self.progress.stop()
-
-
-def summary_table(title: str, rows: list[tuple[str, str]]):
-    from rich.table import Table
-
-    table = Table("metric", "value", title=title, title_justify="left")
-    for name, value in rows:
-        table.add_row(name, value)
-    return table
 
 
 async def run_with_progress(options, settings):
@@ -204,7 +188,6 @@ def fever_command(
     """Verify a labelled claim file in batch: resumable results, FEVER metrics and an HTML report."""
 
     def body() -> None:
-        from mermaid_verifier.errors import UsageError
         from mermaid_verifier.evaluation.fever_run import ORDERS, RunOptions
         from mermaid_verifier.evaluation.ray_batch import DEFAULT_BATCH_SIZE, RayOptions
 
@@ -233,11 +216,9 @@ def fever_command(
                 address=ray, workers=workers, batch_size=DEFAULT_BATCH_SIZE if ray_batch is None else ray_batch
             ),
         )
-        base = settings_from_options(
-            corpus=corpus,
-            use_memory=not no_memory,
-            memory_url=memory_url,
-            memory_location=memory_dir or out / "evidence-memory",
+        # a batch run keeps its memory in its own directory, used unless --no-memory whatever MERMAID_MEMORY says
+        base = SettingsOptions(corpus=corpus, no_memory=no_memory, memory_url=memory_url, debug=debug).settings(
+            use_memory=not no_memory, memory_location=memory_dir or out / "evidence-memory"
         )
         if compare_memory:
             from mermaid_verifier.evaluation.memory_compare import compare, comparison_rows

@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from mermaid_verifier.cli.options import (
-    CacheDirOpt,
-    CorpusOpt,
-    DebugOpt,
-    MaxStepsOpt,
-    MemoryUrlOpt,
-    NoMemoryOpt,
-    guarded,
-    run_settings,
-)
-from mermaid_verifier.cli.serve import (
-    HostOpt,
-    MaxClaimsOpt,
-    MaxConcurrentOpt,
-    NoAuthOpt,
-    PortOpt,
-    TimeoutOpt,
-    TokenOpt,
-    base_url,
-    check_bind,
-    listening_socket,
-    serve_app,
-)
+from mermaid_verifier.cli.options import SettingsOptions, guarded, takes_options
+from mermaid_verifier.cli.serve import LimitOptions, ListenOptions, serve_app
 
 
 class Transport(StrEnum):
@@ -47,47 +27,28 @@ TransportOpt = Annotated[
 ]
 
 
+@takes_options
 def mcp_command(
     transport: TransportOpt = Transport.stdio,
-    host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8000,
-    token: TokenOpt = None,
-    no_auth: NoAuthOpt = False,
-    corpus: CorpusOpt = None,
-    no_memory: NoMemoryOpt = False,
-    memory_url: MemoryUrlOpt = None,
-    cache_dir: CacheDirOpt = None,
-    max_steps: MaxStepsOpt = None,
-    max_concurrent: MaxConcurrentOpt = 4,
-    max_claims: MaxClaimsOpt = 60,
-    timeout: TimeoutOpt = 300.0,
-    debug: DebugOpt = False,
+    *,
+    listen: ListenOptions,
+    options: SettingsOptions,
+    limit_options: LimitOptions,
 ) -> None:
     """Serve the verifier as an MCP server: tools verify_claim, check_text and check_grounding."""
 
     def body() -> None:
         if transport is Transport.http:
-            check_bind(host, token, no_auth)  # said at once, before anything heavy is imported
-        settings = run_settings(
-            corpus=corpus,
-            no_memory=no_memory,
-            cache_dir=cache_dir,
-            max_steps=max_steps,
-            debug=debug,
-            memory_url=memory_url,
-        )
-        import asyncio
-
-        from mermaid_verifier.service.limits import Limits
-
-        limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)
+            listen.check()  # said at once, before anything heavy is imported
+        settings = options.settings()
+        limits = limit_options.limits()
         if transport is Transport.http:
-            with listening_socket(host, port) as listener:
-                asyncio.run(_serve_http(listener, settings, limits, host, port, token))
+            with listen.bind() as listener:
+                asyncio.run(_serve_http(listener, settings, limits, listen))
         else:
             asyncio.run(_serve_stdio(settings, limits))
 
-    guarded(debug, body)
+    guarded(options.debug, body)
 
 
 async def _serve_stdio(settings, limits) -> None:
@@ -101,12 +62,12 @@ async def _serve_stdio(settings, limits) -> None:
         await server.run_stdio_async()
 
 
-async def _serve_http(listener, settings, limits, host: str, port: int, token: str | None) -> None:
+async def _serve_http(listener, settings, limits, listen: ListenOptions) -> None:
     from mermaid_verifier.service.mcp_server import create_server, http_app
     from mermaid_verifier.text_graph import TextChecker
 
     async with TextChecker.open(settings) as checker:
-        server = create_server(settings, limits=limits, checker=checker, host=host, port=port)
-        app = http_app(server, token=token, limits=limits)
-        announce = f"MCP (streamable HTTP) on {base_url(host, port)}mcp; Ctrl-C stops"
-        await serve_app(app, listener, host, port, announce)
+        server = create_server(settings, limits=limits, checker=checker, host=listen.host, port=listen.port)
+        app = http_app(server, token=listen.token, limits=limits)
+        announce = f"MCP (streamable HTTP) on {listen.url}mcp; Ctrl-C stops"
+        await serve_app(app, listener, listen, announce)

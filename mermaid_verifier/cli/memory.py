@@ -5,24 +5,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from pydantic import ValidationError
 
 from mermaid_verifier.cli.options import (
     CacheDirOpt,
     CorpusOpt,
     DebugOpt,
+    SettingsOptions,
     YesOpt,
     confirm,
     guarded,
-    settings_from_options,
     stderr,
     stdout,
 )
+from mermaid_verifier.cli.render import memory_table, revalidation_table
 from mermaid_verifier.errors import UsageError
 
 memory_app = typer.Typer(help="Inspect and maintain the evidence memory.", no_args_is_help=True)
@@ -35,7 +37,7 @@ async def opened_memory(cache_dir: Path | None, **veracity_overrides) -> AsyncIt
     from mermaid_verifier.memory.store import open_store
     from mermaid_verifier.scoring import VeracityConfig
 
-    settings = settings_from_options(cache_dir=cache_dir)
+    settings = SettingsOptions(cache_dir=cache_dir).settings()
     opened = await asyncio.to_thread(open_store, settings.memory_dir, settings.memory_url)
     overrides = {k: v for k, v in veracity_overrides.items() if v is not None}
     try:
@@ -65,10 +67,7 @@ def show_command(entity: str, as_json: JsonOpt = False, cache_dir: CacheDirOpt =
         if as_json:  # one JSON array, empty when nothing is stored
             print(json.dumps([record.model_dump(mode="json") for record in records]))
             return
-        table = Table("id", "veracity", "checks", "recalled", "title", "text", title=f"memory for {entity!r}")
-        for r in records:
-            table.add_row(r.id, f"{r.veracity:.2f}", str(len(r.history)), str(r.access_count), r.title, r.text)
-        stdout.print(table if records else f"nothing stored for {entity!r}")
+        stdout.print(memory_table(entity, records) if records else f"nothing stored for {entity!r}")
 
     guarded(debug, lambda: asyncio.run(body()))
 
@@ -85,8 +84,6 @@ def write_lines(path: Path, lines: list[str]) -> None:
 
 def read_records(path: Path) -> list:
     """The memory records of a JSONL export; a :class:`UsageError` naming the first line that is not one."""
-    from pydantic import ValidationError
-
     from mermaid_verifier.evaluation.datasets import require_readable_file
     from mermaid_verifier.memory.evidence import MemoryRecord
 
@@ -148,11 +145,9 @@ def recover_command(cache_dir: CacheDirOpt = None, debug: DebugOpt = False) -> N
     """Move a damaged local memory store aside (nothing is deleted); the next run starts an empty one."""
 
     def body():
-        import time
-
         from mermaid_verifier.memory.store import recover_local_store
 
-        settings = settings_from_options(cache_dir=cache_dir)
+        settings = SettingsOptions(cache_dir=cache_dir).settings()
         if settings.memory_url:
             raise UsageError("the memory is in a database (MERMAID_MEMORY_URL); recover works on the local store only")
         moved = recover_local_store(settings.memory_dir, time.strftime("%Y%m%d-%H%M%S"))
@@ -192,7 +187,7 @@ def revalidate_command(
         from mermaid_verifier.tools.corpora import resolve_corpora
         from mermaid_verifier.tools.toolbox import Toolbox, corpus_server
 
-        settings = settings_from_options(corpus=corpus, cache_dir=cache_dir)
+        settings = SettingsOptions(corpus=corpus, cache_dir=cache_dir).settings()
         toolbox = Toolbox(
             [corpus_server(resolve_corpora(settings.corpora, settings.cache_dir), settings.index_cache_dir)],
             settings.tool_timeout_s,
@@ -212,19 +207,6 @@ def revalidate_command(
             if folded:
                 stderr.print(f"folded the statistics of {folded} quiet writer(s) into one record")
             return
-        table = Table(
-            "id",
-            "priority",
-            "before",
-            "v̂",
-            "after",
-            "note",
-            title=f"re-checked {len(report)} items; removed {pruned} expired lookup(s); "
-            f"folded {folded} quiet writer(s)' statistics",
-        )
-        for row in report:
-            fmt = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
-            table.add_row(row.id, f"{row.priority:.2f}", fmt(row.before), fmt(row.observed), fmt(row.after), row.note)
-        stdout.print(table)
+        stdout.print(revalidation_table(report, pruned, folded))
 
     guarded(debug, lambda: asyncio.run(body()))

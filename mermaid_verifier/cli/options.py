@@ -1,6 +1,7 @@
-"""What every command shares: the consoles, the option types, the settings they build and the one
-place that turns errors into a line on stderr and an exit code (2 usage, 1 runtime; ``--debug`` or
-``MERMAID_DEBUG=1`` shows the traceback instead).
+"""What every command shares: the consoles, the option types, the options that make a run's settings
+(:class:`SettingsOptions`, which a command takes whole with :func:`takes_options`) and the one place that turns
+errors into a line on stderr and an exit code (2 usage, 1 runtime; ``--debug`` or ``MERMAID_DEBUG=1`` shows the
+traceback instead).
 
 Both consoles print text as given: claims, ids, titles and paths may hold ``[...]`` or ``:name:``,
 which Rich would otherwise read as markup or emoji codes. Styled output is built from ``Text``."""
@@ -8,17 +9,26 @@ which Rich would otherwise read as markup or emoji codes. Styled output is built
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
+import inspect
 import os
+import platform
 import sys
+import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
 from mermaid_verifier.errors import LLMServiceError, MermaidError, UsageError
+from mermaid_verifier.model_check import installed_version
+
+if TYPE_CHECKING:
+    from mermaid_verifier.config import Settings
 
 # The exit status of a program whose reader went away (128 + SIGPIPE), as `head` leaves it in a pipeline.
 OUTPUT_CLOSED = 141
@@ -85,10 +95,6 @@ YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confir
 def version_line() -> str:
     """``mermaid-verifier VERSION (onnxruntime VERSION, Python VERSION)``, from the installed metadata: nothing
     is imported or loaded to say it."""
-    import platform
-
-    from mermaid_verifier.model_check import installed_version
-
     return (
         f"mermaid-verifier {installed_version('mermaid-verifier')} "
         f"(onnxruntime {installed_version('onnxruntime')}, Python {platform.python_version()})"
@@ -200,20 +206,82 @@ def guarded(debug: bool, action: Callable[[], None]) -> None:
         raise typer.Exit(1) from None
 
 
-def run_settings(*, corpus, no_memory: bool, cache_dir, max_steps, debug: bool, memory_url):
-    """The settings of a command that verifies claims (verify, check, serve), from its shared options."""
-    return settings_from_options(
-        corpus=corpus,
-        use_memory=False if no_memory else None,
-        cache_dir=cache_dir,
-        max_steps=max_steps,
-        debug=debug_requested(debug) or None,
-        memory_url=memory_url,
-    )
+# a field of an option group listed after the command's own options (and before an eager one, --version)
+LISTED_LAST = "listed_last"
 
 
-def settings_from_options(**options):
-    from mermaid_verifier.config import Settings
+@dataclasses.dataclass(frozen=True)
+class SettingsOptions:
+    """The options that make a run's settings: where the evidence comes from, the evidence memory, the step budget,
+    ``--debug``. ``verify``, ``check``, ``serve`` and ``mcp`` take them whole (:func:`takes_options`); ``fever``,
+    ``review``, ``calibrate`` and ``memory`` build one from the few they have. :meth:`settings` is the one place
+    options become :class:`~mermaid_verifier.config.Settings`."""
 
-    corpus = options.pop("corpus", None)
-    return Settings.from_env(corpora=tuple(corpus) if corpus else None, **options)
+    corpus: CorpusOpt = None
+    no_memory: NoMemoryOpt = False
+    memory_url: MemoryUrlOpt = None
+    cache_dir: CacheDirOpt = None
+    max_steps: MaxStepsOpt = None
+    debug: DebugOpt = dataclasses.field(default=False, metadata={LISTED_LAST: True})
+
+    def settings(self, **overrides) -> Settings:
+        """The ``MERMAID_*`` variables, then these options, then ``overrides``; an option not given (``None``)
+        leaves the variable's value."""
+        # the settings module (with platformdirs) loads here, when a command builds its settings: `--version`,
+        # `--help` and the refusals said before the settings (serve's) do without it
+        from mermaid_verifier.config import Settings
+
+        given = {
+            "corpora": tuple(self.corpus) if self.corpus else None,
+            "use_memory": False if self.no_memory else None,
+            "cache_dir": self.cache_dir,
+            "max_steps": self.max_steps,
+            "debug": debug_requested(self.debug) or None,
+            "memory_url": self.memory_url,
+        }
+        return Settings.from_env(**(given | overrides))
+
+
+Command = TypeVar("Command", bound=Callable[..., None])
+
+
+def takes_options(command: Command) -> Command:
+    """Let ``command`` take groups of options: a parameter whose type is a dataclass of typer options (such as
+    :class:`SettingsOptions`) stands for the group's fields, which typer lists in its place as options of the
+    command, and the command is called with the group built from them. A field marked ``LISTED_LAST`` (``--debug``)
+    is listed after the command's other options, before an eager one (``--version``)."""
+    signature = inspect.signature(command, eval_str=True)
+    groups: dict[str, type] = {}
+    own: list[inspect.Parameter] = []
+    last: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        group = parameter.annotation
+        if not (isinstance(group, type) and dataclasses.is_dataclass(group)):
+            own.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+            continue
+        groups[parameter.name] = group
+        types = typing.get_type_hints(group, include_extras=True)
+        for field in dataclasses.fields(group):
+            option = inspect.Parameter(
+                field.name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=types[field.name]
+            )
+            (last if field.metadata.get(LISTED_LAST) else own).append(option)
+    at = len(own)
+    while at and _is_eager(own[at - 1]):
+        at -= 1
+    parameters = [*own[:at], *last, *own[at:]]
+
+    @functools.wraps(command)
+    def with_groups(**values) -> None:
+        for name, group in groups.items():
+            given = {field.name: values.pop(field.name) for field in dataclasses.fields(group) if field.name in values}
+            values.setdefault(name, group(**given))
+        command(**values)
+
+    with_groups.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    with_groups.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    return typing.cast(Command, with_groups)
+
+
+def _is_eager(parameter: inspect.Parameter) -> bool:
+    return any(getattr(info, "is_eager", False) for info in typing.get_args(parameter.annotation)[1:])

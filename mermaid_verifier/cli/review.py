@@ -8,7 +8,10 @@ graph from its checkpoint.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import enum
+import inspect
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -16,12 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from langgraph.types import Command
+from pydantic import BaseModel
 from rich.console import Console
 from rich.text import Text
 
+from mermaid_verifier import models
+from mermaid_verifier.cli.render import show_request
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import Label
-from mermaid_verifier.output import print_panel, result_from_output
+from mermaid_verifier.output import result_from_output
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, done, enqueue, pending
 
 _LABELS = {"s": Label.SUPPORTS, "r": Label.REFUTES, "n": Label.NOT_ENOUGH_INFO}
@@ -33,17 +39,6 @@ if TYPE_CHECKING:
 def reviewer_is_present() -> bool:
     """A person can answer: standard input and error are terminals."""
     return sys.stdin.isatty() and sys.stderr.isatty()
-
-
-def show_request(console: Console, request: ReviewRequest) -> None:
-    """The uncertain verdict and its evidence, as plain text (claims and titles may hold brackets)."""
-    console.print(Text.assemble(("review needed:", "bold magenta"), " ", request.claim))
-    console.print(
-        Text(f"judge: {request.verdict.label.value} at {request.verdict.confidence:.2f} — {request.verdict.reason}")
-    )
-    for rank, item in enumerate(request.evidence, 1):
-        stance = item.stance.value if item.stance else "unscored"
-        console.print(Text(f"  {rank}. [{stance} {item.score or 0:.2f}] {item.title}: {item.text}"))
 
 
 def ask_reviewer(console: Console, request: ReviewRequest) -> ReviewDecision | None:
@@ -74,13 +69,7 @@ def checkpoint_serializer():
     """LangGraph's serializer, told which of our types a paused graph's state holds (the records of
     ``mermaid_verifier.models``): they load without the "unregistered type" warning now, and still
     load once LangGraph blocks unregistered types."""
-    import enum
-    import inspect
-
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-    from pydantic import BaseModel
-
-    from mermaid_verifier import models
 
     allowed = [
         (cls.__module__, cls.__name__)
@@ -141,8 +130,6 @@ async def run_with_review(
 
 
 def review_command_body(settings, console: Console, emit: Callable) -> None:
-    import asyncio
-
     from mermaid_verifier.graph import open_verifier
 
     async def body() -> None:
@@ -170,13 +157,3 @@ def review_command_body(settings, console: Console, emit: Callable) -> None:
                         emit(result_from_output(queued.claim, output))
 
     asyncio.run(body())
-
-
-def print_result(console: Console, as_json: bool):
-    def emit(result) -> None:
-        if as_json:
-            print(result.model_dump_json(), flush=True)
-        else:  # the panel reads a text title as markup; a Text title shows the claim as typed
-            print_panel(console, result)
-
-    return emit

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import socket
 from typing import Annotated
 
 import typer
 
-from mermaid_verifier.cli.options import (
-    CacheDirOpt,
-    CorpusOpt,
-    DebugOpt,
-    MaxStepsOpt,
-    MemoryUrlOpt,
-    NoMemoryOpt,
-    guarded,
-    run_settings,
-    stderr,
-)
+from mermaid_verifier.cli.options import SettingsOptions, guarded, stderr, takes_options
 from mermaid_verifier.errors import UsageError
 
 HostOpt = Annotated[
@@ -68,64 +60,77 @@ def base_url(host: str, port: int) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 
 
-async def serve_app(app, listener: socket.socket, host: str, port: int, announce: str) -> None:
+@dataclasses.dataclass(frozen=True)
+class ListenOptions:
+    """Where ``serve`` (and ``mcp --transport http``) listens, and the token a client must send."""
+
+    host: HostOpt = "127.0.0.1"
+    port: PortOpt = 8000
+    token: TokenOpt = None
+    no_auth: NoAuthOpt = False
+
+    def check(self) -> None:
+        """A :class:`UsageError` when the service would listen beyond this machine without a token."""
+        check_bind(self.host, self.token, self.no_auth)
+
+    def bind(self) -> socket.socket:
+        return listening_socket(self.host, self.port)
+
+    @property
+    def url(self) -> str:
+        return base_url(self.host, self.port)
+
+
+@dataclasses.dataclass(frozen=True)
+class LimitOptions:
+    """How much the service takes on: checks at once, claims per text, seconds per request."""
+
+    max_concurrent: MaxConcurrentOpt = 4
+    max_claims: MaxClaimsOpt = 60
+    timeout: TimeoutOpt = 300.0
+
+    def limits(self):
+        from mermaid_verifier.service.limits import Limits  # the service package imports the web framework
+
+        return Limits(max_concurrent=self.max_concurrent, max_claims=self.max_claims, request_timeout_s=self.timeout)
+
+
+async def serve_app(app, listener: socket.socket, listen: ListenOptions, announce: str) -> None:
     """Serve an ASGI app with uvicorn on the socket already bound, after saying ``announce`` on stderr."""
     import uvicorn
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)
+    config = uvicorn.Config(app, host=listen.host, port=listen.port, log_level="warning", timeout_graceful_shutdown=10)
     stderr.print(announce, highlight=False, soft_wrap=True)
     await uvicorn.Server(config).serve(sockets=[listener])
 
 
-def serve_command(
-    host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8000,
-    token: TokenOpt = None,
-    no_auth: NoAuthOpt = False,
-    corpus: CorpusOpt = None,
-    no_memory: NoMemoryOpt = False,
-    memory_url: MemoryUrlOpt = None,
-    cache_dir: CacheDirOpt = None,
-    max_steps: MaxStepsOpt = None,
-    max_concurrent: MaxConcurrentOpt = 4,
-    max_claims: MaxClaimsOpt = 60,
-    timeout: TimeoutOpt = 300.0,
-    debug: DebugOpt = False,
-) -> None:
+@takes_options
+def serve_command(*, listen: ListenOptions, options: SettingsOptions, limit_options: LimitOptions) -> None:
     """Serve the HTTP API (POST /v1/verify, POST /v1/check streaming NDJSON) and the web page at /."""
 
     def body() -> None:
         # the checks of the arguments come first: a refusal is said at once, before the web framework, the
         # graph and the models are imported (seconds)
-        check_bind(host, token, no_auth)
-        settings = run_settings(
-            corpus=corpus,
-            no_memory=no_memory,
-            cache_dir=cache_dir,
-            max_steps=max_steps,
-            debug=debug,
-            memory_url=memory_url,
-        )
-        with listening_socket(host, port) as listener:
+        listen.check()
+        settings = options.settings()
+        with listen.bind() as listener:
             serve_on(listener, settings)
 
     def serve_on(listener: socket.socket, settings) -> None:
-        import asyncio
-
-        from mermaid_verifier.service import Limits, create_app
+        from mermaid_verifier.service import create_app
         from mermaid_verifier.text_graph import TextChecker
 
-        limits = Limits(max_concurrent=max_concurrent, max_claims=max_claims, request_timeout_s=timeout)
-        where = base_url(host, port)
+        limits = limit_options.limits()
+        where = listen.url
 
         async def serve(listener: socket.socket) -> None:
             # the resources open before anything listens: a corpus, model or tool server that fails to start is
             # this command's error (one line, non-zero exit), and they close on every path out
             async with TextChecker.open(settings) as checker:
-                app = create_app(settings, token=token, limits=limits, checker=checker)
+                app = create_app(settings, token=listen.token, limits=limits, checker=checker)
                 announce = f"serving on {where} (API schema at {where}docs); Ctrl-C stops"
-                await serve_app(app, listener, host, port, announce)
+                await serve_app(app, listener, listen, announce)
 
         asyncio.run(serve(listener))
 
-    guarded(debug, body)
+    guarded(options.debug, body)

@@ -6,35 +6,30 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
+from mermaid_verifier.claims import MAX_CLAIM_CHARS, check_claim_length, claim_warnings
 from mermaid_verifier.cli.options import (
-    CacheDirOpt,
     ClaimsArg,
-    CorpusOpt,
-    DebugOpt,
     JsonOpt,
-    MaxStepsOpt,
-    MemoryUrlOpt,
-    NoMemoryOpt,
     ReviewOpt,
+    SettingsOptions,
     VersionOpt,
     guarded,
     llm_failures,
-    run_settings,
     say_skipped_sources,
     stderr,
     stdout,
+    takes_options,
     warn,
 )
+from mermaid_verifier.cli.render import print_result
 from mermaid_verifier.errors import UsageError
+from mermaid_verifier.output import result_from_output
 
 
 def stdin_claims(lines: Iterable[bytes], skip: Callable[[str], None]) -> list[str]:
     """The non-blank lines of stdin; a line that is not UTF-8, or longer than a claim may be, goes to
     ``skip`` with its line number and the rest are verified."""
-    from mermaid_verifier.claims import MAX_CLAIM_CHARS
-
     claims = []
     for number, raw in enumerate(lines, 1):
         try:
@@ -66,8 +61,6 @@ def read_claims(
 ) -> list[str]:
     """Claims from the arguments, with '-' expanded to the non-blank lines of stdin (read as
     UTF-8; a line that is not is skipped and named). A claim over the length limit is a usage error."""
-    from mermaid_verifier.claims import check_claim_length
-
     claims: list[str] = []
     for argument in arguments:
         claims += stdin_claims(stdin, skip) if argument == "-" else [argument_claim(argument, len(claims) + 1)]
@@ -80,8 +73,6 @@ def read_claims(
 
 def warn_about_claims(claims: list[str]) -> None:
     """A warning on stderr for each claim whose verdict may mean little (a question, not English)."""
-    from mermaid_verifier.claims import claim_warnings
-
     for number, claim in enumerate(claims, 1):
         for warning in claim_warnings(claim):
             shown = claim if len(claim) <= 60 else claim[:57] + "..."
@@ -98,10 +89,8 @@ async def verify_claims(
         toolbox, skipped, early = await stack.enter_async_context(toolbox_started_early(settings))
         say_skipped_sources(skipped)
 
-        from mermaid_verifier.cli.review import print_result, review_tools, reviewer_is_present, run_with_review
-        from mermaid_verifier.evaluation.batch import llm_failure
+        from mermaid_verifier.cli.review import review_tools, reviewer_is_present, run_with_review
         from mermaid_verifier.graph import open_pipeline
-        from mermaid_verifier.output import result_from_output
 
         emit = print_result(stdout, as_json)
         failed: list[str] = []
@@ -129,10 +118,10 @@ async def verify_claims(
                 output = await verifier.ainvoke({"claim": claim})
             if status:
                 status.stop()
-            emit(result_from_output(claim, output))
-            failure = llm_failure(output)
-            if failure is not None:
-                failed.append(failure)
+            result = result_from_output(claim, output)
+            emit(result)
+            if result.llm_failure is not None:
+                failed.append(result.llm_failure)
             if status and number < len(claims):
                 status.start()
     if status:
@@ -145,44 +134,21 @@ def say_skipped_line(where: str) -> None:
     stderr.print(f"skipped {where}", highlight=False, soft_wrap=True)
 
 
-def _run_verify(
-    claims: list[str],
-    as_json: bool,
-    corpus: list[Path] | None,
-    no_memory: bool,
-    cache_dir: Path | None,
-    max_steps: int | None,
-    debug: bool,
-    review: bool = False,
-    memory_url: str | None = None,
+@takes_options
+def verify_command(
+    claims: ClaimsArg,
+    as_json: JsonOpt = False,
+    *,
+    options: SettingsOptions,
+    review: ReviewOpt = False,
+    version: VersionOpt = False,  # printed by its callback, before any claim is read
 ) -> None:
+    """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
+
     def body() -> None:
-        settings = run_settings(
-            corpus=corpus,
-            no_memory=no_memory,
-            cache_dir=cache_dir,
-            max_steps=max_steps,
-            debug=debug,
-            memory_url=memory_url,
-        )
+        settings = options.settings()
         claim_list = read_claims(claims, sys.stdin.buffer if "-" in claims else [], skip=say_skipped_line)
         warn_about_claims(claim_list)
         asyncio.run(verify_claims(claim_list, settings, as_json, review, stdin_used="-" in claims))
 
-    guarded(debug, body)
-
-
-def verify_command(
-    claims: ClaimsArg,
-    as_json: JsonOpt = False,
-    corpus: CorpusOpt = None,
-    no_memory: NoMemoryOpt = False,
-    memory_url: MemoryUrlOpt = None,
-    cache_dir: CacheDirOpt = None,
-    max_steps: MaxStepsOpt = None,
-    review: ReviewOpt = False,
-    debug: DebugOpt = False,
-    version: VersionOpt = False,  # printed by its callback, before any claim is read
-) -> None:
-    """Verify claims: SUPPORTS / REFUTES / NOT ENOUGH INFO, with evidence and abstention."""
-    _run_verify(claims, as_json, corpus, no_memory, cache_dir, max_steps, debug, review, memory_url)
+    guarded(options.debug, body)
