@@ -199,10 +199,12 @@ class CorpusIndex:
         self._retriever = retriever
         self._vocab = retriever.vocab_dict
         self._by_title: dict[str, list[int]] = {}
+        keys: dict[str, str] = {}  # each page's passages share its title and page id: fold each string once
         for position, passage in enumerate(passages):
-            self._by_title.setdefault(normalise_title(passage.title), []).append(position)
-            page_key = normalise_title(passage.page)
-            if page_key != normalise_title(passage.title):
+            title_key = keys.get(passage.title) or keys.setdefault(passage.title, normalise_title(passage.title))
+            self._by_title.setdefault(title_key, []).append(position)
+            page_key = keys.get(passage.page) or keys.setdefault(passage.page, normalise_title(passage.page))
+            if page_key != title_key:
                 self._by_title.setdefault(page_key, []).append(position)
         self._titles_by_name: dict[str, set[str]] = {}  # "house" -> {"House (TV series)", ...}
         for key, positions in self._by_title.items():
