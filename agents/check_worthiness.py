@@ -4,8 +4,8 @@ What is dropped, and why
     Questions; greetings, thanks and sign-offs ("I hope this helps!"); instructions (a sentence that opens
     with a bare verb: "Note that ...", "Please check ..."); the speaker's own view or situation (first or
     second person subject, "I think ..."); opinions (a copula with only an evaluative adjective: "It is a
-    great film"); fragments without a verb; and sentences that name nothing to look up (no name, number or
-    date). Each dropped sentence says which.
+    great film"); hedged speculation; advice to the reader; and fragments without a verb. Each dropped sentence
+    says which. A sentence that names nothing to look up is kept: the judge abstains on a claim that names nothing.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Self-contained
     A subject or possessive pronoun is replaced by the person (he, she, him, his, her) or the thing (it,
     its, they) the text last named; a surname alone by the full name the text gave first ("Dorsey" ->
-    "Jack Dorsey"). A claim whose pronoun has no antecedent in the text is dropped, saying so, rather than
-    checked about nobody.
+    "Jack Dorsey"). A pronoun with no antecedent in the text, or none it can be sure of, stays as written, and
+    its claim carries the sentences before it as context rather than a guessed name.
 
 :class:`Antecedents` reads the text sentence by sentence (what each names, the full names it gave, the gender it
 showed) and answers for each pronoun or definite description as :mod:`.claim_rendering` writes the claims out.
