@@ -1,7 +1,7 @@
 """Whole answers end to end: is an LLM's answer right, as ``check`` reads it?
 
 Data: ``text/factbench_dev.jsonl``'s ``felm-wk`` part (184 answers with a label for the whole answer). Each
-answer goes through claim extraction and verification (one ``TextChecker``, no persistent memory). The
+answer goes through claim extraction and verification (one ``TextJob``, no persistent memory). The
 answer is read as
 
 * **wrong** when a decided claim is refuted;
@@ -38,12 +38,12 @@ def reading(result) -> str:
 
 
 async def run(rows: list[dict], settings) -> list[dict]:
-    from mermaid_verifier.text_graph import TextChecker
+    from mermaid_verifier.texts import TextJob
 
     out = []
-    async with TextChecker.open(settings) as checker:
+    async with TextJob.open(settings) as job:
         for number, row in enumerate(rows, 1):
-            result = await checker.check(row["response"])
+            result = await job.check(row["response"])
             out.append({"label": bool(row["response_label"]), "reading": reading(result), "claims": len(result.claims)})
             print(f"\r{number}/{len(rows)} answers", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)

@@ -31,19 +31,19 @@ async def record(args) -> None:
     from grounding import units
 
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
-    from mermaid_verifier.grounding import GroundingChecker
     from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.texts import GivenDocuments, TextJob
 
     items = [u for u in units(args.data) if u["set"] == "lfqa"][: args.answers]
     items += [u for u in units(args.data) if u["set"] == "wice"][: args.claims]
     stance = RecordingStance(StanceModel())
     extractor = SpacyClaimExtractor()
     await asyncio.gather(asyncio.to_thread(stance.load), asyncio.to_thread(extractor.warm_up))
-    checker = GroundingChecker(extractor, stance)
+    job = TextJob(extractor, given_documents=GivenDocuments(stance))
     results = []
     for item in items:
         text = " ".join(s["text"] for s in item["sentences"])
-        result = await checker.check(text, item["documents"])
+        result = await job.check(text, item["documents"])
         results.append({"id": item["id"], "result": result.model_dump(mode="json")})
     args.out.mkdir(parents=True, exist_ok=True)
     with (args.out / "pairs.jsonl").open("w") as f:
@@ -74,7 +74,7 @@ def read(args) -> None:
 
 
 def compare(args) -> None:
-    from mermaid_verifier.grounding import GroundingConfig
+    from mermaid_verifier.texts import GroundingConfig
 
     threshold = GroundingConfig.bundled().threshold
     native = {p["key"]: p["reading"] for p in read_jsonl(args.out / "pairs.jsonl")}

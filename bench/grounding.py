@@ -18,7 +18,7 @@ Each text's claims come from the pipeline's extractor; each claim's passages (th
 windows of ``WINDOW`` sentences around the best ``WINDOWS`` of them: a superset of every setting scored) are
 read once by the stance model, and the ledger keeps, per claim, every passage's P(supports), P(refutes), the
 claim's numbers, dates and names it lacks, and (where P(refutes) >= 0.3) whether it speaks to the claim's slot,
-with the document lines it covers (WiCE). ``score`` then replays :func:`mermaid_verifier.grounding.decide_claim`
+with the document lines it covers (WiCE). ``score`` then replays :func:`mermaid_verifier.texts.grounding.decide_claim`
 on the ledger for any setting without reading again: a sentence is supported when all its claims are (one
 without a claim counts as supported: nothing was flagged in it). The settings are chosen on one half of the
 questions (LFQA) or pages (WiCE) and scored on the other, both ways (``halves``); the one setting that ships is
@@ -151,16 +151,16 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-async def _read_claim(checker, index, claim, lines: list[tuple[int, int]] | None) -> dict:
+async def _read_claim(reader, index, claim, lines: list[tuple[int, int]] | None) -> dict:
     """One claim's passages (the ledger's superset), read, with each one's lacking values and slot check."""
     from mermaid_verifier.agents.slots import ClaimReader
-    from mermaid_verifier.grounding import passages_for
+    from mermaid_verifier.texts.grounding import passages_for
 
-    wide = dataclasses.replace(checker.config, passages=PASSAGES, windows=WINDOWS, window_sentences=WINDOW)
+    wide = dataclasses.replace(reader.config, passages=PASSAGES, windows=WINDOWS, window_sentences=WINDOW)
     passages = await asyncio.to_thread(passages_for, index, claim, wide)
     reader = await asyncio.to_thread(ClaimReader.of, claim.text)
-    readings = await checker.stance.aprobabilities(
-        claim.text, [(p.title, p.text) for p in passages], max_length=checker.config.max_length
+    readings = await reader.stance.aprobabilities(
+        claim.text, [(p.title, p.text) for p in passages], max_length=reader.config.max_length
     )
     hits = passages[:PASSAGES]
     keys = {(p.document, p.start, p.end): i for i, p in enumerate(passages)}
@@ -195,17 +195,20 @@ def done_in(ledger: Path) -> set[tuple[str, str]]:
 async def run(data: Path, out: Path, sets: tuple[str, ...], limit: int | None, done: set[tuple[str, str]]) -> None:
     """Read the sets in the order given, appending each text's rows to the ledger as it is done; texts already
     in the ledger are not read again (a run stopped part-way goes on where it stopped)."""
-    from mermaid_verifier.grounding import GroundingChecker, as_documents
     from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.texts import TextJob
+    from mermaid_verifier.texts.grounding import as_documents
 
     started = time.perf_counter()
     slots = asyncio.Semaphore(2)
     texts = 0
-    async with GroundingChecker.open() as checker:
+    async with TextJob.open(documents_only=True) as job:
+        reader = job.given_documents  # the stance model, the reading settings, the passage indexes
+        assert reader is not None
 
         async def bounded(index, claim, lines):
             async with slots:
-                return await _read_claim(checker, index, claim, lines)
+                return await _read_claim(reader, index, claim, lines)
 
         for name in sets:
             items = [i for i in units(data, (name,))[:limit] if (i["set"], i["id"]) not in done]
@@ -213,8 +216,8 @@ async def run(data: Path, out: Path, sets: tuple[str, ...], limit: int | None, d
                 text = " ".join(s["text"] for s in item["sentences"])
                 documents = as_documents(item["documents"])
                 extraction, index = await asyncio.gather(
-                    checker.extractor.aextract(text),
-                    asyncio.to_thread(checker.indexes.get, documents, checker.config.sizes),
+                    job.extractor.aextract(text),
+                    asyncio.to_thread(reader.indexes.get, documents, reader.config.sizes),
                 )
                 lines = _line_spans(documents[0].text) if item["set"] == "wice" else None
                 claims = await asyncio.gather(*(bounded(index, c, lines) for c in extraction.claims))
@@ -257,8 +260,8 @@ async def run(data: Path, out: Path, sets: tuple[str, ...], limit: int | None, d
 def claim_status(claim: dict, setting: tuple[int, int, bool], threshold: float, refute: float, slots: bool) -> str:
     """The pipeline's decision (:func:`decide_claim`) on a ledger claim, for a setting."""
     from mermaid_verifier.agents.slots import SlotReading
-    from mermaid_verifier.grounding import decide_claim
     from mermaid_verifier.models import ExtractedClaim
+    from mermaid_verifier.texts.grounding import decide_claim
     from mermaid_verifier.tools.passages import DocumentPassage
 
     coverage = setting[2]

@@ -43,12 +43,12 @@ def material(data: Path, rounds: int, words: int, document_words: int, documents
 
 
 async def run(args) -> dict:
-    from mermaid_verifier.grounding import GroundingChecker
     from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.texts import TextJob
 
     rounds = material(args.data, args.rounds, args.words, args.document_words, args.documents)
     started = time.perf_counter()
-    async with GroundingChecker.open() as checker:
+    async with TextJob.open(documents_only=True) as checker:
         loaded = time.perf_counter() - started
         warm_up_text, warm_up_documents = rounds[0]
         started = time.perf_counter()

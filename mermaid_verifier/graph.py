@@ -342,7 +342,7 @@ async def open_pipeline(
     **resource_overrides,
 ) -> AsyncIterator[Pipeline]:
     """The one way the pipeline is opened — by ``verify`` and ``check``, the HTTP service, the MCP server,
-    ``make_graph`` and Python users (through :func:`open_verifier` and ``TextChecker.open``): the resources built,
+    ``make_graph`` and Python users (through :func:`open_verifier` and ``TextJob.open``): the resources built,
     started (``start``), the graph compiled; with ``claims``, also the claim extractor for whole texts (the
     backend's, ``wiring.claim_extractor_for``, or the one given), loaded beside them; everything closed when the
     block ends, on every path.

@@ -1,7 +1,7 @@
-"""The dependency direction holds: ``cli -> service -> evaluation -> text_graph | grounding -> graph -> wiring ->
-agents | memory -> tools -> core``, the client side never imports a tool server, no cycles between the modules of a
-package (import-linter contracts in ``pyproject.toml``); and only the command line (``mermaid_verifier.cli``) imports
-Rich: every other module hands over records, which ``cli.render`` shows.
+"""The dependency direction holds: the layers contract in ``pyproject.toml`` (its name writes the order out, and
+``docs/architecture.md`` states the same order), the client side never imports a tool server, no cycles between the
+modules of a package (import-linter contracts in ``pyproject.toml``); and only the command line
+(``mermaid_verifier.cli``) imports Rich: every other module hands over records, which ``cli.render`` shows.
 
 import-linter reads the package from disk, but the installed layout grafts the top-level ``agents/``,
 ``tools/``, ``prompts/`` and ``data/`` directories under ``mermaid_verifier``; the test assembles that
@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from installed_layout import installed_layout  # scripts/ is on the tests' path (pyproject: pytest pythonpath)
@@ -42,6 +43,20 @@ def test_the_import_contracts_hold(tmp_path):
     done = run_lint(installed_layout(tmp_path / "site"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Contracts: 3 kept, 0 broken." in done.stdout
+
+
+def test_the_layer_order_is_written_once_and_stated_in_the_docs():
+    """The layers contract's name is its layers in order (each by its modules' names below the package, the
+    layers under ``tools`` as ``core``), and docs/architecture.md states that order as it is written there."""
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (contract,) = [c for c in contracts if c["type"] == "layers"]
+    written = contract["name"].split(" -> ")
+    named = [
+        " | ".join(m.strip().removeprefix("mermaid_verifier.") for m in layer.split("|"))
+        for layer in contract["layers"]
+    ]
+    assert written == named[: named.index("tools") + 1] + ["core"]
+    assert f"Imports go one way only: `{contract['name']}`." in (REPO / "docs" / "architecture.md").read_text()
 
 
 def test_an_upward_import_breaks_the_contract(tmp_path):

@@ -15,7 +15,7 @@ from mermaid_verifier.errors import UsageError
 from mermaid_verifier.memory.evidence import EvidenceMemory
 from mermaid_verifier.memory.store import open_local_store
 from mermaid_verifier.models import Label, TextSummary
-from mermaid_verifier.text_graph import MAX_TEXT_CHARS, check_text
+from mermaid_verifier.texts import MAX_TEXT_CHARS, check_text
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server

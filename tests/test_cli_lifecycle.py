@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from mermaid_verifier.cli import app
 from mermaid_verifier.cli import serve as cli_serve
 from mermaid_verifier.config import Settings
-from mermaid_verifier.text_graph import TextChecker, check_text
+from mermaid_verifier.texts import TextJob, check_text
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
@@ -34,7 +34,7 @@ HEAVY = [
     "onnxruntime",
     "spacy",
     "mermaid_verifier.service",
-    "mermaid_verifier.text_graph",
+    "mermaid_verifier.texts",
     "mermaid_verifier.graph",
 ]
 # the CLI (or the `verify` script) as a child that writes, as it exits, which of HEAVY it imported
@@ -112,7 +112,7 @@ def test_serve_refuses_before_the_socket_or_the_pipeline_is_opened(monkeypatch, 
         pytest.fail("serve went on past a refused argument")
 
     monkeypatch.setattr(cli_serve, "listening_socket", never)
-    monkeypatch.setattr(TextChecker, "open", never)
+    monkeypatch.setattr(TextJob, "open", never)
     monkeypatch.delenv("MERMAID_TOKEN", raising=False)
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--cache-dir", str(tmp_path)])
     assert result.exit_code == 2, result.output

@@ -1,4 +1,4 @@
-"""Grounding (mermaid_verifier/grounding.py, tools/passages.py): a text against the documents given with it."""
+"""Grounding (mermaid_verifier/texts/grounding.py, tools/passages.py): a text against the documents given with it."""
 
 from __future__ import annotations
 
@@ -8,15 +8,6 @@ import pytest
 
 from mermaid_verifier.agents.slots import SlotReading
 from mermaid_verifier.errors import UsageError
-from mermaid_verifier.grounding import (
-    GroundingChecker,
-    GroundingConfig,
-    as_documents,
-    check_grounding,
-    decide_claim,
-    passages_for,
-    sentences_of,
-)
 from mermaid_verifier.models import (
     DroppedSentence,
     ExtractedClaim,
@@ -25,6 +16,14 @@ from mermaid_verifier.models import (
     GroundedSentence,
     GroundingSummary,
     TextClaims,
+)
+from mermaid_verifier.texts import TextJob, check_grounding
+from mermaid_verifier.texts.grounding import (
+    GroundingConfig,
+    as_documents,
+    decide_claim,
+    passages_for,
+    sentences_of,
 )
 from mermaid_verifier.tools.passages import (
     DocumentPassage,
@@ -260,7 +259,7 @@ def test_a_fact_told_over_two_neighbouring_sentences_is_supported_by_a_window():
     text = "Acme Robotics opened a plant in Leipzig that cost 40 million euros."
 
     async def check(reading: GroundingConfig):
-        async with GroundingChecker.open(config=reading) as checker:
+        async with TextJob.open(documents_only=True, reading=reading) as checker:
             return await checker.check(text, [report])
 
     import dataclasses

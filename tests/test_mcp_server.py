@@ -16,11 +16,10 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.grounding import GroundingChecker
 from mermaid_verifier.models import GivenDocument, GroundingResult, TextCheckResult, VerificationResult
 from mermaid_verifier.service.limits import Limits
 from mermaid_verifier.service.mcp_server import Verifier, create_server
-from mermaid_verifier.text_graph import TextChecker
+from mermaid_verifier.texts import GivenDocuments, TextJob
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
@@ -32,7 +31,7 @@ TEXT = "Stanley Kubrick directed 2001: A Space Odyssey. Mount Everest is located
 def opened(tmp_path, decomposer):
     settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False)
     toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
-    return settings, TextChecker.open(
+    return settings, TextJob.open(
         settings, toolbox=toolbox, stance=ScriptedStance(RULES), decomposer=decomposer, judge_config=MECHANICS_JUDGE
     )
 
@@ -43,7 +42,8 @@ def opened(tmp_path, decomposer):
 async def test_the_tools_answer_with_the_apis_records(tmp_path, decomposer):
     settings, opening = opened(tmp_path, decomposer)
     async with opening as checker:
-        verifier = Verifier(checker, GroundingChecker(checker.extractor, ScriptedStance({"1923": "supports"})))
+        grounding = GivenDocuments(ScriptedStance({"1923": "supports"}))
+        verifier = Verifier(TextJob(checker.extractor, checker.open_sources, grounding))
         verdict = await verifier.verify_claim("  Stanley Kubrick directed\n2001: A Space Odyssey. ")
         assert (
             isinstance(verdict, VerificationResult)
@@ -69,10 +69,10 @@ async def test_the_tools_answer_with_the_apis_records(tmp_path, decomposer):
 async def test_a_text_past_the_claim_limit_and_checks_past_the_concurrency_limit_are_refused(tmp_path, decomposer):
     settings, opening = opened(tmp_path, decomposer)
     async with opening as checker:
-        verifier = Verifier(checker, GroundingChecker(checker.extractor, ScriptedStance({})), Limits(max_claims=1))
+        verifier = Verifier(checker, Limits(max_claims=1))
         with pytest.raises(ToolError, match="the text gives 2 claims; the limit is 1"):
             await verifier.check_text(TEXT)
-        busy = Verifier(checker, verifier.grounding, Limits(max_concurrent=1))
+        busy = Verifier(checker, Limits(max_concurrent=1))
         release = asyncio.Event()
         real_verify = checker.verify
 

@@ -9,7 +9,6 @@ import subprocess
 import pytest
 from bs4 import BeautifulSoup
 
-from mermaid_verifier.evaluation.text_report import render_text_report, sentence_tone, write_text_report
 from mermaid_verifier.models import (
     CheckedClaim,
     DroppedSentence,
@@ -21,6 +20,7 @@ from mermaid_verifier.models import (
     TextSummary,
     VerificationResult,
 )
+from mermaid_verifier.texts.report import render_text_report, sentence_tone, write_text_report
 
 PLANTED = "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">"
 TEXT = f"The lighthouse was first lit in 1887. Its lamp was electrified in 1975 {PLANTED}. Hello!"
@@ -127,7 +127,6 @@ def test_in_a_real_browser_no_planted_script_runs(tmp_path):
 
 
 def test_the_grounding_page_shows_each_sentence_beside_its_passage_as_text_only(tmp_path):
-    from mermaid_verifier.evaluation.text_report import write_grounding_report
     from mermaid_verifier.models import (
         GroundedClaim,
         GroundedSentence,
@@ -135,6 +134,7 @@ def test_the_grounding_page_shows_each_sentence_beside_its_passage_as_text_only(
         GroundingResult,
         GroundingSummary,
     )
+    from mermaid_verifier.texts.report import write_grounding_report
 
     found = GroundingPassage(
         document=0, name="lighthouse.html", title="", text=f"First lit in 1887 {PLANTED}", start=10, end=60,

@@ -2,8 +2,8 @@
 
 Every supported file is read to plain text — ``.txt`` as it is, ``.md`` through markdown-it-py (MIT), ``.html``
 through Beautiful Soup (MIT), ``.pdf`` through pypdf (BSD-3-Clause) — and becomes one document the text is
-checked against (:mod:`mermaid_verifier.grounding`); a ``.jsonl`` corpus gives one document per page. A file that
-cannot be read is named with the reason and left out; the rest are used.
+checked against (:mod:`mermaid_verifier.texts.grounding`); a ``.jsonl`` corpus gives one document per page. A file
+that cannot be read is named with the reason and left out; the rest are used.
 """
 
 from __future__ import annotations

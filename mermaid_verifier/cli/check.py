@@ -47,7 +47,7 @@ ConcurrencyOpt = Annotated[
 
 def read_text(source: str, stdin: bytes | None = None) -> str:
     """The text of ``source`` (a path, or '-' for ``stdin``); a usage error naming it when it cannot be used."""
-    from mermaid_verifier.text_graph import MAX_TEXT_CHARS
+    from mermaid_verifier.texts import MAX_TEXT_CHARS
 
     name = "stdin" if source == "-" else source
     if source == "-":
@@ -75,30 +75,38 @@ def read_text(source: str, stdin: bytes | None = None) -> str:
 
 async def _ground(text: str, paths: list[Path], settings, as_json: bool, concurrency: int, html: Path | None) -> None:
     from mermaid_verifier.cli.options import warn
-    from mermaid_verifier.grounding import check_grounding
+    from mermaid_verifier.texts.report import write_grounding_report
     from mermaid_verifier.tools.documents import given_documents
 
     documents, problems = await asyncio.to_thread(given_documents, paths)
     for problem in problems:
         warn(f"not using {problem}")
-    status = stderr.status("reading the documents …") if stderr.is_terminal else None
+    doing = "read {}/{} claims against " + f"{len(documents)} document(s) …"
+    result = await _job_result(text, documents, settings, concurrency, "reading the documents …", doing)
+    show_result(result, as_json, html, write_grounding_report, print_grounding_result)
+
+
+async def _job_result(text: str, documents: list | None, settings, concurrency: int, starting: str, doing: str):
+    """The text job's result: against ``documents`` when given, else against open sources; on a terminal a
+    status line says ``starting``, then ``doing`` with the claims decided and in all."""
+    from mermaid_verifier.texts import TextJob
+
+    status = stderr.status(starting) if stderr.is_terminal else None
     if status:
         status.start()
     done: list = []
 
-    def progress(grounded, total: int) -> None:
-        done.append(grounded)
+    def progress(item, total: int) -> None:
+        done.append(item)
         if status:
-            status.update(f"read {len(done)}/{total} claims against {len(documents)} document(s) …")
+            status.update(doing.format(len(done), total))
 
     try:
-        result = await check_grounding(text, documents, settings, concurrency=concurrency, on_claim=progress)
+        async with TextJob.open(settings, documents_only=documents is not None) as job:
+            return await job.check(text, documents, concurrency=concurrency, on_claim=progress)
     finally:
         if status:
             status.stop()
-    from mermaid_verifier.evaluation.text_report import write_grounding_report
-
-    show_result(result, as_json, html, write_grounding_report, print_grounding_result)
 
 
 @takes_options
@@ -125,26 +133,9 @@ def check_command(
 
 
 async def _check(text: str, settings, as_json: bool, concurrency: int, html: Path | None = None) -> None:
-    from mermaid_verifier.text_graph import check_text
+    from mermaid_verifier.texts.report import write_text_report
 
-    status = stderr.status("extracting claims …") if stderr.is_terminal else None
-    if status:
-        status.start()
-
-    done: list = []
-
-    def progress(checked, total: int) -> None:
-        done.append(checked)
-        if status:
-            status.update(f"checked {len(done)}/{total} claims …")
-
-    try:
-        result = await check_text(text, settings, concurrency=concurrency, on_claim=progress)
-    finally:
-        if status:
-            status.stop()
-    from mermaid_verifier.evaluation.text_report import write_text_report
-
+    result = await _job_result(text, None, settings, concurrency, "extracting claims …", "checked {}/{} claims …")
     show_result(result, as_json, html, write_text_report, print_text_result)
     failures = [c.result.llm_failure for c in result.claims if c.result.llm_failure]
     if failures:

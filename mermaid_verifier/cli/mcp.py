@@ -53,20 +53,20 @@ def mcp_command(
 
 async def _serve_stdio(settings, limits) -> None:
     from mermaid_verifier.service.mcp_server import create_server
-    from mermaid_verifier.text_graph import TextChecker
+    from mermaid_verifier.texts import TextJob
 
     # the resources open before the first message is read: a corpus, model or tool server that cannot start is
     # this command's error (one line on stderr, non-zero exit), never a server that answers and then fails
-    async with TextChecker.open(settings) as checker:
+    async with TextJob.open(settings) as checker:
         server = create_server(settings, limits=limits, checker=checker)
         await server.run_stdio_async()
 
 
 async def _serve_http(listener, settings, limits, listen: ListenOptions) -> None:
     from mermaid_verifier.service.mcp_server import create_server, http_app
-    from mermaid_verifier.text_graph import TextChecker
+    from mermaid_verifier.texts import TextJob
 
-    async with TextChecker.open(settings) as checker:
+    async with TextJob.open(settings) as checker:
         server = create_server(settings, limits=limits, checker=checker, host=listen.host, port=listen.port)
         app = http_app(server, token=listen.token, limits=limits)
         announce = f"MCP (streamable HTTP) on {listen.url}mcp; Ctrl-C stops"

@@ -118,7 +118,7 @@ def serve_command(*, listen: ListenOptions, options: SettingsOptions, limit_opti
 
     def serve_on(listener: socket.socket, settings) -> None:
         from mermaid_verifier.service import create_app
-        from mermaid_verifier.text_graph import TextChecker
+        from mermaid_verifier.texts import TextJob
 
         limits = limit_options.limits()
         where = listen.url
@@ -126,7 +126,7 @@ def serve_command(*, listen: ListenOptions, options: SettingsOptions, limit_opti
         async def serve(listener: socket.socket) -> None:
             # the resources open before anything listens: a corpus, model or tool server that fails to start is
             # this command's error (one line, non-zero exit), and they close on every path out
-            async with TextChecker.open(settings) as checker:
+            async with TextJob.open(settings) as checker:
                 app = create_app(settings, token=listen.token, limits=limits, checker=checker)
                 announce = f"serving on {where} (API schema at {where}docs); Ctrl-C stops"
                 await serve_app(app, listener, listen, announce)

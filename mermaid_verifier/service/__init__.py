@@ -6,7 +6,7 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, its browsable form at ``/
 * ``POST /v1/check`` ``{"text": …}`` → NDJSON, one event per line as it happens: ``extraction`` (the claims and
   the sentences dropped), one ``claim`` per claim as it is decided, then ``summary`` — or ``error`` (the time
   limit, a failure) and nothing after it;
-* the same with ``"sources": [{"name", "content"}]``: grounding (``mermaid_verifier.grounding``), the text against
+* the same with ``"sources": [{"name", "content"}]``: grounding (``mermaid_verifier.texts.grounding``), the text against
   those documents only: ``extraction``, one ``grounded`` per claim as it is read (its ``status``: supported,
   contradicted or not stated), then ``grounding`` (each sentence supported, partially supported, contradicted
   or not stated, with the passage and its span) — or ``error``;
@@ -20,8 +20,9 @@ FastAPI does, echoing at most ``SHOWN_INPUT_CHARS`` characters of the input it r
 Source documents come only as uploaded text (``.txt``/``.md``/``.html`` content), never as server paths.
 
 Laid out as FastAPI's bigger applications: this module assembles the app (lifespan, middleware, the 422 handler,
-the routers); the routes are :mod:`.routes`, what they share :mod:`.dependencies` (the opened checkers, the
-limits and slots, the token check), the records :mod:`.schemas`.
+the routers); the routes are :mod:`.routes`, what they share :mod:`.dependencies` (the opened text job, the
+limits and slots, the token check), the records :mod:`.schemas`; the events of ``/v1/check`` are the text job's
+(:mod:`mermaid_verifier.texts.events`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from mermaid_verifier.service.dependencies import Service, authorised
 from mermaid_verifier.service.limits import Limits
 from mermaid_verifier.service.routes import api, public
 from mermaid_verifier.service.schemas import SHOWN_INPUT_CHARS, shortened
-from mermaid_verifier.text_graph import TextChecker
+from mermaid_verifier.texts import TextJob
 
 __all__ = ["SHOWN_INPUT_CHARS", "Limits", "create_app"]
 
@@ -50,12 +51,12 @@ def create_app(
     *,
     token: str | None = None,
     limits: Limits | None = None,
-    checker: TextChecker | None = None,
+    checker: TextJob | None = None,
     **resource_overrides,
 ) -> FastAPI:
     """The ASGI app. Its resources (tool servers, models, memory) open when it starts and close when it stops;
-    given an open ``checker`` instead, it serves that one and leaves closing it to its owner (``serve`` opens
-    it first, so a start-up failure is reported as the command's error before anything listens)."""
+    given an open text job (``checker``) instead, it serves that one and leaves closing it to its owner (``serve``
+    opens it first, so a start-up failure is reported as the command's error before anything listens)."""
     settings = settings or Settings.from_env()
     limits = limits or Limits()
 
@@ -64,7 +65,7 @@ def create_app(
         if checker is not None:  # served as given, closed by its owner
             yield
             return
-        async with TextChecker.open(settings, **resource_overrides) as opened:
+        async with TextJob.open(settings, **resource_overrides) as opened:
             app.state.service = Service(settings, limits, opened)
             yield
 

@@ -1,4 +1,4 @@
-"""What every route of the HTTP service shares: the opened checkers, the limits and the slots, and the token check."""
+"""What every route of the HTTP service shares: the opened text job, the limits and the slots, and the token check."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from mermaid_verifier.config import Settings
-from mermaid_verifier.grounding import GroundingChecker
 from mermaid_verifier.service.limits import Limits
-from mermaid_verifier.service.openers import grounding_stance
-from mermaid_verifier.text_graph import TextChecker
+from mermaid_verifier.texts import TextJob
 
 
 @dataclass
@@ -23,19 +21,11 @@ class Service:
 
     settings: Settings
     limits: Limits
-    checker: TextChecker
+    texts: TextJob
     slots: asyncio.Semaphore = field(init=False)
-    _grounding: GroundingChecker | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.slots = asyncio.Semaphore(self.limits.max_concurrent)
-
-    @property
-    def grounding(self) -> GroundingChecker:
-        """Made on the first upload: it shares the checker's parser and stance model."""
-        if self._grounding is None:
-            self._grounding = GroundingChecker(self.checker.extractor, grounding_stance(self.checker))
-        return self._grounding
 
     async def take_slot(self) -> None:
         """One of ``max_concurrent`` slots, taken now (release it with ``slots.release()``), or 429."""

@@ -38,19 +38,10 @@ from pydantic import Field
 from mermaid_verifier.claims import MAX_CLAIM_CHARS
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import MermaidError
-from mermaid_verifier.grounding import MAX_DOCUMENTS, GroundingChecker
-from mermaid_verifier.models import (
-    CheckedClaim,
-    GivenDocument,
-    GroundedClaim,
-    GroundingResult,
-    TextCheckResult,
-    TextClaims,
-    VerificationResult,
-)
+from mermaid_verifier.models import GivenDocument, GroundingResult, TextCheckResult, VerificationResult
 from mermaid_verifier.service.limits import Limits
-from mermaid_verifier.service.openers import grounding_stance
-from mermaid_verifier.text_graph import MAX_TEXT_CHARS, TextChecker
+from mermaid_verifier.texts import MAX_DOCUMENTS, MAX_TEXT_CHARS, TextJob
+from mermaid_verifier.texts.events import ClaimDone, ExtractionEvent, TextDone
 from mermaid_verifier.tools.servers.server_tools import tool
 
 SERVER_NAME = "mermaid-verifier"
@@ -66,12 +57,11 @@ Progress = Callable[[int, int, str], Awaitable[None]]
 
 
 class Verifier:
-    """The tools' work over an opened :class:`TextChecker` and :class:`GroundingChecker`, at most
-    ``limits.max_concurrent`` checks at once; every failure is a :class:`ToolError` with one line."""
+    """The tools' work over an opened :class:`~mermaid_verifier.texts.TextJob`, at most ``limits.max_concurrent``
+    checks at once; every failure is a :class:`ToolError` with one line."""
 
-    def __init__(self, checker: TextChecker, grounding: GroundingChecker, limits: Limits | None = None) -> None:
-        self.checker = checker
-        self.grounding = grounding
+    def __init__(self, texts: TextJob, limits: Limits | None = None) -> None:
+        self.texts = texts
         self.limits = limits = limits or Limits()
         self._slots = asyncio.Semaphore(limits.max_concurrent)
 
@@ -93,48 +83,42 @@ class Verifier:
         if not claim:
             raise ToolError("the claim is empty: give one statement to check")
         async with self._slot("the verification"):
-            return await self.checker.verify(claim)
+            return await self.texts.verify(claim)
 
     async def check_text(self, text: str, progress: Progress | None = None) -> TextCheckResult:
-        if not text.strip():
-            raise ToolError("the text is empty: give the text to check")
-        async with self._slot("the check"):
-            total = done = 0
-            async for event in self.checker.events(text):
-                if isinstance(event, TextClaims):
-                    self._within_limit(len(event.claims))
-                    total = len(event.claims)
-                    if progress:
-                        await progress(0, total, f"{total} claims to verify")
-                elif isinstance(event, CheckedClaim):
-                    done += 1
-                    if progress:
-                        await progress(done, total, f"{event.result.verdict}: {event.claim.text}")
-                else:
-                    return event
-            raise ToolError("the text graph ended without a result")
+        result = await self._check(text, None, progress, "the check", "to verify")
+        assert isinstance(result, TextCheckResult)
+        return result
 
     async def check_grounding(
         self, text: str, documents: list[GivenDocument], progress: Progress | None = None
     ) -> GroundingResult:
+        planned = f"to read against {len(documents)} document(s)"
+        result = await self._check(text, documents, progress, "the grounding check", planned)
+        assert isinstance(result, GroundingResult)
+        return result
+
+    async def _check(
+        self, text: str, documents: list[GivenDocument] | None, progress: Progress | None, what: str, planned: str
+    ) -> TextCheckResult | GroundingResult:
+        """The text job's events read to its result, with a progress report per claim decided."""
         if not text.strip():
             raise ToolError("the text is empty: give the text to check")
-        async with self._slot("the grounding check"):
-            total = 0
-            done = 0
-            async for event in self.grounding.events(text, documents):
-                if isinstance(event, TextClaims):
+        async with self._slot(what):
+            total = done = 0
+            async for event in self.texts.events(text, documents):
+                if isinstance(event, ExtractionEvent):
                     self._within_limit(len(event.claims))
                     total = len(event.claims)
                     if progress:
-                        await progress(0, total, f"{total} claims to read against {len(documents)} document(s)")
-                elif isinstance(event, GroundedClaim):
+                        await progress(0, total, f"{total} claims {planned}")
+                elif isinstance(event, ClaimDone):
                     done += 1
                     if progress:
-                        await progress(done, total, f"{event.status}: {event.claim.text}")
-                else:
-                    return event
-            raise ToolError("the grounding graph ended without a result")
+                        await progress(done, total, event.outcome())
+                elif isinstance(event, TextDone):
+                    return event.result
+            raise ToolError(f"{what} ended without a result")
 
     def _within_limit(self, claims: int) -> None:
         refusal = self.limits.claims_refusal(claims)
@@ -158,7 +142,7 @@ def create_server(
     settings: Settings | None = None,
     *,
     limits: Limits | None = None,
-    checker: TextChecker | None = None,
+    checker: TextJob | None = None,
     host: str = "127.0.0.1",
     port: int = 8000,
 ) -> FastMCP:
@@ -168,9 +152,7 @@ def create_server(
     settings = settings or Settings.from_env()
     limits = limits or Limits()
 
-    shared = (
-        Verifier(checker, GroundingChecker(checker.extractor, grounding_stance(checker)), limits) if checker else None
-    )
+    shared = Verifier(checker, limits) if checker is not None else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastMCP) -> AsyncIterator[Verifier]:
@@ -179,9 +161,8 @@ def create_server(
         if shared is not None:
             yield shared
             return
-        async with TextChecker.open(settings) as opened:
-            grounding = await asyncio.to_thread(GroundingChecker, opened.extractor, grounding_stance(opened))
-            yield Verifier(opened, grounding, limits)
+        async with TextJob.open(settings) as opened:
+            yield Verifier(opened, limits)
 
     server = FastMCP(
         SERVER_NAME,

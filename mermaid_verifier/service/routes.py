@@ -1,5 +1,6 @@
 """The HTTP service's routes: ``/healthz``, ``/v1/verify``, ``/v1/check`` (a text's claims, or with ``sources`` the
-text against those documents) and the page at ``/``. What they share comes from :mod:`.dependencies`."""
+text against those documents: the text job's events as NDJSON) and the page at ``/``. What they share comes from
+:mod:`.dependencies`."""
 
 from __future__ import annotations
 
@@ -10,21 +11,11 @@ from importlib import resources as package_files
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import HTMLResponse, StreamingResponse
 
-from mermaid_verifier.errors import MermaidError
-from mermaid_verifier.models import GroundedClaim, TextCheckResult, TextClaims, VerificationResult
+from mermaid_verifier.errors import MermaidError, UsageError
+from mermaid_verifier.models import GivenDocument, VerificationResult
 from mermaid_verifier.service.dependencies import Service, ServiceDep
-from mermaid_verifier.service.schemas import (
-    CheckRequest,
-    ClaimEvent,
-    ErrorEvent,
-    ExtractionEvent,
-    GroundedEvent,
-    GroundingEvent,
-    Health,
-    SummaryEvent,
-    VerifyRequest,
-    line,
-)
+from mermaid_verifier.service.schemas import CheckRequest, ErrorEvent, Health, VerifyRequest
+from mermaid_verifier.texts.events import ExtractionEvent
 
 api = APIRouter()  # the token check, when a token is set, is added where the app includes it
 public = APIRouter()
@@ -34,7 +25,7 @@ PAGE_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 
 
 @public.get("/healthz", response_model=Health)
 async def healthz(service: ServiceDep) -> Health:
-    return Health(backend=service.settings.effective_backend, sources=sorted(service.checker.resources.toolbox.sources))
+    return Health(backend=service.settings.effective_backend, sources=sorted(service.texts.resources.toolbox.sources))
 
 
 @api.post("/v1/verify", response_model=VerificationResult)
@@ -42,7 +33,7 @@ async def verify(body: VerifyRequest, service: ServiceDep) -> VerificationResult
     await service.take_slot()
     try:
         async with asyncio.timeout(service.limits.request_timeout_s):
-            return await service.checker.verify(" ".join(body.claim.split()))
+            return await service.texts.verify(" ".join(body.claim.split()))
     except TimeoutError:
         raise HTTPException(
             status_code=504, detail=f"no verdict within {service.limits.request_timeout_s:g} s"
@@ -64,66 +55,38 @@ async def check(body: CheckRequest, service: ServiceDep) -> StreamingResponse:
 
 
 async def _stream(body: CheckRequest, service: Service) -> AsyncIterator[bytes]:
+    """The text job's events, one NDJSON line each: against the uploaded documents when there are any, else
+    against open sources; an error event ends the stream early."""
     limit = service.limits.request_timeout_s
     try:
         async with asyncio.timeout(limit):
-            events = _grounding_events(body, service) if body.sources else _text_events(body, service)
-            async for event in events:
-                yield event
+            documents = await _documents(body) if body.sources else None
+            async for event in service.texts.events(body.text, documents, body.concurrency):
+                if isinstance(event, ExtractionEvent):
+                    refusal = service.limits.claims_refusal(len(event.claims))
+                    if refusal is not None:
+                        yield ErrorEvent(message=refusal).line()
+                        return
+                yield event.line()
     except TimeoutError:
-        yield line(ErrorEvent(message=f"the check did not end within {limit:g} s"))
+        yield ErrorEvent(message=f"the check did not end within {limit:g} s").line()
     except MermaidError as exc:
-        yield line(ErrorEvent(message=str(exc)))
+        yield ErrorEvent(message=str(exc)).line()
     finally:
         service.slots.release()
 
 
-def _too_many(claims: int, service: Service) -> bytes | None:
-    refusal = service.limits.claims_refusal(claims)
-    return line(ErrorEvent(message=refusal)) if refusal is not None else None
-
-
-def _extraction(event: TextClaims) -> bytes:
-    return line(
-        ExtractionEvent(claims=event.claims, dropped=event.dropped, extractor=event.extractor, fallback=event.fallback)
-    )
-
-
-async def _text_events(body: CheckRequest, service: Service) -> AsyncIterator[bytes]:
-    async for event in service.checker.events(body.text, body.concurrency):
-        if isinstance(event, TextClaims):
-            refusal = _too_many(len(event.claims), service)
-            if refusal is not None:
-                yield refusal
-                return
-            yield _extraction(event)
-        elif isinstance(event, TextCheckResult):
-            yield line(SummaryEvent(summary=event.summary))
-        else:
-            yield line(ClaimEvent(checked=event))
-
-
-async def _grounding_events(body: CheckRequest, service: Service) -> AsyncIterator[bytes]:
+async def _documents(body: CheckRequest) -> list[GivenDocument]:
+    """The uploaded documents as text; one that holds none is refused, by name."""
     from mermaid_verifier.tools.documents import given_document, uploaded_text
 
     documents = []
     for source in body.sources:
         title, text = await asyncio.to_thread(uploaded_text, source.name, source.content)
         if not text.strip():
-            yield line(ErrorEvent(message=f"{source.name}: the document holds no text"))
-            return
+            raise UsageError(f"{source.name}: the document holds no text")
         documents.append(given_document(source.name, title, text))
-    async for event in service.grounding.events(body.text, documents, body.concurrency):
-        if isinstance(event, TextClaims):
-            refusal = _too_many(len(event.claims), service)
-            if refusal is not None:
-                yield refusal
-                return
-            yield _extraction(event)
-        elif isinstance(event, GroundedClaim):
-            yield line(GroundedEvent(grounded=event))
-        else:
-            yield line(GroundingEvent(result=event))
+    return documents
 
 
 @public.get("/", response_class=HTMLResponse, include_in_schema=False)

@@ -1,4 +1,5 @@
-"""What the HTTP API takes and gives: requests, the NDJSON events of ``/v1/check``, and the 422 body's shortening."""
+"""What the HTTP API takes and gives: requests, the error event that can end ``/v1/check``'s NDJSON stream (its
+other events are the text job's, :mod:`mermaid_verifier.texts.events`), and the 422 body's shortening."""
 
 from __future__ import annotations
 
@@ -8,15 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mermaid_verifier.claims import MAX_CLAIM_CHARS
-from mermaid_verifier.models import (
-    CheckedClaim,
-    DroppedSentence,
-    ExtractedClaim,
-    GroundedClaim,
-    GroundingResult,
-    TextSummary,
-)
-from mermaid_verifier.text_graph import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS
+from mermaid_verifier.texts import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS
+from mermaid_verifier.texts.events import TextEvent
 
 MAX_SOURCES = 20
 SHOWN_INPUT_CHARS = 200  # a 422 echoes at most this much of the input it refused
@@ -46,35 +40,9 @@ class CheckRequest(BaseModel):
     concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1, le=8, description="Claims verified at once")
 
 
-class ExtractionEvent(BaseModel):
-    event: Literal["extraction"] = "extraction"
-    claims: list[ExtractedClaim]
-    dropped: list[DroppedSentence]
-    extractor: str
-    fallback: str | None = None
+class ErrorEvent(TextEvent):
+    """The check failed or ran out of time: the stream's last line."""
 
-
-class ClaimEvent(BaseModel):
-    event: Literal["claim"] = "claim"
-    checked: CheckedClaim
-
-
-class SummaryEvent(BaseModel):
-    event: Literal["summary"] = "summary"
-    summary: TextSummary
-
-
-class GroundedEvent(BaseModel):
-    event: Literal["grounded"] = "grounded"
-    grounded: GroundedClaim
-
-
-class GroundingEvent(BaseModel):
-    event: Literal["grounding"] = "grounding"
-    result: GroundingResult
-
-
-class ErrorEvent(BaseModel):
     event: Literal["error"] = "error"
     message: str
 
@@ -83,11 +51,6 @@ class Health(BaseModel):
     status: Literal["ok"] = "ok"
     backend: str
     sources: list[str]
-
-
-def line(event: BaseModel) -> bytes:
-    """One NDJSON line of an event."""
-    return event.model_dump_json().encode() + b"\n"
 
 
 def shortened(error: dict) -> dict:

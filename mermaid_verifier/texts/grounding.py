@@ -1,5 +1,6 @@
-"""Grounding: is a text backed by the documents given with it? Per claim: supported, contradicted or not
-stated; per sentence, from its claims:
+"""Grounding against given documents, one of the two readers of a text job (:class:`GivenDocuments`): is a
+text backed by the documents given with it? Per claim: supported, contradicted or not stated; per sentence,
+from its claims:
 
 * **supported**: every claim of it is;
 * **contradicted**: a claim of it is (whatever the others are: the sentence says something the documents
@@ -13,7 +14,7 @@ the open fact-check of :mod:`mermaid_verifier.graph`: the documents are given an
 question is whether they say what the text says. So no source credibility, cross-source consensus or topicality
 discounts a passage here, no live source is asked and no memory is consulted; evidence comes only from the
 documents, read as passages of one to a few sentences and windows of up to four around the best hits
-(:mod:`mermaid_verifier.tools.passages`)::
+(:mod:`mermaid_verifier.tools.passages`). In the text job's graph (:mod:`.job`)::
 
     extract ──(one Send per claim)──▶ ground ──▶ sentences
        │                                             ▲
@@ -41,24 +42,13 @@ The reading settings live in ``data/grounding_config.json`` with how they were c
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
-import operator
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources as package_files
-from typing import Annotated
 
-from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Send
-from typing_extensions import TypedDict
-
-from mermaid_verifier.agents.roles import ClaimExtractor
 from mermaid_verifier.agents.slots import ClaimReader, SlotReading
-from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import (
     ExtractedClaim,
@@ -70,15 +60,15 @@ from mermaid_verifier.models import (
     GroundingSummary,
     TextClaims,
 )
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
+from mermaid_verifier.texts.events import GroundedEvent, GroundingEvent
+from mermaid_verifier.texts.readers import DocumentsInput, Reader, made_by
 from mermaid_verifier.tools.passages import DocumentPassage, PassageIndex, PassageIndexCache
-from mermaid_verifier.wiring import extractor_for
 
 MAX_DOCUMENTS = 100
 MAX_DOCUMENT_CHARS = 2_000_000
 DEFAULT_CONCURRENCY = 2
 SAME_READING = 0.02  # passages read within this of the best: the shortest is shown, with the tightest span
-CLAIM_SLOTS = "mermaid_grounding_slots"  # the configurable entry: an asyncio.Semaphore, one slot per claim read
 
 
 @dataclass(frozen=True)
@@ -111,29 +101,6 @@ class GroundingConfig:
             window_sentences=int(raw.get("window_sentences", 4)),
             coverage=bool(raw.get("coverage", False)),
         )
-
-
-class GroundingInput(TypedDict):
-    text: str
-    documents: list[GivenDocument]
-
-
-class GroundingOutput(TypedDict):
-    result: GroundingResult
-
-
-class GroundingState(GroundingInput, total=False):
-    """The text and documents, the text's claims, the claims read so far, the result."""
-
-    extraction: TextClaims
-    grounded: Annotated[list[GroundedClaim], operator.add]  # one entry per ground task, in completion order
-    result: GroundingResult
-
-
-class ClaimToGround(TypedDict):
-    index: int
-    claim: ExtractedClaim
-    documents: list[GivenDocument]
 
 
 def as_documents(documents: Sequence[GivenDocument | str | tuple[str, str] | dict]) -> list[GivenDocument]:
@@ -329,167 +296,57 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
     return sorted(out, key=lambda s: s.start)
 
 
-def build_grounding_graph(
-    extractor: ClaimExtractor,
-    stance: StanceModel,
-    reading: GroundingConfig | None = None,
-    indexes: PassageIndexCache | None = None,
-) -> CompiledStateGraph:
-    """The grounding graph: a text and its documents in, a :class:`GroundingResult` out."""
-    reading = reading or GroundingConfig.bundled()
-    indexes = indexes or PassageIndexCache()
-
-    async def extract(state: GroundingState) -> dict:
-        documents = as_documents(state["documents"])  # as JSON from a LangGraph server, or as records
-        extraction, _ = await asyncio.gather(
-            extractor.aextract(state["text"]), asyncio.to_thread(indexes.get, documents, reading.sizes)
-        )
-        return {"extraction": extraction, "grounded": [], "documents": documents}
-
-    def each_claim(state: GroundingState) -> list[Send] | str:
-        claims = state["extraction"].claims
-        if not claims:
-            return "sentences"
-        return [
-            Send("ground", ClaimToGround(index=i, claim=claim, documents=state["documents"]))
-            for i, claim in enumerate(claims)
-        ]
-
-    async def ground(state: ClaimToGround, config: RunnableConfig) -> dict:
-        slots: asyncio.Semaphore | None = (config.get("configurable") or {}).get(CLAIM_SLOTS)
-        async with slots or contextlib.nullcontext():
-            index = await asyncio.to_thread(indexes.get, state["documents"], reading.sizes)
-            grounded = await read_claim(index, stance, reading, state["index"], state["claim"])
-        return {"grounded": [grounded]}
-
-    def sentences(state: GroundingState) -> dict:
-        extraction = state["extraction"]
-        grounded = sorted(state.get("grounded", []), key=lambda c: c.index)
-        labelled = sentences_of(extraction, grounded)
-        return {
-            "grounded": [],
-            "result": GroundingResult(
-                text=state["text"],
-                documents=[d.name for d in state["documents"]],
-                sentences=labelled,
-                claims=grounded,
-                summary=GroundingSummary.of(labelled, grounded),
-                threshold=reading.threshold,
-                extractor=extraction.extractor,
-                extraction_fallback=extraction.fallback,
-            ),
-        }
-
-    graph = StateGraph(GroundingState, input_schema=GroundingInput, output_schema=GroundingOutput)
-    graph.add_node("extract", extract)
-    graph.add_node("ground", ground)
-    graph.add_node("sentences", sentences)
-    graph.add_edge(START, "extract")
-    graph.add_conditional_edges("extract", each_claim, ["ground", "sentences"])
-    graph.add_edge("ground", "sentences")
-    graph.add_edge("sentences", END)
-    return graph.compile(name="mermaid-verifier-grounding")
+def grounding_stance(stance: StanceModel) -> StanceModel:
+    """The stance model grounding reads with: the pipeline's, unless that one may run unchecked (the LLM judge
+    deciding alone), as grounding rests on its readings and must refuse where it cannot be trusted."""
+    if isinstance(stance, StanceForUncheckedJudge):
+        return StanceModel(stance.model_dir)
+    return stance
 
 
-class GroundingChecker:
-    """The claim extractor, the stance model and the passage indexes, opened once for many texts (the HTTP
-    service keeps one for its lifetime; ``check_grounding`` opens one for one text)."""
+class GivenDocuments(Reader[GroundedClaim, GroundingResult]):
+    """Each claim read against the documents given with the text: the stance model, the reading settings
+    (``data/grounding_config.json`` unless given) and the documents' passage indexes, kept by content for the
+    texts that come with the same documents."""
 
-    def __init__(self, extractor: ClaimExtractor, stance: StanceModel, config: GroundingConfig | None = None) -> None:
-        self.config = config or GroundingConfig.bundled()
-        self.extractor = extractor
+    name = "mermaid-verifier-grounding"
+    step = "ground"
+    finish = "sentences"
+    concurrency = DEFAULT_CONCURRENCY
+    input_schema = DocumentsInput
+    claim_event = GroundedEvent
+    done_event = GroundingEvent
+
+    def __init__(
+        self, stance: StanceModel, config: GroundingConfig | None = None, indexes: PassageIndexCache | None = None
+    ) -> None:
         self.stance = stance
-        self.indexes = PassageIndexCache()
-        self.graph = build_grounding_graph(extractor, stance, self.config, self.indexes)
+        self.config = config or GroundingConfig.bundled()
+        self.indexes = indexes or PassageIndexCache()
 
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def open(
-        cls,
-        settings: Settings | None = None,
-        *,
-        extractor: ClaimExtractor | None = None,
-        stance: StanceModel | None = None,
-        config: GroundingConfig | None = None,
-    ) -> AsyncIterator[GroundingChecker]:
-        """Loaded in worker threads (the parser and the stance model, whose self-check runs here)."""
-        settings = settings or Settings.from_env()
-        extractor = extractor or extractor_for(settings)
-        stance = stance or StanceModel(settings.stance_model_dir)
-        await asyncio.gather(asyncio.to_thread(extractor.warm_up), asyncio.to_thread(stance.load))
-        yield await asyncio.to_thread(cls, extractor, stance, config)  # reads data/grounding_config.json
-
-    async def events(
-        self, text: str, documents: Sequence, concurrency: int = DEFAULT_CONCURRENCY
-    ) -> AsyncIterator[TextClaims | GroundedClaim | GroundingResult]:
-        """The text's extraction first, then each claim as it is read (completion order), then the result."""
-        if not isinstance(text, str):
-            raise UsageError(f"the text to check must be a string, got {type(text).__name__}")
+    def inputs(self, text: str, documents: Sequence | None) -> dict:
         if not text.strip():
             raise UsageError("the text to check is empty")
-        given = as_documents(documents)
-        slots = asyncio.Semaphore(max(1, concurrency))
-        async for update in self.graph.astream(
-            {"text": text, "documents": given}, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates"
-        ):
-            for node, values in update.items():
-                if node == "extract":
-                    yield values["extraction"]
-                elif node == "ground":
-                    for item in values["grounded"]:
-                        yield item
-                elif node == "sentences":
-                    yield values["result"]
+        return {"text": text, "documents": as_documents(documents or [])}
 
-    async def check(
-        self,
-        text: str,
-        documents: Sequence,
-        *,
-        concurrency: int = DEFAULT_CONCURRENCY,
-        on_claim: Callable[[GroundedClaim, int], None] | None = None,
-    ) -> GroundingResult:
-        total = 0
-        async for event in self.events(text, documents, concurrency):
-            if isinstance(event, TextClaims):
-                total = len(event.claims)
-            elif isinstance(event, GroundedClaim):
-                if on_claim is not None:
-                    on_claim(event, total)
-            else:
-                return event
-        raise RuntimeError("the grounding graph ended without a result")
+    def given(self, state: dict) -> dict:
+        return {"documents": as_documents(state["documents"])}  # as JSON from a LangGraph server, or as records
 
+    async def prepare(self, given: dict) -> None:
+        await asyncio.to_thread(self.indexes.get, given["documents"], self.config.sizes)
 
-async def check_grounding(
-    text: str,
-    documents: Sequence[GivenDocument | str | tuple[str, str] | dict],
-    settings: Settings | None = None,
-    *,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    on_claim: Callable[[GroundedClaim, int], None] | None = None,
-    extractor: ClaimExtractor | None = None,
-    stance: StanceModel | None = None,
-) -> GroundingResult:
-    """Is ``text`` backed by ``documents``? Each sentence supported, partially supported, contradicted, not
-    stated or with nothing to check, each claim supported, contradicted or not stated with the passage that
-    backs (or contradicts) it and its span. ``documents``: texts, (title,
-    text) pairs, ``{"name", "title", "text"}`` dicts or :class:`GivenDocument`."""
-    async with GroundingChecker.open(settings, extractor=extractor, stance=stance) as checker:
-        return await checker.check(text, documents, concurrency=concurrency, on_claim=on_claim)
+    async def read(self, index: int, claim: ExtractedClaim, documents: list[GivenDocument]) -> GroundedClaim:
+        passages = await asyncio.to_thread(self.indexes.get, documents, self.config.sizes)
+        return await read_claim(passages, self.stance, self.config, index, claim)
 
-
-@contextlib.asynccontextmanager
-async def make_grounding_graph(config: dict | None = None) -> AsyncIterator[CompiledStateGraph]:
-    """Factory for LangGraph tooling (``langgraph.json``'s ``mermaid_verifier_grounding``): the grounding graph
-    with the backend's claim extractor and the stance model, loaded in worker threads for a run (nothing is
-    loaded to draw or inspect it). Input ``{"text", "documents": [{"name", "title", "text"}]}``."""
-    from mermaid_verifier.graph import settings_overrides
-
-    configurable = (config or {}).get("configurable") or {}
-    settings = await asyncio.to_thread(Settings.from_env, **settings_overrides(configurable))
-    extractor = extractor_for(settings)
-    stance = StanceModel(settings.stance_model_dir)
-    if configurable.get("__is_for_execution__", True):
-        await asyncio.gather(asyncio.to_thread(extractor.warm_up), asyncio.to_thread(stance.load))
-    yield await asyncio.to_thread(build_grounding_graph, extractor, stance)  # it reads the reading settings
+    def result(self, state: dict, extraction: TextClaims, items: list[GroundedClaim]) -> GroundingResult:
+        labelled = sentences_of(extraction, items)
+        return GroundingResult(
+            text=state["text"],
+            documents=[d.name for d in state["documents"]],
+            sentences=labelled,
+            claims=items,
+            summary=GroundingSummary.of(labelled, items),
+            threshold=self.config.threshold,
+            **made_by(extraction),
+        )

@@ -1,14 +1,19 @@
-"""A self-contained HTML page for one checked text (``check --html FILE``): the text with each sentence
-highlighted by the verdicts of its claims, and each claim's verdict, reason and evidence a click away.
+"""A text job's result as a self-contained HTML page (``check --html FILE``): a text checked against open
+sources, with each sentence highlighted by the verdicts of its claims and each claim's verdict, reason and
+evidence a click away; or a text read against its documents, each sentence beside the passage that backs it.
 
 One file, no external resources and no script: the evidence opens with ``<details>``. Everything from the
-text, the claims and the evidence is escaped (Jinja autoescape); the batch report's evidence views and
-formatting are reused (``report.evidence_view``).
+text, the claims and the evidence is escaped (Jinja autoescape); the templates are this package's
+(``templates/text_report.html.j2``, ``templates/grounding_report.html.j2``), rendered with the batch report's
+settings, evidence views and formatting (``report.evidence_view``).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
+
+import jinja2
 
 from mermaid_verifier.evaluation.report import SHOWN_EVIDENCE, _environment, evidence_view, fmt_decimal, fmt_percent
 from mermaid_verifier.models import GroundingResult, TextCheckResult
@@ -87,8 +92,13 @@ def text_view(result: TextCheckResult) -> dict:
     }
 
 
+@lru_cache(maxsize=1)
+def _pages() -> jinja2.Environment:
+    return _environment().overlay(loader=jinja2.PackageLoader("mermaid_verifier.texts", "templates"))
+
+
 def render_text_report(result: TextCheckResult, title: str = "mermaid-verifier: checked text") -> str:
-    return _environment().get_template("text_report.html.j2").render(title=title, **text_view(result))
+    return _pages().get_template("text_report.html.j2").render(title=title, **text_view(result))
 
 
 def write_text_report(path: Path, result: TextCheckResult) -> Path:
@@ -133,7 +143,7 @@ def grounding_view(result: GroundingResult) -> dict:
 def render_grounding_report(
     result: GroundingResult, title: str = "mermaid-verifier: text against its documents"
 ) -> str:
-    return _environment().get_template("grounding_report.html.j2").render(title=title, **grounding_view(result))
+    return _pages().get_template("grounding_report.html.j2").render(title=title, **grounding_view(result))
 
 
 def write_grounding_report(path: Path, result: GroundingResult) -> Path:
