@@ -3,7 +3,8 @@
 Starts the service in its own process (the corpus given, no memory, ``--max-concurrent`` at least N so
 nothing is refused), sends N checks at once and reads every NDJSON stream to its end. Checks, per text:
 no error event, the extraction first and the summary last, every extracted claim decided exactly once.
-Reports the wall time of each whole check (p50 / p95 / max), claims checked, and the run's wall time.
+Reports the wall time of each whole check (p50 / p95 / max), claims checked, the run's wall time, and the peak
+resident memory (``VmHWM``) of the service and of its tool-server processes, read from ``/proc`` after the load.
 
 Texts: the first N ``factool-qa`` answers of ``text/factbench_dev.jsonl`` (LLM answers, a few sentences
 each). Evidence for most of them is not in the corpus; this measures the service, not the verdicts.
@@ -60,6 +61,35 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
+def process_tree(port: int) -> list[int]:
+    """The ``serve`` process listening on ``port`` (found by its command line) and every process below it."""
+
+    def command_line(pid: str) -> list[str]:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            return []
+
+    roots = [
+        int(p) for p in os.listdir("/proc") if p.isdigit() and {"serve", "--port", str(port)} <= set(command_line(p))
+    ]
+    tree, waiting = [], list(roots)
+    while waiting:
+        pid = waiting.pop()
+        tree.append(pid)
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            waiting += [int(child) for child in task.read_text().split()]
+    return tree
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 async def run(base: str, texts: list[str]) -> tuple[list[dict], float]:
     async with httpx.AsyncClient(base_url=base, timeout=600) as client:
         started = time.perf_counter()
@@ -87,6 +117,7 @@ def main() -> int:
     try:
         with serve_in_child(options, env=env, ready_within_s=300, stop_within_s=60) as base:
             results, wall = asyncio.run(run(base, texts))
+            peaks = {pid: round(peak_rss_mb(pid), 1) for pid in process_tree(int(base.rsplit(":", 1)[1]))}
     except ServiceStartError as error:
         print(error, file=sys.stderr)
         return 1
@@ -103,6 +134,7 @@ def main() -> int:
             "max": round(max(seconds), 2),
         },
         "wall_seconds": round(wall, 2),
+        "peak_rss_mb": {"processes": list(peaks.values()), "sum": round(sum(peaks.values()), 1)},
         "machine": machine_record(),
         "command": "python bench/serve_load.py " + " ".join(sys.argv[1:]),
     }
