@@ -99,6 +99,7 @@ from mermaid_verifier.agents.syntax import (
     NOMINAL_POS,
     PREPOSITION_OBJECT_DEPS,
     VERBAL_POS,
+    conjuncts,
     matching_bracket,
     nominal_conjuncts,
     noun_phrase_tokens,
@@ -333,16 +334,8 @@ def later_conjoined_verbs(predicate: Token) -> list[Token]:
     first = predicate
     while first.dep_ == "conj" and first.head is not first:
         first = first.head
-    group = [first, *verbal_conjuncts(first)]
+    group = [first, *conjuncts(first, VERBAL_POS)]
     return [verb for verb in group if verb.i > predicate.i]
-
-
-def verbal_conjuncts(token: Token) -> list[Token]:
-    conjuncts = []
-    for child in token.children:
-        if child.dep_ == "conj" and child.pos_ in VERBAL_POS:
-            conjuncts += [child, *verbal_conjuncts(child)]
-    return conjuncts
 
 
 # --------------------------------------------------------------------------- argument spans

@@ -32,12 +32,17 @@ def predicate_subjects(token: Token) -> list[Token]:
     return []
 
 
-def nominal_conjuncts(token: Token) -> list[Token]:
-    conjuncts = []
+def conjuncts(token: Token, pos: frozenset[str]) -> list[Token]:
+    """The words conjoined to ``token`` (and to those, in turn) whose part of speech is in ``pos``."""
+    found = []
     for child in token.children:
-        if child.dep_ == "conj" and child.pos_ in NOMINAL_POS:
-            conjuncts += [child, *nominal_conjuncts(child)]
-    return conjuncts
+        if child.dep_ == "conj" and child.pos_ in pos:
+            found += [child, *conjuncts(child, pos)]
+    return found
+
+
+def nominal_conjuncts(token: Token) -> list[Token]:
+    return conjuncts(token, NOMINAL_POS)
 
 
 def has_expletive(predicate: Token) -> bool:
