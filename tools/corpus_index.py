@@ -12,6 +12,7 @@ files' paths, sizes and modification times, so a second start loads instead of r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -199,11 +200,11 @@ class CorpusIndex:
         self._retriever = retriever
         self._vocab = retriever.vocab_dict
         self._by_title: dict[str, list[int]] = {}
-        keys: dict[str, str] = {}  # each page's passages share its title and page id: fold each string once
+        fold = functools.cache(normalise_title)  # each page's passages share its title and page id: fold each once
         for position, passage in enumerate(passages):
-            title_key = keys.get(passage.title) or keys.setdefault(passage.title, normalise_title(passage.title))
+            title_key = fold(passage.title)
             self._by_title.setdefault(title_key, []).append(position)
-            page_key = keys.get(passage.page) or keys.setdefault(passage.page, normalise_title(passage.page))
+            page_key = fold(passage.page)
             if page_key != title_key:
                 self._by_title.setdefault(page_key, []).append(position)
         self._titles_by_name: dict[str, set[str]] = {}  # "house" -> {"House (TV series)", ...}
