@@ -82,9 +82,12 @@ def prepare_argv(setup, out: Path) -> list[str]:
 
 
 def train_without_pydantic_or_orjson(argv: list[str]) -> subprocess.CompletedProcess:
-    """``reader_job.py train`` in a Python where importing pydantic or orjson fails, as on the GPU image."""
+    """``reader_job.py train`` in a Python where importing pydantic or orjson fails, as on the GPU image, and where
+    exporting the architecture to find the weights' ONNX names fails too: the GPU image's torch and transformers
+    name an export's initializers otherwise, so the device reads the names ``prepare`` found."""
     code = (
         "import sys; sys.modules.update(pydantic=None, orjson=None); sys.path[:0] = ['training', '.'];"
+        " import onnx_weights; onnx_weights.parameter_names = None;"
         f" import reader_job; sys.exit(reader_job.main({argv!r}))"
     )
     return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -108,12 +111,19 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
     assert sum(row["origin"] == "passage" for row in trained_on) == 12
     assert all(("teacher" in row) == (row["origin"] != "passage") for row in trained_on)
     assert manifest["model"]["canary_drift"] <= reader_job.CANARY_DRIFT
+    names = json.loads((job / manifest["onnx_names"]).read_text())  # every parameter's initializer, found here
+    assert set(names) == {name for name, _ in AutoModelForSequenceClassification.from_config(
+        train_stance.base_model("tiny", seed=3)[1].config).named_parameters()}  # fmt: skip
 
     out, work = tmp_path / "out", tmp_path / "work"
     argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
             "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32"]  # fmt: skip
+    shipped_onnx = setup["shipped"] / "model.onnx"
+    shipped_onnx.rename(tmp_path / "kept.onnx")  # left out of the device call: the job carries a copy
     done = train_without_pydantic_or_orjson(argv)
+    (tmp_path / "kept.onnx").rename(shipped_onnx)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert hashlib.sha256((work / "model.onnx").read_bytes()).hexdigest() == manifest["model"]["onnx_sha256"]
     returned = sorted(p.name for p in out.iterdir())
     assert returned == ["log.txt", "metrics.json", "student-1.safetensors", "student-2.safetensors",
                         "student-3.safetensors"]  # fmt: skip
@@ -143,6 +153,20 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
             assert torch.all((got - want).abs() <= step / 2 + 1e-6), name
         else:
             assert torch.allclose(got, want), name
+
+
+def test_a_mapping_that_misses_a_parameter_stops_the_device_run(setup, tmp_path):
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    manifest = json.loads((job / "manifest.json").read_text())
+    names = json.loads((job / manifest["onnx_names"]).read_text())
+    names.pop(sorted(names)[0])
+    (job / manifest["onnx_names"]).write_text(json.dumps(names))
+    argv = ["train", "--job", str(job), "--out", str(tmp_path / "out"), "--work", str(tmp_path / "work"),
+            "--device", "cpu", "--steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32"]  # fmt: skip
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode != 0
+    assert "does not hold the job's architecture" in done.stderr and "no ONNX name" in done.stderr
 
 
 def test_prepare_refuses_a_job_over_the_carry_limit_and_import_refuses_changed_pairs(setup, tmp_path):

@@ -94,11 +94,19 @@ def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
     return found
 
 
-def load_onnx_weights(model, onnx_path: Path, export) -> dict[str, int]:
+def load_onnx_weights(model, onnx_path: Path, export=None, names: dict[str, tuple[str, bool]] | None = None) -> dict[str, int]:
     """Load the weights of the ONNX file at ``onnx_path`` into ``model`` (same architecture).
 
+    ``names`` (from ``parameter_names``) spares the export: another torch or transformers names the export's
+    initializers otherwise, so a mapping made where the file was checked travels with a job instead.
     Returns how many parameters were read as float and how many were dequantised from int8."""
-    names = parameter_names(model, export)
+    if names is None:
+        if export is None:
+            raise WeightRecoveryError("neither an export nor the parameters' ONNX names were given")
+        names = parameter_names(model, export)
+    missing = [name for name, _ in model.named_parameters() if name not in names]
+    if missing:
+        raise WeightRecoveryError(f"{len(missing)} parameters have no ONNX name in the mapping given: {missing[:5]}")
     shipped = _initializers(Path(onnx_path))
     state = {}
     counts = {"float": 0, "dequantised": 0}

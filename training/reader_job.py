@@ -38,6 +38,7 @@ import hashlib
 import json
 import lzma
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -56,6 +57,8 @@ CARRY_LIMIT = 64 * 2**20  # what one device call carries: the job folder, the wo
 PART_LIMIT = 15 * 2**20  # each returned weights file (a returned file may be 16 MiB)
 READER_FILE = "pairs_train_reader.jsonl"
 TRAIN_FILE = "train.jsonl"  # the mixed rows, in the job folder
+CARRIED_MODEL = "model.onnx.xz"  # the shipped model, carried: the tracked file and the job overrun one call together
+ONNX_NAMES = "onnx_names.json"  # each parameter's initializer in the shipped file, found where the job is prepared
 CANARY_DRIFT = 0.05  # the rebuilt float model's canary readings against the shipped record's float readings
 # The shipped model's architecture (data/stance_model/stance_config.json: layers 0, 2, …, 10 of
 # all-mpnet-base-v2, 768 wide, with a fresh 3-way head); its weights come from the ONNX file.
@@ -91,10 +94,14 @@ def jsonl_bytes(rows: list[dict]) -> bytes:
 
 
 # -- the student: the shipped file's weights in the job's architecture -----------------------------------------------
-def student_from_onnx(config: dict, model_dir: Path, max_length: int):
+def student_from_onnx(
+    config: dict, model_dir: Path, max_length: int, names: dict | None = None, onnx_path: Path | None = None
+):
     """(tokenizer, model, description): ``config``'s architecture holding the weights of ``model_dir/model.onnx``
-    and reading pairs with ``model_dir/tokenizer.json``, as the runtime does."""
-    from onnx_weights import WeightRecoveryError, load_onnx_weights
+    and reading pairs with ``model_dir/tokenizer.json``, as the runtime does. ``names`` (each parameter's
+    initializer in the file, as ``onnx_weights.parameter_names`` finds it) is the job's mapping on the device:
+    another torch or transformers names an export's initializers otherwise. Returns the mapping used too."""
+    from onnx_weights import WeightRecoveryError, load_onnx_weights, parameter_names
     from tokenizers import Tokenizer
     from transformers import AutoConfig, AutoModelForSequenceClassification, PreTrainedTokenizerFast
 
@@ -108,18 +115,20 @@ def student_from_onnx(config: dict, model_dir: Path, max_length: int):
         tokenizer_object=backend, pad_token=pad, model_input_names=model_inputs(model), model_max_length=max_length
     )
     sample = [{"claim": "A claim.", "title": "Title", "evidence": "A sentence of evidence."}] * 2
-    onnx_path = model_dir / "model.onnx"
+    onnx_path = onnx_path or model_dir / "model.onnx"
     try:
-        counts = load_onnx_weights(model, onnx_path, lambda m, path: export_fp32(m, tokenizer, path, sample))
+        if names is None:
+            names = parameter_names(model, lambda m, path: export_fp32(m, tokenizer, path, sample))
+        counts = load_onnx_weights(model, onnx_path, names=names)
     except WeightRecoveryError as error:
         raise SystemExit(f"{onnx_path} does not hold the job's architecture: {error}") from error
     shipped = json.loads((model_dir / "stance_config.json").read_text())
     description = (
         f"{architecture.model_type}, {architecture.num_hidden_layers} layers of {architecture.hidden_size}, weights"
-        f" from {in_repo(onnx_path)} (run"
+        f" from {in_repo(model_dir / 'model.onnx')} (run"
         f" {shipped.get('run')}; {counts['float']} float and {counts['dequantised']} dequantised int8 parameters)"
     )
-    return tokenizer, model, description
+    return tokenizer, model, description, names
 
 
 def canary_drift(model, tokenizer, model_dir: Path) -> float:
@@ -209,15 +218,18 @@ def prepare(args) -> int:
     files = {TRAIN_FILE: jsonl_bytes(rows)}
     files |= {path.name: path.read_bytes() for path in sorted(pairs.glob("pairs_validation*.jsonl"))}
     compressed = {name: lzma.compress(data, preset=9) for name, data in files.items()}
-    total = sum(len(data) for data in compressed.values())
+    shipped_onnx = args.model_dir / "model.onnx"
+    carried_model = lzma.compress(shipped_onnx.read_bytes(), preset=6) if args.carry_model else b""
+    total = sum(len(data) for data in compressed.values()) + len(carried_model)
     if total > args.carry_limit:
         raise SystemExit(
             f"the job's files would take {total / 2**20:.1f} MiB, over the {args.carry_limit / 2**20:g} MiB one call"
-            f" carries: lower --replay-ratio ({args.replay_ratio:g}) or sample the reader pairs; nothing written"
+            f" carries ({len(carried_model) / 2**20:.1f} MiB of it the shipped model): lower --replay-ratio"
+            f" ({args.replay_ratio:g}) or sample the reader pairs; nothing written"
         )
 
     config = json.loads(args.architecture.read_text()) if args.architecture else MPNET6
-    tokenizer, model, description = student_from_onnx(config, args.model_dir, args.max_length)
+    tokenizer, model, description, names = student_from_onnx(config, args.model_dir, args.max_length)
     drift = canary_drift(model, tokenizer, args.model_dir)
     if drift > CANARY_DRIFT:
         raise SystemExit(
@@ -232,7 +244,10 @@ def prepare(args) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for name, data in compressed.items():
         (args.out / f"{name}.xz").write_bytes(data)
+    if carried_model:
+        (args.out / CARRIED_MODEL).write_bytes(carried_model)
     write_json(args.out / "config.json", config)
+    write_json(args.out / ONNX_NAMES, {name: [onnx_name, transposed] for name, (onnx_name, transposed) in names.items()})
     shipped = json.loads((args.model_dir / "stance_config.json").read_text())
     manifest = {
         "files": {
@@ -251,7 +266,8 @@ def prepare(args) -> int:
         },
         "model": {
             "dir": in_repo(args.model_dir),
-            "onnx_sha256": file_sha256(args.model_dir / "model.onnx"),
+            "onnx_sha256": file_sha256(shipped_onnx),
+            **({"onnx_xz": CARRIED_MODEL} if carried_model else {}),
             "tokenizer_sha256": file_sha256(args.model_dir / "tokenizer.json"),
             "run": shipped.get("run"),
             "description": description,
@@ -259,6 +275,7 @@ def prepare(args) -> int:
             "returned_part_bytes": sizes,
         },
         "architecture": "config.json",
+        "onnx_names": ONNX_NAMES,
         "max_length": args.max_length,
     }  # fmt: skip
     write_json(args.out / "manifest.json", manifest)
@@ -268,7 +285,13 @@ def prepare(args) -> int:
           f" in {args.out}; the shipped model read back (canary drift {drift:.4f}); returned parts"
           f" {', '.join(f'{s / 2**20:.1f}' for s in sizes)} MiB")  # fmt: skip
     tree = travelling_bytes()
-    print(f"the working tree that travels with it: {tree / 2**20:.1f} MiB (data/stance_model/model.onnx among it)")
+    if carried_model and shipped_onnx.resolve().is_relative_to(REPO):
+        tree -= shipped_onnx.stat().st_size
+        print(f"the working tree that travels with it: {tree / 2**20:.1f} MiB once the tracked model is out of it;"
+              f" the job carries it. Before the call: rm {in_repo(shipped_onnx)}; after it:"
+              f" git checkout -- {in_repo(shipped_onnx)}")  # fmt: skip
+    else:
+        print(f"the working tree that travels with it: {tree / 2**20:.1f} MiB")
     if tree + job_bytes > CARRY_LIMIT:
         print(f"note: tree and job together are {(tree + job_bytes) / 2**20:.1f} MiB, over the {CARRY_LIMIT / 2**20:g}"
               " MiB the device tool names for what travels; if it refuses, see docs/training.md")  # fmt: skip
@@ -292,13 +315,31 @@ def read_job(job: Path) -> tuple[dict, dict[str, list[dict]]]:
     return manifest, rows
 
 
-def check_model(manifest: dict) -> Path:
-    """The shipped model directory the job was prepared against, checked by SHA-256."""
+def job_names(job: Path, manifest: dict) -> dict[str, tuple[str, bool]] | None:
+    """The parameters' ONNX names ``prepare`` found and checked by the canaries (None for an older job)."""
+    if "onnx_names" not in manifest:
+        return None
+    return {name: (onnx_name, bool(t)) for name, (onnx_name, t) in json.loads((job / manifest["onnx_names"]).read_text()).items()}
+
+
+def check_model(manifest: dict, job: Path | None = None, work: Path | None = None) -> tuple[Path, Path]:
+    """(the shipped model directory the job was prepared against, its ONNX file), checked by SHA-256.
+
+    Where the tracked ONNX file is not in the working tree (it is left out of a device call, whose tree and
+    carried files must stay under ``CARRY_LIMIT``), the job's compressed copy is unpacked into ``work``."""
     model_dir = REPO / manifest["model"]["dir"]
-    for name, key in (("model.onnx", "onnx_sha256"), ("tokenizer.json", "tokenizer_sha256")):
-        if file_sha256(model_dir / name) != manifest["model"][key]:
-            raise SystemExit(f"{model_dir / name} is not the file the job was prepared against: prepare again")
-    return model_dir
+    onnx_path = model_dir / "model.onnx"
+    carried = manifest["model"].get("onnx_xz")
+    if not onnx_path.is_file() and carried and job is not None and work is not None:
+        onnx_path = work / "model.onnx"
+        with lzma.open(job / carried) as packed, onnx_path.open("wb") as unpacked:
+            shutil.copyfileobj(packed, unpacked)
+    for path, key in ((onnx_path, "onnx_sha256"), (model_dir / "tokenizer.json", "tokenizer_sha256")):
+        if not path.is_file():
+            raise SystemExit(f"{path}: missing, and the job carries no copy of it (prepare with --carry-model)")
+        if file_sha256(path) != manifest["model"][key]:
+            raise SystemExit(f"{path} is not the file the job was prepared against: prepare again")
+    return model_dir, onnx_path
 
 
 def train(args) -> int:
@@ -311,7 +352,7 @@ def train(args) -> int:
         torch.set_num_threads(args.threads)
     bf16 = args.device != "cpu" or use_bf16(args.precision)
     manifest, rows = read_job(args.job)
-    model_dir = check_model(manifest)
+    model_dir, onnx_path = check_model(manifest, args.job, args.work)
     train_rows = rows.pop(TRAIN_FILE)
     if args.steps:  # a fixed number of steps (measurements, smoke runs) instead of what fits --seconds
         train_rows = random.Random(args.seed).sample(train_rows, min(len(train_rows), args.steps * args.batch_size))
@@ -323,8 +364,12 @@ def train(args) -> int:
         "pairs": manifest["files"],
         "mix": manifest["mix"],
     }
-    tokenizer, student, description = student_from_onnx(
-        json.loads((args.job / manifest["architecture"]).read_text()), model_dir, args.max_length
+    tokenizer, student, description, _ = student_from_onnx(
+        json.loads((args.job / manifest["architecture"]).read_text()),
+        model_dir,
+        args.max_length,
+        job_names(args.job, manifest),
+        onnx_path,
     )
     student.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
     student.to(args.device)
@@ -372,8 +417,11 @@ def train(args) -> int:
 # -- import (here) --------------------------------------------------------------------------------------------------
 def rebuild(returned: Path, job: Path, manifest: dict):
     """(tokenizer, model, description): the shipped model in the job's architecture with the returned weights."""
-    tokenizer, model, description = student_from_onnx(
-        json.loads((job / manifest["architecture"]).read_text()), check_model(manifest), manifest["max_length"]
+    tokenizer, model, description, _ = student_from_onnx(
+        json.loads((job / manifest["architecture"]).read_text()),
+        check_model(manifest)[0],
+        manifest["max_length"],
+        job_names(job, manifest),
     )
     parts = sorted(returned.glob("student-*.safetensors"))
     if not parts:
@@ -444,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=REPO / ".devjob")
     p.add_argument("--model-dir", type=Path, default=SHIPPED, help="the shipped model the student starts from")
     p.add_argument("--architecture", type=Path, default=None, help="a config.json (default: the shipped MPNet, 6x768)")
+    p.add_argument("--carry-model", action=argparse.BooleanOptionalAction, default=True,
+                   help="carry the shipped model, compressed, in the job (the device call leaves the tracked file out)")
     p.add_argument("--carry-limit", type=int, default=CARRY_LIMIT, help="bytes one call carries")
     p.add_argument("--seed", type=int, default=29)
     p.add_argument("--seconds", type=float, default=360, help="training time the printed command asks for")
