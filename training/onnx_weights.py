@@ -94,7 +94,9 @@ def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
     return found
 
 
-def load_onnx_weights(model, onnx_path: Path, export=None, names: dict[str, tuple[str, bool]] | None = None) -> dict[str, int]:
+def load_onnx_weights(
+    model, onnx_path: Path, export=None, names: dict[str, tuple[str, bool]] | None = None
+) -> dict[str, int]:
     """Load the weights of the ONNX file at ``onnx_path`` into ``model`` (same architecture).
 
     ``names`` (from ``parameter_names``) spares the export: another torch or transformers names the export's

@@ -247,7 +247,9 @@ def prepare(args) -> int:
     if carried_model:
         (args.out / CARRIED_MODEL).write_bytes(carried_model)
     write_json(args.out / "config.json", config)
-    write_json(args.out / ONNX_NAMES, {name: [onnx_name, transposed] for name, (onnx_name, transposed) in names.items()})
+    write_json(
+        args.out / ONNX_NAMES, {name: [onnx_name, transposed] for name, (onnx_name, transposed) in names.items()}
+    )
     shipped = json.loads((args.model_dir / "stance_config.json").read_text())
     manifest = {
         "files": {
@@ -319,7 +321,10 @@ def job_names(job: Path, manifest: dict) -> dict[str, tuple[str, bool]] | None:
     """The parameters' ONNX names ``prepare`` found and checked by the canaries (None for an older job)."""
     if "onnx_names" not in manifest:
         return None
-    return {name: (onnx_name, bool(t)) for name, (onnx_name, t) in json.loads((job / manifest["onnx_names"]).read_text()).items()}
+    return {
+        name: (onnx_name, bool(t))
+        for name, (onnx_name, t) in json.loads((job / manifest["onnx_names"]).read_text()).items()
+    }
 
 
 def check_model(manifest: dict, job: Path | None = None, work: Path | None = None) -> tuple[Path, Path]:
@@ -492,8 +497,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=REPO / ".devjob")
     p.add_argument("--model-dir", type=Path, default=SHIPPED, help="the shipped model the student starts from")
     p.add_argument("--architecture", type=Path, default=None, help="a config.json (default: the shipped MPNet, 6x768)")
-    p.add_argument("--carry-model", action=argparse.BooleanOptionalAction, default=True,
-                   help="carry the shipped model, compressed, in the job (the device call leaves the tracked file out)")
+    p.add_argument(
+        "--carry-model",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="carry the shipped model, compressed, in the job (the device call leaves the tracked file out)",
+    )
     p.add_argument("--carry-limit", type=int, default=CARRY_LIMIT, help="bytes one call carries")
     p.add_argument("--seed", type=int, default=29)
     p.add_argument("--seconds", type=float, default=360, help="training time the printed command asks for")
