@@ -158,7 +158,7 @@ async def _read_claim(reader, index, claim, lines: list[tuple[int, int]] | None)
 
     wide = dataclasses.replace(reader.config, passages=PASSAGES, windows=WINDOWS, window_sentences=WINDOW)
     passages = await asyncio.to_thread(passages_for, index, claim, wide)
-    reader = await asyncio.to_thread(ClaimReader.of, claim.text)
+    slots = await asyncio.to_thread(ClaimReader.of, claim.text)
     readings = await reader.stance.aprobabilities(
         claim.text, [(p.title, p.text) for p in passages], max_length=reader.config.max_length
     )
@@ -174,10 +174,10 @@ async def _read_claim(reader, index, claim, lines: list[tuple[int, int]] | None)
             "n": p.sentences,
             "s": round(r.get("supports", 0.0), 4),
             "r": round(r.get("refutes", 0.0), 4),
-            "m": reader.missing(p.text, p.title),
+            "m": slots.missing(p.text, p.title),
         }
         if row["r"] >= SLOT_FROM:
-            slot = reader.speaks(p.text, p.title)
+            slot = slots.speaks(p.text, p.title)
             row["slot"], row["why"] = slot.states_slot, slot.reason
         if lines is not None and p.document == 0:
             row["lines"] = [i for i, (a, b) in enumerate(lines) if a < p.end and b > p.start and b > a]
