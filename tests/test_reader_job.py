@@ -169,6 +169,23 @@ def test_a_mapping_that_misses_a_parameter_stops_the_device_run(setup, tmp_path)
     assert "does not hold the job's architecture" in done.stderr and "no ONNX name" in done.stderr
 
 
+def test_a_missing_shipped_model_is_named_with_what_to_do(setup, tmp_path):
+    carried, bare = tmp_path / "carried", tmp_path / "bare"
+    assert reader_job.main(prepare_argv(setup, carried)) == 0
+    assert reader_job.main(prepare_argv(setup, bare) + ["--no-carry-model"]) == 0
+    assert not (bare / reader_job.CARRIED_MODEL).exists()
+    (setup["shipped"] / "model.onnx").rename(tmp_path / "kept.onnx")
+    manifest = json.loads((carried / "manifest.json").read_text())
+    with pytest.raises(SystemExit, match="git checkout -- "):  # here, after a device call left it out
+        reader_job.check_model(manifest)
+    work = tmp_path / "work"
+    work.mkdir()
+    _, unpacked = reader_job.check_model(manifest, carried, work)  # on the device: the job's copy
+    assert unpacked == work / "model.onnx"
+    with pytest.raises(SystemExit, match="prepare with --carry-model"):
+        reader_job.check_model(json.loads((bare / "manifest.json").read_text()), bare, work / "none")
+
+
 def test_prepare_refuses_a_job_over_the_carry_limit_and_import_refuses_changed_pairs(setup, tmp_path):
     with pytest.raises(SystemExit, match="over the .* MiB one call carries"):
         reader_job.main([*prepare_argv(setup, tmp_path / "big"), "--carry-limit", "100"])

@@ -339,9 +339,13 @@ def check_model(manifest: dict, job: Path | None = None, work: Path | None = Non
         onnx_path = work / "model.onnx"
         with lzma.open(job / carried) as packed, onnx_path.open("wb") as unpacked:
             shutil.copyfileobj(packed, unpacked)
+    if not onnx_path.is_file():
+        raise SystemExit(
+            f"{onnx_path}: missing; the job carries a copy for the device only: git checkout -- {in_repo(onnx_path)}"
+            if carried
+            else f"{onnx_path}: missing, and the job carries no copy of it (prepare with --carry-model)"
+        )
     for path, key in ((onnx_path, "onnx_sha256"), (model_dir / "tokenizer.json", "tokenizer_sha256")):
-        if not path.is_file():
-            raise SystemExit(f"{path}: missing, and the job carries no copy of it (prepare with --carry-model)")
         if file_sha256(path) != manifest["model"][key]:
             raise SystemExit(f"{path} is not the file the job was prepared against: prepare again")
     return model_dir, onnx_path
