@@ -53,11 +53,13 @@ WATCHED = textwrap.dedent(
 VERSION_LINE = re.compile(r"^mermaid-verifier \d+\.\d+\S* \(onnxruntime \S+, Python \d+\.\d+\.\d+\S*\)$")
 
 
-def run_watched(entry: str, args: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+def run_watched(
+    entry: str, args: list[str], tmp_path: Path, watched: list[str] = HEAVY
+) -> tuple[subprocess.CompletedProcess, list[str]]:
     imported = tmp_path / "imported.json"
     env = {
         **os.environ,
-        "HEAVY_MODULES": json.dumps(HEAVY),
+        "HEAVY_MODULES": json.dumps(watched),
         "IMPORTED_FILE": str(imported),
         "MERMAID_CACHE_DIR": str(tmp_path / "cache"),
     }
@@ -91,6 +93,14 @@ def test_version_prints_one_line_with_onnxruntime_and_python_and_loads_nothing(t
 
     assert line.startswith(f"mermaid-verifier {metadata.version('mermaid-verifier')} ")
     assert f"(onnxruntime {metadata.version('onnxruntime')}, Python {'.'.join(map(str, sys.version_info[:3]))}" in line
+    assert imported == []
+
+
+def test_the_verify_script_loads_the_verify_command_alone(tmp_path):
+    others = ["check", "calibrate", "doctor", "fever", "mcp", "memory", "serve", "review", "commands"]
+    done, imported = run_watched("verify_main", ["--help"], tmp_path, [f"mermaid_verifier.cli.{o}" for o in others])
+    assert done.returncode == 0, done.stderr
+    assert "Verify claims" in done.stdout
     assert imported == []
 
 

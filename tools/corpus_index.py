@@ -21,14 +21,16 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 import orjson
-import Stemmer
 
 from mermaid_verifier.errors import CorpusError
 from mermaid_verifier.names import disambiguator, normalise_entity, unescape_fever, without_disambiguator
+
+if TYPE_CHECKING:
+    import bm25s
 
 logger = logging.getLogger(__name__)
 
@@ -133,16 +135,24 @@ def corpus_fingerprint(paths: Iterable[Path]) -> str:
     return digest.hexdigest()[:24]
 
 
-_STEMMER = Stemmer.Stemmer("english")
+@functools.cache
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
-    """Lower-cased, stop-word-free, stemmed tokens (the same for passages and queries)."""
+    """Lower-cased, stop-word-free, stemmed tokens (the same for passages and queries). bm25s and the stemmer are
+    imported here, on first use: a process that only resolves corpora (``verify``'s, before it starts the corpus
+    server) never pays for them."""
+    import bm25s
+
     return bm25s.tokenize(
         texts,
         token_pattern=_TOKEN_PATTERN,
         stopwords="en",
-        stemmer=_STEMMER,
+        stemmer=_stemmer(),
         return_ids=False,
         show_progress=False,
     )
@@ -220,6 +230,8 @@ class CorpusIndex:
     def build(cls, passages: list[Passage]) -> CorpusIndex:
         if not passages:
             raise CorpusError("the corpus holds no passages")
+        import bm25s
+
         retriever = bm25s.BM25()
         retriever.index(tokenize([_indexable_text(p) for p in passages]), show_progress=False)
         return cls(passages, retriever)
@@ -262,6 +274,8 @@ class CorpusIndex:
 
     @classmethod
     def _load(cls, index_dir: Path) -> CorpusIndex:
+        import bm25s
+
         retriever = bm25s.BM25.load(index_dir, show_progress=False, mmap=False)
         records = orjson.loads((index_dir / "passages.json").read_bytes())
         return cls([Passage(**r) for r in records], retriever)

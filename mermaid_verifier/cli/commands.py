@@ -18,6 +18,7 @@ from mermaid_verifier.cli.options import (
     SettingsOptions,
     VersionOpt,
     guarded,
+    run_to_the_end,
     stderr,
     stdout,
 )
@@ -60,11 +61,5 @@ app.add_typer(memory_app, name="memory")
 
 
 def main() -> None:
-    app()
-
-
-def verify_main() -> None:
-    """The ``verify`` console script: the verify command on its own."""
-    single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    single.command()(verify_command)
-    single()
+    """The ``mermaid-verifier`` console script."""
+    run_to_the_end(app)

@@ -18,7 +18,7 @@ import sys
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -26,6 +26,7 @@ from rich.text import Text
 
 from mermaid_verifier.errors import LLMServiceError, MermaidError, UsageError
 from mermaid_verifier.model_check import installed_version
+from mermaid_verifier.process_end import exit_code, exit_without_teardown
 
 if TYPE_CHECKING:
     from mermaid_verifier.config import Settings
@@ -178,6 +179,19 @@ def _silence_stdout() -> None:
     """Point stdout at /dev/null, so flushing what is left at exit does not fail a second time."""
     with contextlib.suppress(OSError, ValueError):  # stdout without a file descriptor (a test's capture)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def run_to_the_end(command: Callable[[], object]) -> NoReturn:
+    """Run a console script's command, then end the process with its exit code, skipping the interpreter's teardown
+    once nothing is left at work (:func:`~mermaid_verifier.process_end.exit_without_teardown`); everything the
+    command opened it has closed on the way out."""
+    try:
+        command()
+        code = 0
+    except SystemExit as exit:
+        code = exit_code(exit)
+    exit_without_teardown(code)
+    raise SystemExit(code)  # a thread is still at work: the normal exit waits for it
 
 
 def guarded(debug: bool, action: Callable[[], None]) -> None:

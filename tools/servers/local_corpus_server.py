@@ -38,6 +38,7 @@ from pydantic import Field
 
 from mermaid_verifier.config import INDEX_BACKENDS
 from mermaid_verifier.errors import CORPUS_UNUSABLE, UsageError
+from mermaid_verifier.process_end import exit_without_teardown
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.corpora import MergedCorpus, open_corpus_index
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
@@ -450,6 +451,7 @@ def main(argv: list[str] | None = None) -> None:
         server.run("stdio")
     except KeyboardInterrupt:
         pass
+    exit_without_teardown(0)  # the index is freed by the process's end, not object by object
 
 
 def _fail(message: str) -> NoReturn:
