@@ -224,28 +224,3 @@ class Settings:
     @property
     def index_cache_dir(self) -> Path:
         return self.cache_dir / "corpus-index"
-
-
-@dataclass(frozen=True)
-class BackendPlan:
-    """Which agent plays each role under a backend: the one table of ``MERMAID_BACKEND``'s choices."""
-
-    decomposer: Literal["offline", "llm"]
-    claim_extractor: Literal["offline", "llm"]  # the llm one falls back to the offline rules on any failure
-    llm_agents: bool  # the LLM executor and judge are wired (beside the offline ones, which they build on)
-    stance_checked: bool  # False: the stance model may fail its self-check and give no readings (LLM judge alone)
-
-
-def backend_plan(settings: Settings) -> BackendPlan:
-    """The agents each backend uses. offline: the spaCy decomposer and claim extractor, the offline executor and
-    judge. llm: LLM decomposer, claim extractor, executor and judge (the judge checked against the stance model
-    unless ``MERMAID_JUDGE_CHECK=off``, when the stance model may be unavailable). cascade: offline decomposition
-    and extraction, the offline executor and judge first and the LLM ones for the claims it escalates."""
-    backend = settings.effective_backend
-    llm = backend == "llm"
-    return BackendPlan(
-        decomposer="llm" if llm else "offline",
-        claim_extractor="llm" if llm else "offline",
-        llm_agents=backend != "offline",
-        stance_checked=not (llm and settings.judge_check == "off"),
-    )

@@ -14,11 +14,8 @@ kernel that computes differently on this CPU must never give silent wrong verdic
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import logging
 import threading
-from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -30,8 +27,6 @@ from mermaid_verifier.errors import ModelError, ModelSelfCheckError
 from mermaid_verifier.model_check import cpu_summary
 from mermaid_verifier.models import Stance
 from mermaid_verifier.stance_format import evidence_segment
-
-logger = logging.getLogger(__name__)
 
 _CLASS_TO_STANCE = {"SUPPORTS": Stance.SUPPORTS, "REFUTES": Stance.REFUTES, "NOT ENOUGH INFO": Stance.NEUTRAL}
 
@@ -246,30 +241,3 @@ class StanceForUncheckedJudge(StanceModel):
         if self.problem is not None:
             return [{} for _ in evidence]  # unscored
         return super().probabilities(claim, evidence, max_length)
-
-
-def stance_model(checked: bool, model_dir: Path | None = None) -> StanceModel:
-    """The stance model a run reads with: :class:`StanceModel`, which refuses to answer when it fails its
-    self-check, or, where no verdict rests on its readings (``checked`` False: the LLM judge decides alone),
-    :class:`StanceForUncheckedJudge`."""
-    return (StanceModel if checked else StanceForUncheckedJudge)(model_dir)
-
-
-@contextlib.asynccontextmanager
-async def loading_in_background(model: StanceModel) -> AsyncIterator[StanceModel]:
-    """``model``, already loading in a worker thread. onnxruntime builds the session and the canaries run with
-    the GIL released, so the load overlaps the imports the caller does meanwhile (the graph's, in a cold
-    ``verify``) instead of following them. The pipeline's warm-up loads it as usual: it waits for this load, or,
-    if this one failed, loads again and raises the failure there, once. On leaving, the load is waited for."""
-
-    def load() -> None:
-        try:
-            model.load()
-        except Exception:  # the warm-up's own load raises it, with its message, where the run can report it
-            logger.debug("the early load of the stance model failed; the warm-up loads it again", exc_info=True)
-
-    task = asyncio.create_task(asyncio.to_thread(load))
-    try:
-        yield model
-    finally:
-        await asyncio.shield(task)  # a thread cannot be stopped: a cancelled caller still waits for it

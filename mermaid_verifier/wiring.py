@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
 
@@ -23,15 +23,40 @@ from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge
 from mermaid_verifier.agents.model_calls import Pricing
 from mermaid_verifier.agents.roles import ClaimExtractor, Decomposer, Executor, Judge
-from mermaid_verifier.config import Settings, backend_plan
+from mermaid_verifier.config import Settings
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.memory.store import OpenedStore, open_store
 from mermaid_verifier.scoring import ReliabilityConfig
-from mermaid_verifier.stance import StanceModel, stance_model
+from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.tools.toolbox import Toolbox
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BackendPlan:
+    """Which agent plays each role under a backend: the one table of ``MERMAID_BACKEND``'s choices."""
+
+    decomposer: Literal["offline", "llm"]
+    claim_extractor: Literal["offline", "llm"]  # the llm one falls back to the offline rules on any failure
+    llm_agents: bool  # the LLM executor and judge are wired (beside the offline ones, which they build on)
+    stance_checked: bool  # False: the stance model may fail its self-check and give no readings (LLM judge alone)
+
+
+def backend_plan(settings: Settings) -> BackendPlan:
+    """The agents each backend uses. offline: the spaCy decomposer and claim extractor, the offline executor and
+    judge. llm: LLM decomposer, claim extractor, executor and judge (the judge checked against the stance model
+    unless ``MERMAID_JUDGE_CHECK=off``, when the stance model may be unavailable). cascade: offline decomposition
+    and extraction, the offline executor and judge first and the LLM ones for the claims it escalates."""
+    backend = settings.effective_backend
+    llm = backend == "llm"
+    return BackendPlan(
+        decomposer="llm" if llm else "offline",
+        claim_extractor="llm" if llm else "offline",
+        llm_agents=backend != "offline",
+        stance_checked=not (llm and settings.judge_check == "off"),
+    )
 
 
 @dataclass
@@ -94,7 +119,7 @@ class Resources:
         )
         judge_config = judge_config or judge_config_for(settings)
         if stance is None:  # unchecked only where no verdict rests on its readings
-            stance = stance_model(plan.stance_checked, settings.stance_model_dir)
+            stance = (StanceModel if plan.stance_checked else StanceForUncheckedJudge)(settings.stance_model_dir)
         owned_store = None
         if memory is None and settings.use_memory:
             if store is None:

@@ -43,7 +43,8 @@ def test_the_live_sources_first_actions_come_right_after_the_first_local_search_
 
 
 def test_one_table_says_which_agents_each_backend_uses():
-    from mermaid_verifier.config import BackendPlan, Settings, backend_plan
+    from mermaid_verifier.config import Settings
+    from mermaid_verifier.wiring import BackendPlan, backend_plan
 
     endpoint = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     assert backend_plan(Settings.from_env({})) == BackendPlan("offline", "offline", False, True)

@@ -83,17 +83,11 @@ def warn_about_claims(claims: list[str]) -> None:
 async def verify_claims(
     claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False
 ) -> None:
-    from mermaid_verifier.config import backend_plan
-    from mermaid_verifier.stance import loading_in_background, stance_model
     from mermaid_verifier.tools.sources import toolbox_started_early
 
     async with contextlib.AsyncExitStack() as stack:
-        # the tool servers start first and the stance model loads beside them, while the graph and the parser
-        # are imported below
+        # the tool servers start first, while the graph, the parser and the stance model are imported below
         toolbox, skipped, early = await stack.enter_async_context(toolbox_started_early(settings))
-        stance = await stack.enter_async_context(
-            loading_in_background(stance_model(backend_plan(settings).stance_checked, settings.stance_model_dir))
-        )
         say_skipped_sources(skipped)
 
         from mermaid_verifier.cli.review import review_tools, reviewer_is_present, run_with_review
@@ -109,9 +103,7 @@ async def verify_claims(
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
         pipeline = await stack.enter_async_context(
-            open_pipeline(
-                settings, review=review, checkpointer=saver, toolbox=toolbox, stance=stance, early_start=early
-            )
+            open_pipeline(settings, review=review, checkpointer=saver, toolbox=toolbox, early_start=early)
         )
         verifier = pipeline.graph
         for number, claim in enumerate(claims, 1):
