@@ -314,16 +314,18 @@ class GroundedClaim(BaseModel):
         "not stated (the documents do not say it, nor its opposite)"
     )
     supported: bool = Field(description="A passage of the documents states it (support at or above the threshold)")
-    support: float = Field(description="The highest P(supports) over the passages read")
+    support: float = Field(description="The highest P(supports) over the passages read (see `read`)")
     contradicted: bool = Field(
         default=False,
         description="Not supported, and a passage that speaks to its subject and relation contradicts it",
     )
     passage: GroundingPassage | None = Field(
         default=None,
-        description="The passage that supports it best (contradicted: the one that contradicts it; else the closest)",
+        description="The passage that supports it (contradicted: the one that contradicts it; else the closest)",
     )
-    read: int = Field(default=0, description="How many passages were read for it")
+    read: int = Field(
+        default=0, description="How many passages were read for it, best first, up to the first that supports it"
+    )
     missing: list[str] = Field(
         default_factory=list,
         description="Numbers, dates or names of the claim missing from a passage read as supporting it (so it is "

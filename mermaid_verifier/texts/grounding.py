@@ -26,9 +26,11 @@ documents, read as passages of one to a few sentences and windows of up to four 
 ``ground``
     where a claim is decided: the ``passages`` passages BM25 ranks highest for it, and windows of
     ``window_sentences`` sentences around the ``windows`` best of them, are read by the stance model at up to
-    ``max_length`` tokens a pair. The claim is **supported** when a passage reads P(supports) at or above
-    ``threshold`` and holds the claim's numbers, dates and names (``coverage``: a reading of support from a
-    passage without them is not support; :func:`mermaid_verifier.agents.slots.missing_values`). Unsupported,
+    ``max_length`` tokens a pair, best first, until one settles the claim as supported (support outranks any
+    contradiction, so what is ranked after it is left unread). The claim is **supported** when a passage reads
+    P(supports) at or above ``threshold`` and holds the claim's numbers, dates and names (``coverage``: a
+    reading of support from a passage without them is not support;
+    :func:`mermaid_verifier.agents.slots.missing_values`). Unsupported,
     it is **contradicted** only when a passage reads P(refutes) at or above ``refute_threshold`` *and* speaks
     to the claim's slot: it is about the claim's subject and states a value of the claim's kind for the same
     relation (:func:`mermaid_verifier.agents.slots.speaks_to_slot`; a passage about the company's headcount
@@ -232,20 +234,43 @@ async def read_claim(
     reading of support with coverage on, or a reading of refutation."""
     passages = await asyncio.to_thread(passages_for, index, claim, reading)
     claim_reader = functools.cache(lambda: ClaimReader.of(claim.text))
-    readings = await stance.aprobabilities(
-        claim.text, [(p.title, p.text) for p in passages], max_length=reading.max_length
-    )
+    missing = (lambda p: claim_reader().missing(p.text, p.title)) if reading.coverage else None
+    read: list[DocumentPassage] = []
+    readings: list[dict[str, float]] = []
+    for passage in passages:  # best first; the model reads one pair a run, so one at a time costs nothing more
+        (probabilities,) = await stance.aprobabilities(
+            claim.text, [(passage.title, passage.text)], max_length=reading.max_length
+        )
+        read.append(passage)
+        readings.append(probabilities)
+        if await states_it(passage, probabilities, reading.threshold, missing):
+            break  # settled: the claim is supported, whatever the passages after it read
     return await asyncio.to_thread(
         decide_claim,
         number,
         claim,
-        passages,
+        read,
         readings,
         reading.threshold,
         refute_threshold=reading.refute_threshold,
-        missing=(lambda p: claim_reader().missing(p.text, p.title)) if reading.coverage else None,
+        missing=missing,
         speaks=lambda p: claim_reader().speaks(p.text, p.title),
     )
+
+
+async def states_it(
+    passage: DocumentPassage,
+    probabilities: dict[str, float],
+    threshold: float,
+    missing: Callable[[DocumentPassage], list[str]] | None,
+) -> bool:
+    """Whether this passage alone makes the claim supported, as :func:`decide_claim` decides it: support at the
+    threshold, lacking none of the claim's values where coverage is checked. Support outranks any contradiction,
+    so the passages ranked after it are not read: the claim's status is the same, its support and passage are
+    the first that settle it (on LFQA answers, two thirds of the reads a claim used to take)."""
+    if round(probabilities.get("supports", 0.0), 4) < threshold:
+        return False
+    return missing is None or not await asyncio.to_thread(missing, passage)
 
 
 def sentence_label(items: list[GroundedClaim]) -> str:
