@@ -82,8 +82,9 @@ class StanceModel:
     workers burned the core that another claim read concurrently needed (60 FEVER claims at concurrency 2:
     17-20 s of CPU, against 12-15 s with one thread a run). Measured on 2 AVX2 cores: the 1,287 tuning claims
     at concurrency 2, 7.35 claims/s (one thread a run: 8.03); ``tests/test_shipped_stance_model.py``, which
-    reads one claim at a time, 164 s (one thread: 226 s; spinning threads: 154 s). Readings are the same
-    whatever the threads: integer products are exact, and the threads split rows, not the sums within one."""
+    reads one claim at a time, 164 s when it read the whole VitaminC slice (one thread: 226 s; spinning threads:
+    154 s). Readings are the same whatever the threads: integer products are exact, and the threads split rows,
+    not the sums within one."""
 
     def __init__(self, model_dir: Path | None = None, batch_size: int = 1, self_check: bool = True, threads: int = 2):
         self.model_dir = Path(model_dir) if model_dir else bundled_model_dir()
