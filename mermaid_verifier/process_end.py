@@ -23,14 +23,14 @@ def working_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t is not current and not t.daemon and t.is_alive()]
 
 
-def exit_code(exit: SystemExit) -> int:
+def exit_code(stop: SystemExit) -> int:
     """The status Python gives a ``SystemExit``: None is 0, an int is itself, anything else is printed and is 1."""
-    if exit.code is None:
+    if stop.code is None:
         return 0
-    if isinstance(exit.code, int):
-        return exit.code
+    if isinstance(stop.code, int):
+        return stop.code
     with contextlib.suppress(OSError, ValueError):
-        print(exit.code, file=sys.stderr)
+        print(stop.code, file=sys.stderr)
     return 1
 
 

@@ -1,4 +1,4 @@
-"""The ``mermaid-verifier`` command and its subcommands; the ``verify`` console script."""
+"""The ``mermaid-verifier`` command and its subcommands (the ``verify`` console script is in ``cli/verify.py``)."""
 
 from __future__ import annotations
 

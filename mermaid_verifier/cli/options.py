@@ -188,8 +188,8 @@ def run_to_the_end(command: Callable[[], object]) -> NoReturn:
     try:
         command()
         code = 0
-    except SystemExit as exit:
-        code = exit_code(exit)
+    except SystemExit as stop:
+        code = exit_code(stop)
     exit_without_teardown(code)
     raise SystemExit(code)  # a thread is still at work: the normal exit waits for it
 

@@ -230,8 +230,9 @@ async def read_claim(
     index: PassageIndex, stance: StanceModel, reading: GroundingConfig, number: int, claim: ExtractedClaim
 ) -> GroundedClaim:
     """One claim against the documents: the passages BM25 ranks highest (and windows around the best) read by
-    the stance model, then decided; the claim is parsed (its values and slot) only when a passage asks for it: a
-    reading of support with coverage on, or a reading of refutation."""
+    the stance model, best first, up to the first that supports it (:func:`states_it`), then decided; the claim
+    is parsed (its values and slot) only when a passage asks for it: a reading of support with coverage on, or a
+    reading of refutation."""
     passages = await asyncio.to_thread(passages_for, index, claim, reading)
     claim_reader = functools.cache(lambda: ClaimReader.of(claim.text))
     missing = (lambda p: claim_reader().missing(p.text, p.title)) if reading.coverage else None
