@@ -34,6 +34,8 @@ from mermaid_verifier.tools.passages import (
     sentence_spans,
 )
 
+from .conftest import ScriptedStance
+
 COMPANY = GivenDocument(
     name="company.txt",
     text="Acme Robotics was founded in 2011 in Berlin by Jana Weber.\nThe company builds warehouse robots. "
@@ -128,33 +130,21 @@ def test_below_the_threshold_a_claim_is_not_supported_and_a_contradiction_is_nam
     assert not nothing.supported and nothing.passage is None and nothing.read == 0 and nothing.status == "not stated"
 
 
-class ScriptedStance:
-    """Reads each passage by what it holds (``answers``: words → reading), and notes what it was asked to read."""
-
-    def __init__(self, answers: dict[str, dict[str, float]]):
-        self.answers, self.read = answers, []
-
-    async def aprobabilities(self, claim_text, pairs, max_length=None):
-        self.read += [text for _, text in pairs]
-        neutral = {"supports": 0.05, "refutes": 0.05, "neutral": 0.9}
-        return [next((r for words, r in self.answers.items() if words in text), neutral) for _, text in pairs]
-
-
 def test_reading_stops_at_the_first_passage_that_states_the_claim_and_goes_on_while_none_does():
     index = PassageIndex([COMPANY], sizes=(1, 2))
     config = GroundingConfig(threshold=0.5, passages=4, sizes=(1, 2), max_length=256, windows=0)
-    states = ScriptedStance({"450 people": {"supports": 0.93, "refutes": 0.01, "neutral": 0.06}})
+    states = ScriptedStance({"450 people": "supports"})
     employs = claim("Acme employs 450 people.")
     grounded = asyncio.run(read_claim(index, states, config, 0, employs))
     ranked = passages_for(index, employs, config)
     first = next(i for i, p in enumerate(ranked) if "450 people" in p.text)
-    assert grounded.status == "supported" and grounded.read == first + 1 == len(states.read)
-    assert states.read == [p.text for p in ranked[: first + 1]]
+    assert grounded.status == "supported" and grounded.read == first + 1 == states.pairs_scored
+    assert grounded.passage.text == ranked[first].text  # read best first, up to it
 
-    refutes = ScriptedStance({"450 people": {"supports": 0.02, "refutes": 0.95, "neutral": 0.03}})
+    refutes = ScriptedStance({"450 people": "refutes"})
     more = claim("Acme employs 2,000 people.")
     grounded = asyncio.run(read_claim(index, refutes, config, 1, more))
-    assert grounded.read == len(passages_for(index, more, config)) == len(refutes.read) > 1  # none settled it
+    assert grounded.read == len(passages_for(index, more, config)) == refutes.pairs_scored > 1  # none settled it
 
 
 def test_a_passage_read_as_refuting_contradicts_only_when_it_speaks_to_the_claims_slot():
