@@ -235,7 +235,8 @@ async def read_claim(
     reading of refutation."""
     passages = await asyncio.to_thread(passages_for, index, claim, reading)
     claim_reader = functools.cache(lambda: ClaimReader.of(claim.text))
-    missing = (lambda p: claim_reader().missing(p.text, p.title)) if reading.coverage else None
+    gaps = functools.cache(lambda text, title: claim_reader().missing(text, title))  # the settling passage's
+    missing = (lambda p: gaps(p.text, p.title)) if reading.coverage else None  # check is not made again
     read: list[DocumentPassage] = []
     readings: list[dict[str, float]] = []
     for passage in passages:  # best first; the model reads one pair a run, so one at a time costs nothing more
