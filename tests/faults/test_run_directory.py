@@ -128,3 +128,35 @@ async def test_resume_with_a_different_selection_is_refused(tmp_path):
             settings(tmp_path),
             verifier_factory=scripted(SlowVerifier()),
         )
+
+
+@pytest.mark.parametrize(
+    "split_text, message",
+    [
+        (None, "split file not found"),
+        ("not json", "holds no 'assignment' object"),
+        (json.dumps({"assignment": {"c1": "train"}}), "has no part 'test': give --part one of 'train'"),
+    ],
+)
+async def test_a_refused_fever_run_leaves_an_existing_run_directory_as_it_was(tmp_path, split_text, message):
+    claims, split = write_claims(tmp_path, 4)
+    await run(
+        RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1),
+        settings(tmp_path),
+        verifier_factory=scripted(SlowVerifier()),
+    )
+    (tmp_path / "run" / "run.lock").unlink()
+    before = {path.name: path.read_bytes() for path in (tmp_path / "run").iterdir() if path.is_file()}
+    if split_text is None:
+        split.unlink()
+    else:
+        split.write_text(split_text)
+    with pytest.raises(UsageError, match=message) as refused:
+        await run(
+            RunOptions(claims_path=claims, out_dir=tmp_path / "run", concurrency=1, split_file=split, parts=("test",)),
+            settings(tmp_path),
+            verifier_factory=scripted(SlowVerifier()),
+        )
+    assert str(split) in str(refused.value)
+    after = {path.name: path.read_bytes() for path in (tmp_path / "run").iterdir() if path.is_file()}
+    assert after == before  # no lock file, no selection, no results of the refused run
