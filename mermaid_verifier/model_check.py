@@ -10,8 +10,12 @@ activations and the file's stored weights, on kernels chosen by the CPU:
 * u8 × u8 runs on 16-bit multiply-adds (``vpmaddwd``) on x86 and on dot-product instructions on ARM64:
   exact everywhere.
 
+The shipped file quantises its activations per token instead (``training/portable_formats.py``, ``row7``):
+u8 within [0, :data:`ROW_LEVELS`] (127), so 127 · (|w₁| + |w₂|) ≤ 32,512 stays within 16 bits with any s8
+weights, and it runs on the u8 × s8 kernels.
+
 A file is *portable* when none of its integer matrix products can saturate: its weights are u8, or s8
-within ±64. :func:`saturation_risks` lists the products that are not (it reads the file's protobuf itself,
+within ±64, or s8 against activations a ``Clip`` bounds to [0, 127] before they are cast to u8. :func:`saturation_risks` lists the products that are not (it reads the file's protobuf itself,
 so it runs as installed, without the ``onnx`` package); the export (``training/train_stance.py``) refuses to
 write such a file, and the runtime's canary self-check (:mod:`mermaid_verifier.stance`) catches a wrong
 reading on the machine it runs on whatever the cause.
@@ -21,12 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import platform
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mermaid_verifier.errors import ModelError
 
 SAFE_S8_WEIGHT = 64  # 255 · (64 + 64) = 32,640 ≤ 32,767: two neighbouring products never saturate int16
+ROW_LEVELS = 127  # u8 activations within [0, 127]: 127 · (128 + 128) = 32,512 ≤ 32,767 with any s8 weights
 
 # The CPU flags that decide which integer kernels onnxruntime runs (Linux /proc/cpuinfo names).
 KERNEL_FLAGS = (
@@ -97,11 +103,14 @@ def file_sha256(path: Path) -> str:
 
 def saturation_risks(model_path: Path) -> list[str]:
     """The integer matrix products of an ONNX file whose result can depend on the CPU, one line each (empty:
-    the file is portable). Weights must be constant initializers, u8, or s8 within ±:data:`SAFE_S8_WEIGHT`.
-    :class:`~mermaid_verifier.errors.ModelError` when the file cannot be read as an ONNX model."""
+    the file is portable). Weights must be constant initializers, u8, or s8 within ±:data:`SAFE_S8_WEIGHT` —
+    or any s8 where the activations are bounded: cast to u8 from a ``Clip`` to constant bounds within
+    [0, :data:`ROW_LEVELS`]. :class:`~mermaid_verifier.errors.ModelError` when the file cannot be read as an
+    ONNX model."""
     import numpy as np
 
     nodes, initializers = _onnx_graph(Path(model_path))
+    producers = {output: node for node in nodes for output in node.outputs}
     risks = []
     for node in nodes:
         if node.op_type not in _INTEGER_PRODUCTS:
@@ -118,6 +127,9 @@ def saturation_risks(model_path: Path) -> list[str]:
             kind = _TENSOR_TYPES.get(weights.data_type, f"ONNX type {weights.data_type}")
             risks.append(f"{node.name or node.op_type}: weights of type {kind} are not u8 or s8")
             continue
+        activation_at, _ = _INTEGER_PRODUCTS[node.op_type]
+        if _bounded_activations(node.inputs[activation_at], producers, initializers):
+            continue
         values = weights.values(Path(model_path).parent)
         largest = int(np.abs(values.astype(np.int16)).max()) if values.size else 0
         if largest > SAFE_S8_WEIGHT:
@@ -128,8 +140,24 @@ def saturation_risks(model_path: Path) -> list[str]:
     return risks
 
 
+def _bounded_activations(name: str, producers: dict[str, _Node], initializers: dict[str, _Tensor]) -> bool:
+    """Whether the u8 values named ``name`` are provably within [0, :data:`ROW_LEVELS`]: a ``Cast`` to u8 of a
+    ``Clip`` whose bounds are constant floats within that range."""
+    cast = producers.get(name)
+    if cast is None or cast.op_type != "Cast" or cast.int_attributes.get("to") != _UINT8:
+        return False
+    clip = producers.get(cast.inputs[0]) if cast.inputs else None
+    if clip is None or clip.op_type != "Clip" or len(clip.inputs) != 3:
+        return False
+    bounds = [initializers.get(bound) for bound in clip.inputs[1:]]
+    if any(bound is None or bound.data_type != _FLOAT for bound in bounds):
+        return False
+    lows, highs = (bound.floats() for bound in bounds if bound is not None)
+    return len(lows) == len(highs) == 1 and 0.0 <= lows[0] and highs[0] <= ROW_LEVELS
+
+
 # --- the few fields of an ONNX file (protobuf, onnx/onnx.proto) the check reads, without the onnx package
-_UINT8, _INT8 = 2, 3
+_FLOAT, _UINT8, _INT8 = 1, 2, 3
 _TENSOR_TYPES = {
     1: "float32",
     2: "uint8",
@@ -153,6 +181,8 @@ class _Node:
     op_type: str
     name: str
     inputs: tuple[str, ...]
+    outputs: tuple[str, ...] = ()
+    int_attributes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -160,8 +190,15 @@ class _Tensor:
     data_type: int = 0
     raw: bytes | memoryview = b""
     int32_data: list[int] = field(default_factory=list)
+    float_data: list[float] = field(default_factory=list)
     external: dict[str, str] = field(default_factory=dict)
     location: int = 0  # EXTERNAL (1): the values are in the file ``external`` names
+
+    def floats(self) -> list[float]:
+        """A float32 tensor's values, when they are stored in the file itself."""
+        if self.raw:
+            return [value for (value,) in struct.iter_unpack("<f", self.raw)]
+        return list(self.float_data)
 
     def values(self, model_dir: Path):
         """The tensor's values as a flat u8 or s8 array (only those two types are read)."""
@@ -207,15 +244,26 @@ def _onnx_graph(path: Path) -> tuple[list[_Node], dict[str, _Tensor]]:
 
 
 def _node(data: memoryview) -> _Node:
-    op_type, name, inputs = "", "", []
+    op_type, name, inputs, outputs, attributes = "", "", [], [], {}
     for number, value in _fields(data):
         if number == 1:
             inputs.append(_text(value))
+        elif number == 2:
+            outputs.append(_text(value))
         elif number == 3:
             name = _text(value)
         elif number == 4:
             op_type = _text(value)
-    return _Node(op_type, name, tuple(inputs))
+        elif number == 5:  # AttributeProto: name (1), i (3); only integer attributes are kept
+            fields = dict(_fields(_bytes(value)))
+            if 1 in fields and isinstance(fields.get(3), int):
+                attributes[_text(fields[1])] = _signed(fields[3])
+    return _Node(op_type, name, tuple(inputs), tuple(outputs), attributes)
+
+
+def _signed(value: int) -> int:
+    """A protobuf int64 read as a varint (negative numbers arrive as their 64-bit two's complement)."""
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def _tensor(data: memoryview) -> tuple[str, _Tensor]:
@@ -225,6 +273,9 @@ def _tensor(data: memoryview) -> tuple[str, _Tensor]:
             tensor.data_type = _int(value)
         elif number == 5:  # int32_data: packed, or one value per field
             tensor.int32_data.extend(_packed(value) if isinstance(value, memoryview) else [value])
+        elif number == 4:  # float_data: packed fixed32, or one value per field
+            raw = bytes(value) if isinstance(value, memoryview) else value.to_bytes(4, "little")
+            tensor.float_data.extend(v for (v,) in struct.iter_unpack("<f", raw))
         elif number == 8:
             name = _text(value)
         elif number == 9:

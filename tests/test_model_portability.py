@@ -1,12 +1,13 @@
 """The shipped stance model computes the same on every CPU, and refuses to answer where it would not.
 
-* Structure: no integer product of the shipped file can saturate onnxruntime's AVX2 kernel (u8 weights, or
-  s8 within ±64), and the check itself tells a saturating file from a safe one.
+* Structure: no integer product of the shipped file can saturate onnxruntime's AVX2 kernel (u8 weights, s8
+  within ±64, or any s8 against u8 activations bounded to [0, 127]), and the check itself tells a saturating
+  file from a safe one.
 * Canaries: the shipped file reads its canary pairs like the float model it was exported from, on this
   machine; a file that does not (or has no canaries) is refused with one line naming the CPU and runtime.
 * Emulated AVX2 (``qemu-x86_64 -cpu Haswell``: AVX2 without VNNI, whatever this machine is): the shipped
-  file passes there, and the same weights stored as s8 on [-127, 127] — the file that read every pair as
-  "supports" on such CPUs — fail there. On a machine that is such a CPU the check runs natively; elsewhere it
+  file passes there, and the same file with its activations on the whole u8 range [0, 255] — products such as
+  those of the file that read every pair as "supports" on such CPUs — fails there. On a machine that is such a CPU the check runs natively; elsewhere it
   is skipped where qemu-user is not installed.
 """
 
@@ -55,7 +56,7 @@ def integer_matmul(path: Path, weights: np.ndarray, weight_zero_point: np.ndarra
 def test_the_shipped_file_has_no_product_that_can_saturate():
     assert saturation_risks(SHIPPED / "model.onnx") == []
     config = json.loads((SHIPPED / "stance_config.json").read_text())
-    assert config["weights"].startswith("u8 weights")
+    assert config["weights"].startswith("s8 weights per channel, u8 activations within [0, 127]")
 
 
 def test_the_structural_check_tells_a_saturating_file_from_a_safe_one(tmp_path):
@@ -72,6 +73,42 @@ def test_the_structural_check_tells_a_saturating_file_from_a_safe_one(tmp_path):
     just_over = halved.copy()
     just_over[3, 2] = -SAFE_S8_WEIGHT - 1
     assert len(saturation_risks(integer_matmul(tmp_path / "over.onnx", just_over, zero))) == 1
+
+
+def bounded_matmul(path: Path, weights: np.ndarray, high: float, to: int = TensorProto.UINT8) -> Path:
+    """A one-node product whose activations are clipped to [0, ``high``] and cast (to u8 by default) first."""
+    nodes = [
+        helper.make_node("Clip", ["x", "low", "high"], ["xc"]),
+        helper.make_node("Cast", ["xc"], ["xq"], to=to),
+        helper.make_node("MatMulInteger", ["xq", "w"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, weights.shape[0]])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [1, weights.shape[1]])],
+        [
+            numpy_helper.from_array(weights, "w"),
+            numpy_helper.from_array(np.array(0.0, np.float32), "low"),
+            numpy_helper.from_array(np.array(high, np.float32), "high"),
+        ],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def test_full_range_s8_weights_are_safe_only_against_activations_bounded_to_127(tmp_path):
+    """127 · (128 + 128) = 32,512 fits int16, so u8 activations within [0, 127] may meet any s8 weights; a bound
+    of 128 or more, activations cast to s8, or a bound that is not a constant leaves the products at risk."""
+    full = np.full((8, 4), -128, np.int8)
+    assert saturation_risks(bounded_matmul(tmp_path / "row.onnx", full, 127.0)) == []
+    assert len(saturation_risks(bounded_matmul(tmp_path / "wide.onnx", full, 128.0))) == 1
+    assert len(saturation_risks(bounded_matmul(tmp_path / "signed.onnx", full, 127.0, TensorProto.INT8))) == 1
+    unbounded = onnx.load(str(bounded_matmul(tmp_path / "input.onnx", full, 127.0)))
+    unbounded.graph.initializer.pop()  # "high" is now a graph input, known only when the model runs
+    unbounded.graph.input.append(helper.make_tensor_value_info("high", TensorProto.FLOAT, []))
+    onnx.save(unbounded, str(tmp_path / "input.onnx"))
+    assert len(saturation_risks(tmp_path / "input.onnx")) == 1
 
 
 def test_the_structural_check_reads_the_file_without_the_onnx_package(tmp_path, monkeypatch):
@@ -125,6 +162,26 @@ def test_the_shipped_file_reads_its_canaries_like_the_float_model_on_this_machin
 
 def model_copy(tmp_path: Path, edit_config=None, model_file: Path | None = None) -> Path:
     return stance_model_copy(tmp_path / "model", edit_config, model_file)
+
+
+def test_a_pair_reads_the_same_alone_as_in_a_batch_beside_longer_pairs():
+    """The shipped file quantises each token's activations on their own, so neither the other pairs of a batch
+    nor the padding they bring move a reading (a file quantised per call moved one by 0.027 here)."""
+    claim = "The Eiffel Tower is in Paris."
+    evidence = [
+        ("Eiffel Tower", "The tower is in Paris."),
+        ("Eiffel Tower", "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France."),
+        (
+            "Paris",
+            "Paris is the capital and most populous city of France, with an estimated population of two "
+            "million residents in an area of more than 105 square kilometres, and the centre of the Île-de-France.",
+        ),
+        ("Lyon", "Lyon is the third-largest city of France."),
+    ]
+    alone = StanceModel(batch_size=1).probabilities(claim, evidence)
+    together = StanceModel(batch_size=len(evidence)).probabilities(claim, evidence)
+    for one, batched in zip(alone, together, strict=True):
+        assert max(abs(one[stance] - batched[stance]) for stance in one) <= 1e-5
 
 
 def test_a_model_that_misreads_its_canaries_is_refused_with_one_line_naming_the_machine(tmp_path):
@@ -225,18 +282,12 @@ def on_emulated_avx2(model_dir: Path) -> str:
 
 
 def s8_twin(shipped: Path, target: Path) -> Path:
-    """The shipped weights stored as the earlier files stored them: s8 on [-127, 127], zero point 0."""
+    """The shipped file with its activations quantised to the whole u8 range [0, 255] instead of [0, 127]: the
+    same s8 weights, met by products whose neighbouring pairs can leave int16 (as the first shipped file's did)."""
     model = onnx.load(str(shipped))
-    initializers = {init.name: init for init in model.graph.initializer}
-    for node in model.graph.node:
-        if node.op_type != "MatMulInteger":
-            continue
-        for name, shift in ((node.input[1], -128), (node.input[3], -128)):
-            values = numpy_helper.to_array(initializers[name])
-            if values.dtype == np.uint8:
-                initializers[name].CopyFrom(
-                    numpy_helper.from_array((values.astype(np.int16) + shift).astype(np.int8), name)
-                )
+    (levels,) = [init for init in model.graph.initializer if init.name == "row7_levels"]
+    assert float(numpy_helper.to_array(levels)) == 127.0
+    levels.CopyFrom(numpy_helper.from_array(np.array(255.0, np.float32), levels.name))
     onnx.save(model, str(target))
     return target
 

@@ -101,9 +101,10 @@ def test_two_tiny_models_averaged_into_a_run_directory_as_training_writes_one(tm
     assert (run / "model" / "model.onnx").exists()
     config = json.loads((run / "model" / "stance_config.json").read_text())
     assert [weight for _, weight in config["members"]] == [0.25, 0.75]
-    # every export is portable: u8 weights no CPU's kernel saturates, and the canaries of its self-check
+    # every export is portable: products no CPU's kernel saturates, and the canaries of its self-check
     assert saturation_risks(run / "model" / "model.onnx") == []
-    assert config["weights"].startswith("u8 weights") and len(config["self_check"]["pairs"]) == 8
+    assert config["weights"].startswith("s8 weights per channel, u8 activations within [0, 127]")
+    assert len(config["self_check"]["pairs"]) == 8
     assert set(config["self_check"]["pairs"][0]["float"]) == {"supports", "refutes", "neutral"}
     with pytest.raises(SystemExit, match="already holds a run"):
         soup.main(args)

@@ -1,14 +1,19 @@
 """Formats of one trained stance model that compute the same on every CPU, built and compared.
 
 The run directory of a lent-GPU student does not outlive its machine; its int8 file does. From such a file
-(s8 weights per channel, u8 activations) this builds the other formats of the same weights:
+(s8 weights per channel, or the u8 weights made from them; u8 activations quantised per call, or per token
+for ``float``) this builds the other formats of the same weights:
 
 * ``float``: every weight dequantised, float MatMuls (the reference the others are compared with);
 * ``fp16``: the dequantised weights stored in half precision, cast to float when the session loads;
 * ``u8``: the s8 weights shifted to u8 (w + 128, zero point 128) — the same integers, so the same products
   as the s8 file on an exact (VNNI) kernel, run on u8 × u8 kernels that never saturate;
 * ``s7``: the s8 weights halved and rounded to ±64 (scales doubled), onnxruntime's ``reduce_range``;
-* ``s8``: the file as it is (on AVX2 without VNNI, its products saturate).
+* ``s8``: the file as it is (on AVX2 without VNNI, its products saturate);
+* ``row7`` (ships): the s8 weights (from an s8 or a u8 file) with activations quantised per token (per row
+  of each MatMul's input) to u8 within [0, 127]: no pair of neighbouring products can leave int16 on any
+  kernel (127 × (128 + 128) < 2^15), so it runs on the u8 × s8 kernels, and a pair reads the same whatever
+  it is batched with.
 
 Each variant is read as the runtime reads it (``mermaid_verifier.stance.StanceModel``, one pair per run),
 natively or under an emulated CPU (``qemu-x86_64 -cpu Haswell python …``: AVX2, no AVX-512, no VNNI):
@@ -36,15 +41,20 @@ from pathlib import Path
 import numpy as np
 
 from mermaid_verifier.errors import ModelSelfCheckError
-from mermaid_verifier.model_check import cpu_summary, saturation_risks
+from mermaid_verifier.model_check import ROW_LEVELS, cpu_summary, saturation_risks
 from mermaid_verifier.stance import StanceModel
 
+ROW7_FORMAT = (
+    "s8 weights per channel, u8 activations within [0, 127] quantised per token: no product can saturate on any "
+    "kernel, and a pair reads the same whatever it is batched with"
+)
 FORMATS = {
     "float": "float32 MatMuls on the dequantised weights",
     "fp16": "float16 weights cast to float32 at load, float32 MatMuls",
     "u8": "u8 weights per channel (zero point 128), u8 activations quantised per call: exact on every CPU",
     "s7": "s8 weights within ±64 per channel (reduce_range), u8 activations quantised per call",
     "s8": "s8 weights per channel on [-127, 127], u8 activations quantised per call: saturates on AVX2 without VNNI",
+    "row7": ROW7_FORMAT,
 }
 VARIANTS = tuple(FORMATS)
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -87,10 +97,8 @@ def float_weights(model, half: bool = False):
     new_initializers: dict[str, np.ndarray] = {}
     for node in [n for n in graph.node if n.op_type == "MatMulInteger"]:
         activation_q, weight_q, _, weight_zp = node.input
-        quantize = producer[activation_q]
-        assert quantize.op_type == "DynamicQuantizeLinear", node.name
-        (cast,) = consumers[node.output[0]]
-        (scale_mul,) = consumers[cast.output[0]]
+        activation = _float_activation(activation_q, producer, node.name)
+        scale_mul = _float_product(node, consumers)
         weight_scale = weight_q.removesuffix("_quantized") + "_scale"
         values = numpy_helper.to_array(initializers[weight_q]).astype(np.float32)
         zero = numpy_helper.to_array(initializers[weight_zp]).astype(np.float32)
@@ -102,9 +110,8 @@ def float_weights(model, half: bool = False):
         if half:
             weight = name + "_cast"
             graph.node.append(helper.make_node("Cast", [name], [weight], to=onnx.TensorProto.FLOAT))
-        graph.node.append(helper.make_node("MatMul", [quantize.input[0], weight], [scale_mul.output[0]]))
-        for old in (node, cast, scale_mul):
-            graph.node.remove(old)
+        graph.node.append(helper.make_node("MatMul", [activation, weight], [scale_mul.output[0]]))
+        graph.node.remove(scale_mul)  # what computed its input is left unread, and dropped below
     for name, array in new_initializers.items():
         graph.initializer.append(numpy_helper.from_array(array.astype(np.float16) if half else array, name))
     _drop_dead_nodes(graph)
@@ -112,6 +119,32 @@ def float_weights(model, half: bool = False):
     del graph.node[:]
     graph.node.extend(sorted_nodes)
     return model
+
+
+def _float_activation(activation_q: str, producer: dict, where: str) -> str:
+    """The float tensor a MatMulInteger's u8 input was quantised from: the input of ``DynamicQuantizeLinear``,
+    or of the per-token chain :func:`row_quantised` writes (``Div → Round → Add → Clip → Cast``)."""
+    node = producer[activation_q]
+    if node.op_type == "DynamicQuantizeLinear":
+        return node.input[0]
+    for op_type in ("Cast", "Clip", "Add", "Round", "Div"):
+        if node.op_type != op_type:
+            raise ValueError(f"{where}: its activations are not quantised in a form this reads ({node.op_type})")
+        if op_type != "Div":
+            node = producer[node.input[0]]
+    return node.input[0]
+
+
+def _float_product(node, consumers: dict):
+    """The ``Mul`` that scales ``node``'s integer product back to float (after a ``Cast``, and in the per-token
+    form after the zero points' correction)."""
+    (after,) = consumers[node.output[0]]
+    if after.op_type == "Sub":
+        (after,) = consumers[after.output[0]]
+    if after.op_type != "Cast":
+        raise ValueError(f"{node.name}: its product is not cast to float where expected ({after.op_type})")
+    (scale_mul,) = consumers[after.output[0]]
+    return scale_mul
 
 
 def _topological(graph) -> list:
@@ -159,6 +192,102 @@ def integer_weights(model, kind: str):
     return model
 
 
+def _signed_weights(values: np.ndarray, zero: np.ndarray, name: str) -> np.ndarray:
+    """Per-channel s8 weights from an s8 file (zero point 0) or the u8 file made from one (zero point 128)."""
+    if values.dtype == np.int8 and np.all(zero == 0):
+        return values
+    if values.dtype == np.uint8 and np.all(zero == 128):
+        return (values.astype(np.int16) - 128).astype(np.int8)
+    raise ValueError(f"{name}: expected symmetric s8 weights, or u8 weights with zero point 128")
+
+
+def row_quantised(model):
+    """Every ``DynamicQuantizeLinear → MatMulInteger → Cast → Mul`` chain of ``model`` with the activations
+    quantised per token instead of per call, to u8 within [0, :data:`ROW_LEVELS`], against s8 weights.
+
+    For each row x of a MatMul's input: lo = min(min(x), 0), hi = max(max(x), 0), scale = (hi - lo) / 127,
+    zero point z = round(-lo / scale), q = clip(round(x / scale) + z, 0, 127). The integer product is
+    q · W − z · colsum(W) (exact in int32), times scale · the weights' per-channel scale. Each row's
+    quantisation depends on that row alone, so neither padding nor the other pairs of a batch move a reading;
+    and as q ≤ 127 and |W| ≤ 128, the pairwise int16 sums of the AVX2 u8 × s8 kernel cannot saturate."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    producer, consumers = _graph_maps(graph)
+    initializers = {init.name: init for init in graph.initializer}
+    new_initializers: dict[str, np.ndarray] = {
+        "row7_zero": np.array(0.0, np.float32),
+        "row7_levels": np.array(float(ROW_LEVELS), np.float32),
+        "row7_smallest_scale": np.array(1e-30, np.float32),  # a row of zeros: every q is its zero point
+    }
+    rows: dict[str, tuple[str, str, str]] = {}  # activation → (q, scale, zero point as int32)
+    weights: dict[str, str] = {}  # quantised weight → the name of its column sums
+    for node in [n for n in graph.node if n.op_type == "MatMulInteger"]:
+        activation_q, weight_q, _, weight_zp = node.input
+        quantize = producer[activation_q]
+        if quantize.op_type != "DynamicQuantizeLinear":
+            raise ValueError(f"{node.name}: its activations do not come from DynamicQuantizeLinear")
+        x = quantize.input[0]
+        if x not in rows:
+            p = f"{x}_row7"
+            graph.node.extend(
+                [
+                    helper.make_node("ReduceMin", [x], [f"{p}_min"], axes=[-1], keepdims=1),
+                    helper.make_node("ReduceMax", [x], [f"{p}_max"], axes=[-1], keepdims=1),
+                    helper.make_node("Min", [f"{p}_min", "row7_zero"], [f"{p}_lo"]),
+                    helper.make_node("Max", [f"{p}_max", "row7_zero"], [f"{p}_hi"]),
+                    helper.make_node("Sub", [f"{p}_hi", f"{p}_lo"], [f"{p}_range"]),
+                    helper.make_node("Div", [f"{p}_range", "row7_levels"], [f"{p}_step"]),
+                    helper.make_node("Max", [f"{p}_step", "row7_smallest_scale"], [f"{p}_scale"]),
+                    helper.make_node("Div", [f"{p}_lo", f"{p}_scale"], [f"{p}_lo_steps"]),
+                    helper.make_node("Neg", [f"{p}_lo_steps"], [f"{p}_zero_steps"]),
+                    helper.make_node("Round", [f"{p}_zero_steps"], [f"{p}_zero_rounded"]),
+                    helper.make_node("Clip", [f"{p}_zero_rounded", "row7_zero", "row7_levels"], [f"{p}_zero"]),
+                    helper.make_node("Div", [x, f"{p}_scale"], [f"{p}_steps"]),
+                    helper.make_node("Round", [f"{p}_steps"], [f"{p}_rounded"]),
+                    helper.make_node("Add", [f"{p}_rounded", f"{p}_zero"], [f"{p}_shifted"]),
+                    helper.make_node("Clip", [f"{p}_shifted", "row7_zero", "row7_levels"], [f"{p}_clipped"]),
+                    helper.make_node("Cast", [f"{p}_clipped"], [f"{p}_q"], to=onnx.TensorProto.UINT8),
+                    helper.make_node("Cast", [f"{p}_zero"], [f"{p}_zero_int"], to=onnx.TensorProto.INT32),
+                ]
+            )
+            rows[x] = (f"{p}_q", f"{p}_scale", f"{p}_zero_int")
+        q, scale, zero = rows[x]
+        if weight_q not in weights:  # s8 under the same names (training/onnx_weights.py reads them back)
+            zero_point = numpy_helper.to_array(initializers[weight_zp])
+            signed = _signed_weights(numpy_helper.to_array(initializers[weight_q]), zero_point, weight_q)
+            initializers[weight_q].CopyFrom(numpy_helper.from_array(signed, weight_q))
+            initializers[weight_zp].CopyFrom(numpy_helper.from_array(np.zeros(zero_point.shape, np.int8), weight_zp))
+            column_sums = f"{weight_q.removesuffix('_quantized')}_column_sums"
+            new_initializers[column_sums] = signed.astype(np.int32).sum(axis=0).astype(np.int32)
+            weights[weight_q] = column_sums
+        column_sums = weights[weight_q]
+        (cast,) = consumers[node.output[0]]
+        (scale_mul,) = consumers[cast.output[0]]
+        weight_scale = weight_q.removesuffix("_quantized") + "_scale"
+        o = f"{node.output[0]}_row7"
+        graph.node.extend(
+            [
+                helper.make_node("MatMulInteger", [q, weight_q, "", weight_zp], [f"{o}_products"], name=node.name),
+                helper.make_node("Mul", [zero, column_sums], [f"{o}_zero_products"]),
+                helper.make_node("Sub", [f"{o}_products", f"{o}_zero_products"], [f"{o}_exact"]),
+                helper.make_node("Cast", [f"{o}_exact"], [f"{o}_float"], to=onnx.TensorProto.FLOAT),
+                helper.make_node("Mul", [scale, weight_scale], [f"{o}_scale"]),
+                helper.make_node("Mul", [f"{o}_float", f"{o}_scale"], [scale_mul.output[0]]),
+            ]
+        )
+        for old in (node, cast, scale_mul):
+            graph.node.remove(old)
+    for name, array in new_initializers.items():
+        graph.initializer.append(numpy_helper.from_array(array, name))
+    _drop_dead_nodes(graph)
+    sorted_nodes = _topological(graph)
+    del graph.node[:]
+    graph.node.extend(sorted_nodes)
+    return model
+
+
 def build(source: Path, out: Path, variants: list[str]) -> None:
     import onnx
 
@@ -170,6 +299,8 @@ def build(source: Path, out: Path, variants: list[str]) -> None:
             model = float_weights(model, half=variant == "fp16")
         elif variant in ("u8", "s7"):
             model = integer_weights(model, variant)
+        elif variant == "row7":
+            model = row_quantised(model)
         onnx.checker.check_model(model)
         onnx.save(model, str(target / "model.onnx"))
         shutil.copyfile(source / "tokenizer.json", target / "tokenizer.json")

@@ -243,12 +243,13 @@ def float_nodes(fp32: Path, keep_float: tuple[str, ...]) -> list[str]:
 
 
 def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
-    """Dynamic int8 quantisation, per channel (symmetric s8, then stored as u8 weights with zero point 128:
-    the same integers, run on kernels that never saturate — ``mermaid_verifier.model_check``); MatMuls named
+    """Dynamic int8 quantisation: symmetric s8 weights per channel, activations quantised per token to u8
+    within [0, 127] (``portable_formats.row_quantised``: no product can saturate on any kernel —
+    ``mermaid_verifier.model_check`` — and a pair reads the same whatever it is batched with); MatMuls named
     by ``keep_float`` stay in float. Refuses to leave a file whose products could differ between CPUs."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from portable_formats import integer_weights
+    from portable_formats import row_quantised
 
     from mermaid_verifier.model_check import saturation_risks
 
@@ -259,7 +260,7 @@ def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
         per_channel=True,
         nodes_to_exclude=float_nodes(fp32, keep_float) if keep_float else None,
     )
-    onnx.save(integer_weights(onnx.load(str(int8)), "u8"), str(int8))
+    onnx.save(row_quantised(onnx.load(str(int8))), str(int8))
     risks = saturation_risks(int8)
     if risks:
         int8.unlink()
@@ -270,6 +271,7 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_fl
     """int8 (per-channel) ONNX model + tokenizer in ``out_dir``, and its argmax agreement with torch."""
     import numpy as np
     import onnxruntime as ort
+    from portable_formats import ROW7_FORMAT
 
     out_dir.mkdir(parents=True, exist_ok=True)
     fp32 = out_dir / "model.fp32.onnx"
@@ -287,7 +289,7 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_fl
         onnx_argmax += list(session.run(None, {n: enc[n].astype(np.int64) for n in names})[0].argmax(-1))
     agreement = float((np.array(onnx_argmax) == torch_probs.argmax(-1)).mean()) if rows else 1.0
     return {
-        "weights": "u8 weights per channel (zero point 128), u8 activations quantised per call: exact on every CPU",
+        "weights": ROW7_FORMAT,
         "self_check": self_check_spec(
             lambda pairs: [
                 dict(zip(map(STANCES.get, LABELS), map(float, p))) for p in predict(model, tokenizer, pairs)
