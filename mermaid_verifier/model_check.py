@@ -24,6 +24,7 @@ reading on the machine it runs on whatever the cause.
 from __future__ import annotations
 
 import hashlib
+import math
 import platform
 import struct
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ _INTEGER_PRODUCTS = {
     "MatMulIntegerToFloat": (0, 1),
     "DynamicQuantizeMatMul": (0, 1),
 }
+# Products whose u8 input is all the kernel multiplies (a convolution also pads with the input's zero point).
+_BOUNDABLE = {"MatMulInteger", "MatMulIntegerToFloat"}
 
 
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> list[str]:
@@ -128,7 +131,7 @@ def saturation_risks(model_path: Path) -> list[str]:
             risks.append(f"{node.name or node.op_type}: weights of type {kind} are not u8 or s8")
             continue
         activation_at, _ = _INTEGER_PRODUCTS[node.op_type]
-        if _bounded_activations(node.inputs[activation_at], producers, initializers):
+        if node.op_type in _BOUNDABLE and _bounded_activations(node.inputs[activation_at], producers, initializers):
             continue
         values = weights.values(Path(model_path).parent)
         largest = int(np.abs(values.astype(np.int16)).max()) if values.size else 0
@@ -142,7 +145,8 @@ def saturation_risks(model_path: Path) -> list[str]:
 
 def _bounded_activations(name: str, producers: dict[str, _Node], initializers: dict[str, _Tensor]) -> bool:
     """Whether the u8 values named ``name`` are provably within [0, :data:`ROW_LEVELS`]: a ``Cast`` to u8 of a
-    ``Clip`` whose bounds are constant floats within that range."""
+    ``Clip`` whose bounds are constant, finite floats with 0 ≤ low ≤ high ≤ 127 (a Clip whose low bound passes
+    its high one gives the high one, and a negative float cast to u8 can wrap to 255)."""
     cast = producers.get(name)
     if cast is None or cast.op_type != "Cast" or cast.int_attributes.get("to") != _UINT8:
         return False
@@ -153,7 +157,9 @@ def _bounded_activations(name: str, producers: dict[str, _Node], initializers: d
     if any(bound is None or bound.data_type != _FLOAT for bound in bounds):
         return False
     lows, highs = (bound.floats() for bound in bounds if bound is not None)
-    return len(lows) == len(highs) == 1 and 0.0 <= lows[0] and highs[0] <= ROW_LEVELS
+    if len(lows) != 1 or len(highs) != 1 or not all(math.isfinite(v) for v in (*lows, *highs)):
+        return False
+    return 0.0 <= lows[0] <= highs[0] <= ROW_LEVELS
 
 
 # --- the few fields of an ONNX file (protobuf, onnx/onnx.proto) the check reads, without the onnx package
@@ -196,6 +202,8 @@ class _Tensor:
 
     def floats(self) -> list[float]:
         """A float32 tensor's values, when they are stored in the file itself."""
+        if len(self.raw) % 4:
+            return []  # not a float32 tensor's bytes: no bound can be read from it
         if self.raw:
             return [value for (value,) in struct.iter_unpack("<f", self.raw)]
         return list(self.float_data)
@@ -238,7 +246,7 @@ def _onnx_graph(path: Path) -> tuple[list[_Node], dict[str, _Tensor]]:
             elif number == 5:  # GraphProto.initializer
                 name, tensor = _tensor(_bytes(value))
                 initializers[name] = tensor
-    except (ValueError, IndexError, UnicodeDecodeError) as error:
+    except (ValueError, IndexError, UnicodeDecodeError, OverflowError, struct.error) as error:
         raise ModelError(f"{path} is not an ONNX model file ({error})") from None
     return nodes, initializers
 

@@ -75,8 +75,11 @@ def test_the_structural_check_tells_a_saturating_file_from_a_safe_one(tmp_path):
     assert len(saturation_risks(integer_matmul(tmp_path / "over.onnx", just_over, zero))) == 1
 
 
-def bounded_matmul(path: Path, weights: np.ndarray, high: float, to: int = TensorProto.UINT8) -> Path:
-    """A one-node product whose activations are clipped to [0, ``high``] and cast (to u8 by default) first."""
+def bounded_matmul(
+    path: Path, weights: np.ndarray, high: float, to: int = TensorProto.UINT8, low: float = 0.0, raw: bool = True
+) -> Path:
+    """A one-node product whose activations are clipped to [``low``, ``high``] and cast (to u8 by default) first;
+    the bounds stored as raw bytes, or in the tensor's float fields (``raw=False``)."""
     nodes = [
         helper.make_node("Clip", ["x", "low", "high"], ["xc"]),
         helper.make_node("Cast", ["xc"], ["xq"], to=to),
@@ -89,8 +92,12 @@ def bounded_matmul(path: Path, weights: np.ndarray, high: float, to: int = Tenso
         [helper.make_tensor_value_info("y", TensorProto.INT32, [1, weights.shape[1]])],
         [
             numpy_helper.from_array(weights, "w"),
-            numpy_helper.from_array(np.array(0.0, np.float32), "low"),
-            numpy_helper.from_array(np.array(high, np.float32), "high"),
+            *(
+                numpy_helper.from_array(np.array(value, np.float32), name)
+                if raw
+                else helper.make_tensor(name, TensorProto.FLOAT, [], [value])
+                for name, value in (("low", low), ("high", high))
+            ),
         ],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
@@ -104,6 +111,9 @@ def test_full_range_s8_weights_are_safe_only_against_activations_bounded_to_127(
     assert saturation_risks(bounded_matmul(tmp_path / "row.onnx", full, 127.0)) == []
     assert len(saturation_risks(bounded_matmul(tmp_path / "wide.onnx", full, 128.0))) == 1
     assert len(saturation_risks(bounded_matmul(tmp_path / "signed.onnx", full, 127.0, TensorProto.INT8))) == 1
+    # a negative low bound (cast to u8 it can wrap to 255), bounds the wrong way round (Clip gives the high one)
+    for name, low, high in (("negative", -1.0, 127.0), ("crossed", 100.0, 50.0), ("minus_inf", 0.0, -np.inf)):
+        assert len(saturation_risks(bounded_matmul(tmp_path / f"{name}.onnx", full, high, low=low))) == 1, name
     unbounded = onnx.load(str(bounded_matmul(tmp_path / "input.onnx", full, 127.0)))
     unbounded.graph.initializer.pop()  # "high" is now a graph input, known only when the model runs
     unbounded.graph.input.append(helper.make_tensor_value_info("high", TensorProto.FLOAT, []))
@@ -120,7 +130,7 @@ def test_the_structural_check_reads_the_file_without_the_onnx_package(tmp_path, 
     as_int32.graph.initializer[0].CopyFrom(helper.make_tensor("w", TensorProto.INT8, [2, 2], full.flatten().tolist()))
     assert not as_int32.graph.initializer[0].HasField("raw_data")
     onnx.save(as_int32, str(tmp_path / "int32.onnx"))
-    s8_file = s8_twin(SHIPPED / "model.onnx", tmp_path / "s8.onnx")
+    s8_file = wide_activation_twin(SHIPPED / "model.onnx", tmp_path / "s8.onnx")
     model = onnx.load(str(s8_file))  # what the onnx package reads there: the products beyond ±64, by node
     weights = {init.name: numpy_helper.to_array(init) for init in model.graph.initializer}
     beyond = [
@@ -137,6 +147,10 @@ def test_the_structural_check_reads_the_file_without_the_onnx_package(tmp_path, 
         size_threshold=0,
     )
     (tmp_path / "not.onnx").write_bytes(b"%PDF-1.4 not a model at all" * 10)
+    full_range = np.full((8, 4), -128, np.int8)
+    bounded = bounded_matmul(tmp_path / "bounded.onnx", full_range, 127.0, raw=False)
+    unbounded = bounded_matmul(tmp_path / "unbounded.onnx", full_range, 255.0, raw=False)
+    assert not onnx.load(str(bounded)).graph.initializer[1].HasField("raw_data")
 
     monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx now raises ImportError
     for path in (raw, tmp_path / "int32.onnx"):
@@ -147,6 +161,7 @@ def test_the_structural_check_reads_the_file_without_the_onnx_package(tmp_path, 
     assert saturation_risks(tmp_path / "external" / "model.onnx") == saturation_risks(s8_file)
     with pytest.raises(ModelError, match="not an ONNX model file"):
         saturation_risks(tmp_path / "not.onnx")
+    assert saturation_risks(bounded) == [] and len(saturation_risks(unbounded)) == 1
 
 
 def test_the_shipped_file_reads_its_canaries_like_the_float_model_on_this_machine():
@@ -281,7 +296,7 @@ def on_emulated_avx2(model_dir: Path) -> str:
     return done.stdout.strip()
 
 
-def s8_twin(shipped: Path, target: Path) -> Path:
+def wide_activation_twin(shipped: Path, target: Path) -> Path:
     """The shipped file with its activations quantised to the whole u8 range [0, 255] instead of [0, 127]: the
     same s8 weights, met by products whose neighbouring pairs can leave int16 (as the first shipped file's did)."""
     model = onnx.load(str(shipped))
@@ -293,9 +308,9 @@ def s8_twin(shipped: Path, target: Path) -> Path:
 
 
 @needs_qemu
-def test_on_an_emulated_avx2_cpu_the_shipped_file_passes_and_its_s8_twin_is_refused(tmp_path):
+def test_on_an_emulated_avx2_cpu_the_shipped_file_passes_and_its_wide_activation_twin_is_refused(tmp_path):
     assert on_emulated_avx2(SHIPPED).startswith("PASSED")
-    twin = s8_twin(SHIPPED / "model.onnx", tmp_path / "s8.onnx")
+    twin = wide_activation_twin(SHIPPED / "model.onnx", tmp_path / "s8.onnx")
     assert len(saturation_risks(twin)) > 0
     twin_dir = model_copy(tmp_path, model_file=twin)
     native = StanceModel(twin_dir)

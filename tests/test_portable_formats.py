@@ -11,11 +11,10 @@ import pytest
 
 onnx = pytest.importorskip("onnx", reason="these tests build ONNX files with the onnx package (dev extra)")
 ort = pytest.importorskip("onnxruntime")
+import portable_formats  # noqa: E402  (training/ is on the test path: pyproject.toml)
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from mermaid_verifier.model_check import saturation_risks  # noqa: E402
-
-portable_formats = pytest.importorskip("portable_formats")  # training/ is on the test path (pyproject.toml)
 
 K, N = 48, 16
 
@@ -81,7 +80,6 @@ def test_it_computes_the_per_token_integer_product_it_describes(row_file):
     scale = np.maximum((high - low) / np.float32(127), np.float32(1e-30))
     zero = np.clip(np.round(-(low / scale)), 0, 127)
     q = np.clip(np.round(x / scale) + zero, 0, 127)
-    assert q.max() <= 127 and q.min() >= 0
     exact = (q.astype(np.int64) - zero.astype(np.int64)) @ signed.astype(np.int64)
     expected = exact.astype(np.float32) * (scale * weight_scale)
     np.testing.assert_allclose(run(path, x), expected, rtol=1e-6, atol=1e-6)

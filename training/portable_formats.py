@@ -18,7 +18,8 @@ for ``float``) this builds the other formats of the same weights:
 Each variant is read as the runtime reads it (``mermaid_verifier.stance.StanceModel``, one pair per run),
 natively or under an emulated CPU (``qemu-x86_64 -cpu Haswell python …``: AVX2, no AVX-512, no VNNI):
 
-    python training/portable_formats.py build --from data/stance_model --out /tmp/formats
+    python training/portable_formats.py build --from data/stance_model --out /tmp/formats --variants float
+    python training/portable_formats.py build --from <an s8 or u8 file's folder> --out /tmp/formats
     python training/portable_formats.py clean --pairs PAIRS.jsonl --out pairs.clean.jsonl
     python training/portable_formats.py read --model /tmp/formats/u8 --pairs pairs.clean.jsonl --out probs-u8.json
     python training/portable_formats.py compare probs-float.json probs-u8.json …
@@ -213,6 +214,9 @@ def row_quantised(model):
     import onnx
     from onnx import helper, numpy_helper
 
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
+    if opset >= 18:  # ReduceMin / ReduceMax take their axes as an input from opset 18
+        raise ValueError(f"row_quantised writes opset-17 reductions; this model imports opset {opset}")
     graph = model.graph
     producer, consumers = _graph_maps(graph)
     initializers = {init.name: init for init in graph.initializer}
@@ -263,9 +267,11 @@ def row_quantised(model):
             new_initializers[column_sums] = signed.astype(np.int32).sum(axis=0).astype(np.int32)
             weights[weight_q] = column_sums
         column_sums = weights[weight_q]
-        (cast,) = consumers[node.output[0]]
-        (scale_mul,) = consumers[cast.output[0]]
+        scale_mul = _float_product(node, consumers)
         weight_scale = weight_q.removesuffix("_quantized") + "_scale"
+        scales = producer.get(scale_mul.input[1])  # Mul(activation scale, weight scale), as the quantiser writes
+        if weight_scale not in initializers or scales is None or weight_scale not in scales.input:
+            raise ValueError(f"{node.name}: its weights' scale is not where the quantiser puts it ({weight_scale})")
         o = f"{node.output[0]}_row7"
         graph.node.extend(
             [
@@ -277,8 +283,7 @@ def row_quantised(model):
                 helper.make_node("Mul", [f"{o}_float", f"{o}_scale"], [scale_mul.output[0]]),
             ]
         )
-        for old in (node, cast, scale_mul):
-            graph.node.remove(old)
+        graph.node.remove(scale_mul)  # what computed its input is left unread, and dropped below
     for name, array in new_initializers.items():
         graph.initializer.append(numpy_helper.from_array(array, name))
     _drop_dead_nodes(graph)
@@ -291,6 +296,12 @@ def row_quantised(model):
 def build(source: Path, out: Path, variants: list[str]) -> None:
     import onnx
 
+    per_token = "row7_levels" in {init.name for init in onnx.load(str(source / "model.onnx")).graph.initializer}
+    if per_token and set(variants) - {"float", "fp16"}:
+        raise SystemExit(
+            f"{source} holds a file quantised per token: only --variants float,fp16 are built from it (the others "
+            "start from the export's per-call file, an s8 or u8 one)"
+        )
     for variant in variants:
         target = out / variant
         target.mkdir(parents=True, exist_ok=True)
@@ -417,7 +428,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build")
-    b.add_argument("--from", dest="source", type=Path, required=True, help="a model directory with an s8 file")
+    b.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        required=True,
+        help="a model directory: an s8 or u8 file for every variant, the shipped per-token file for float and fp16",
+    )
     b.add_argument("--out", type=Path, required=True)
     b.add_argument("--variants", default=",".join(VARIANTS))
     k = sub.add_parser("clean")
