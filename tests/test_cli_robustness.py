@@ -254,13 +254,16 @@ def test_a_path_that_cannot_be_used_is_a_usage_error_naming_it(
         (["{claims}", "--split", "{dir}/split.json", "--part", "tset"], "{dir}/split.json", "has no part 'tset'"),
         (["{claims}", "--corpus", "{dir}/missing-corpus.jsonl"], "{dir}/missing-corpus.jsonl", "corpus file not found"),
         (["{claims}", "--corpus", "{dir}"], "{dir}", "corpus path is not a file"),
+        (["{dir}/empty.jsonl"], "{dir}/empty.jsonl", "no claims to verify"),
+        (["{claims}", "--split", "{dir}/split.json", "--part", "other"], "{claims}", "no claims to verify"),
     ],
 )
 def test_a_refused_fever_run_creates_no_run_directory(tmp_path, claims_file, args, named, message):
     def fill(text: str) -> str:
         return text.format(dir=tmp_path, claims=claims_file)
 
-    (tmp_path / "split.json").write_text(json.dumps({"assignment": {"c1": "test"}}))
+    (tmp_path / "split.json").write_text(json.dumps({"assignment": {"c1": "test", "elsewhere": "other"}}))
+    (tmp_path / "empty.jsonl").write_text("")
     out = tmp_path / "runs" / "fever"
     result = invoke(
         "fever",

@@ -330,14 +330,41 @@ async def run(
     # A Ray driver builds no graph (its workers do), so it skips the graph's imports.
     open_graph = None if options.ray is not None else graph_opener(settings, verifier_factory)
     check_inputs(options, settings, corpora=options.ray is None and verifier_factory is None)
+    made = _missing_folders(options.out_dir)
     make_run_dir(options.out_dir)
     with run_lock(options.out_dir):
-        options = selection_for_run(options)
-        claims, bad_lines = load_claims(options)
+        try:
+            options = selection_for_run(options)
+            claims, bad_lines = load_claims(options)
+        except UsageError:
+            _remove_empty_run_dir(options.out_dir, made)  # refused before anything was written: leave nothing
+            raise
         claims = order_claims(
             claims, options.order, options.seed, spacy_subject if options.order == "clustered" else None
         )
         return await _run_locked(options, settings, claims, bad_lines, open_graph, on_start, on_progress)
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """The folders of ``path`` (itself first, then its parents) that do not exist yet."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _remove_empty_run_dir(out_dir: Path, made: list[Path]) -> None:
+    """Remove the folders this run made (``made``, innermost first) while they hold nothing but its lock file."""
+    if not made or made[0] != out_dir or {p.name for p in out_dir.iterdir()} - {LOCK_FILE}:
+        return
+    (out_dir / LOCK_FILE).unlink(missing_ok=True)
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another process wrote there meanwhile): keep it and what is above it
+            return
 
 
 async def _run_locked(options, settings, claims, bad_lines, open_graph, on_start, on_progress) -> RunOutcome:
