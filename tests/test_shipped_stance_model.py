@@ -43,14 +43,14 @@ def vitaminc_held_out_slice(path: Path) -> list[dict]:
 
 
 def test_a_vitaminc_slice_held_out_by_page_reads_as_reported():
-    """Every third pair of the held-out slice (1,036 of 3,106), so that the suite stays short: the int8 model
-    reads 0.719 of them right by argmax (0.733 of the whole slice, as its model card reports)."""
-    rows = vitaminc_held_out_slice(requires_shared_data("train", "contrastive_pairs.jsonl"))[::3]
+    """Every sixth pair of the held-out slice (518 of 3,106), so that the suite stays short: the int8 model
+    reads 0.739 of them right by argmax (0.732 of another third of the slice; the model card's table)."""
+    rows = vitaminc_held_out_slice(requires_shared_data("train", "contrastive_pairs.jsonl"))[::6]
     model = StanceModel()
     right = 0
     for row in rows:
         evidence = [(row["title"], clean_fever_text(row["evidence"]))]
         probabilities = model.probabilities(clean_fever_text(row["claim"]), evidence)[0]
         right += STANCE_LABEL[max(probabilities, key=probabilities.get)] == row["label"]
-    assert len(rows) > 1000
-    assert right / len(rows) >= 0.709
+    assert len(rows) > 500
+    assert right / len(rows) >= 0.725
