@@ -348,7 +348,7 @@ async def open_pipeline(
     block ends, on every path.
 
     ``early_start`` is the task that began starting ``resource_overrides["toolbox"]`` before the heavy imports
-    (``tools.sources.start_toolbox_early``); it is awaited before the graph is used and finished on the way out.
+    (``tools.sources.toolbox_started_early``); it is awaited before the graph is used and finished on the way out.
     Building the resources reads files and opens the memory store, so it runs in a worker thread: the event loop
     never blocks (``langgraph dev`` refuses code that does)."""
     resources: Resources | None = None

@@ -1,10 +1,13 @@
 """The MCP client side: sessions kept for a run, failures turned into outcomes or typed errors."""
 
 import sys
+import tempfile
+import time
 
 import pytest
 
 from mermaid_verifier.errors import ToolServerError
+from mermaid_verifier.tools import sources
 from mermaid_verifier.tools.toolbox import Toolbox, corpus_server, stdio_server
 
 from .conftest import WIKI_MINI, in_process_corpus_server
@@ -47,3 +50,51 @@ def test_server_names_must_be_unique(tmp_path):
     spec = in_process_corpus_server([WIKI_MINI], tmp_path)
     with pytest.raises(ToolServerError, match="unique"):
         Toolbox([spec, spec])
+
+
+# The corpus server, after touching the file named first on its command line.
+MARKED_SERVER = (
+    "import pathlib, runpy, sys; pathlib.Path(sys.argv.pop(1)).touch(); "
+    "runpy.run_module('mermaid_verifier.tools.servers.local_corpus_server', run_name='__main__', alter_sys=True)"
+)
+
+
+async def test_an_early_start_has_the_server_process_running_before_the_caller_holds_the_loop(tmp_path, monkeypatch):
+    """``verify`` imports the graph, the parser and the stance model right after the early start, holding the
+    event loop for seconds: the server's process must already be running then, not spawned after them, however
+    long the thread that makes its error log takes."""
+    real_temporary_file = tempfile.TemporaryFile
+
+    def slow_temporary_file(*args, **kwargs):
+        time.sleep(0.3)
+        return real_temporary_file(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", slow_temporary_file)
+    marker = tmp_path / "server-started"
+    args = ["-c", MARKED_SERVER, str(marker), "--cache-dir", str(tmp_path / "index"), "--corpus", str(WIKI_MINI)]
+    toolbox = Toolbox([stdio_server("local-corpus", sys.executable, args)])
+    monkeypatch.setattr(sources, "toolbox_for", lambda settings: (toolbox, {}))
+    async with sources.toolbox_started_early(None) as (started, skipped, task):
+        assert started is toolbox and skipped == {}
+        deadline = time.monotonic() + 20
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)  # noqa: ASYNC251 - blocking on purpose, as imports are: the loop gets no turn here
+        assert marker.exists(), "the server process was not started before the caller took the loop"
+        await task
+        outcome = await toolbox.call("local-corpus", "search", {"query": "Soul Food Fox 2000 Pictures", "k": 1})
+    assert outcome.ok and outcome.data["passages"][0]["text"] == "It was released by Fox 2000 Pictures."
+
+
+async def test_a_toolbox_with_no_server_process_counts_as_launched_once_starting(tmp_path):
+    toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path)])
+    async with toolbox:
+        assert toolbox.launched.is_set()
+
+
+async def test_a_server_that_dies_at_start_still_ends_the_wait_for_its_launch():
+    dying = stdio_server("broken", sys.executable, ["-c", "import sys; sys.exit(3)"])
+    toolbox = Toolbox([dying])
+    with pytest.raises(ToolServerError):
+        await toolbox.start()
+    assert toolbox.launched.is_set()
+    await toolbox.aclose()

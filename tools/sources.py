@@ -21,7 +21,7 @@ from pathlib import Path
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
 
-SPAWN_TURNS = 20  # loop turns the early start is given to spawn the servers' processes
+LAUNCH_WAIT_S = 5.0  # the most an early start waits for its first server process to be running
 
 
 @dataclass(frozen=True)
@@ -102,9 +102,11 @@ async def toolbox_started_early(settings) -> AsyncIterator[tuple[Toolbox, dict[s
             await toolbox.start()
 
     task = asyncio.create_task(start_quietly())
-    for _ in range(SPAWN_TURNS):  # the task spawns the server processes within a few turns of the loop, before
-        await asyncio.sleep(0)  # the caller's imports hold the loop for a second or more
+    # Until the first server process runs: the caller's imports then hold the loop for seconds, and a
+    # process not yet spawned (its error log is made in a thread first) would only start after them.
     try:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(toolbox.launched.wait(), LAUNCH_WAIT_S)
         yield toolbox, skipped, task
     finally:
         if not task.done():

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from mermaid_verifier.errors import CORPUS_UNUSABLE, CorpusError, ToolServerError
 from mermaid_verifier.source_registry import BY_NAME
 
-SessionConnector = Callable[[], AbstractAsyncContextManager[ClientSession]]
+SessionConnector = Callable[..., AbstractAsyncContextManager[ClientSession]]
 
 
 class ToolOutcome(BaseModel):
@@ -52,11 +52,13 @@ class ServerSpec:
 
     ``source`` says what it serves, for the lookups memory remembers: ``corpus:<fingerprint>`` for
     local corpora (a changed corpus is another source), a live source's name otherwise; None: its
-    lookups are not remembered."""
+    lookups are not remembered. ``launches``: the server is a process of its own, and ``connect`` takes
+    ``launched``, an event it sets once that process is running (before the MCP handshake)."""
 
     name: str
     connect: SessionConnector = field(compare=False)
     source: str | None = field(default=None, compare=False)
+    launches: bool = field(default=False, compare=False)
 
 
 def corpus_source(corpora: list[Path]) -> str | None:
@@ -76,7 +78,7 @@ def stdio_server(
     """A server started as a subprocess speaking MCP over stdio; its stderr is kept for errors."""
 
     @contextlib.asynccontextmanager
-    async def connect():
+    async def connect(launched: asyncio.Event | None = None):
         # Stdio servers start with a stripped environment; pass ours (plus overrides) explicitly.
         params = StdioServerParameters(command=command, args=args, env={**os.environ, **(env or {})})
         # Made in a thread: the first temporary file looks for a writable directory (os.getcwd and
@@ -85,6 +87,8 @@ def stdio_server(
         with errlog:
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write):
+                    if launched is not None:
+                        launched.set()  # the process runs: it imports and loads while the caller goes on
                     async with ClientSession(read, write) as session:
                         await session.initialize()
                         yield session
@@ -94,7 +98,7 @@ def stdio_server(
                 stderr = await asyncio.to_thread(_read_from_start, errlog)
                 raise ToolServerError(_server_failure(name, exc, stderr)) from exc
 
-    return ServerSpec(name, connect, source)
+    return ServerSpec(name, connect, source, launches=True)
 
 
 def corpus_server(corpora: list[Path], cache_dir: Path, index_backend: str | None = None) -> ServerSpec:
@@ -173,6 +177,7 @@ class Toolbox:
         self.tools: dict[str, dict[str, types.Tool]] = {}
         self._owner: asyncio.Task | None = None
         self._ready = asyncio.Event()
+        self.launched = asyncio.Event()  # set once the first server process runs, or when none will (see start)
         self._closing = asyncio.Event()
         self._startup_error: BaseException | None = None
         self._start_lock = asyncio.Lock()
@@ -195,11 +200,14 @@ class Toolbox:
 
     async def _own_sessions(self) -> None:
         starting = "?"
+        if not any(spec.launches for spec in self.servers):
+            self.launched.set()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 for spec in self.servers:
                     starting = spec.name
-                    session = await stack.enter_async_context(spec.connect())
+                    connecting = spec.connect(launched=self.launched) if spec.launches else spec.connect()
+                    session = await stack.enter_async_context(connecting)
                     listed = await session.list_tools()
                     self._sessions[spec.name] = session
                     self.tools[spec.name] = {tool.name: tool for tool in listed.tools}
@@ -211,6 +219,7 @@ class Toolbox:
             self._startup_error = ToolServerError(_server_failure(starting, exc, ""))
         finally:
             self._sessions.clear()
+            self.launched.set()
             self._ready.set()
 
     async def aclose(self) -> None:
