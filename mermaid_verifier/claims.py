@@ -1,5 +1,5 @@
 """Checks on a claim as a person typed it: its length, and whether it states something a verdict can be
-about (not a question, in a script the models read)."""
+about (not a question, in a script the models read); and the longest text checked whole."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import unicodedata
 from mermaid_verifier.errors import UsageError
 
 MAX_CLAIM_CHARS = 1000
+MAX_TEXT_CHARS = 100_000  # a text checked whole (``check``, the service, the MCP server)
 _QUESTION_START = re.compile(
     r"(who|whom|whose|what|when|where|which|why|how)\s+(is|are|was|were|do|does|did|has|have|"
     r"had|can|could|will|would|should|many|much)\b",

@@ -104,6 +104,48 @@ def test_the_verify_script_loads_the_verify_command_alone(tmp_path):
     assert imported == []
 
 
+# the CLI as a child that, when it starts the tool servers, writes which of the watched modules it has imported by then,
+# and ends
+AT_START = textwrap.dedent(
+    """
+    import json, os, sys
+    import mermaid_verifier.tools.sources as sources
+    def starting(settings):
+        with open(os.environ["IMPORTED_FILE"], "w") as out:
+            json.dump(sorted(name for name in json.loads(os.environ["HEAVY_MODULES"]) if name in sys.modules), out)
+        os._exit(0)
+    sources.toolbox_started_early = starting
+    from mermaid_verifier.cli import {entry}
+    {entry}()
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "entry, args",
+    [("verify_main", ["Mount Everest is in Nepal."]), ("main", ["check", "TEXT"])],
+    ids=["verify", "check"],
+)
+def test_the_tool_servers_start_before_the_graph_the_parser_and_the_model_are_imported(tmp_path, entry, args):
+    """Their processes import and load their indexes on the other core while these imports run."""
+    text = tmp_path / "text.txt"
+    text.write_text("Mount Everest is in Nepal. It is 8,849 metres high.\n")
+    imported = tmp_path / "imported.json"
+    pipeline = ["langgraph", "spacy", "onnxruntime", "mermaid_verifier.graph", "mermaid_verifier.texts"]
+    env = {**os.environ, "HEAVY_MODULES": json.dumps(pipeline), "IMPORTED_FILE": str(imported)}
+    env["MERMAID_CACHE_DIR"] = str(tmp_path / "cache")
+    arguments = [str(text) if a == "TEXT" else a for a in args] + ["--no-memory", "--corpus", str(WIKI_MINI)]
+    done = subprocess.run(
+        [sys.executable, "-c", AT_START.format(entry=entry), *arguments],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(imported.read_text()) == []
+
+
 # ----------------------------------------------------------------------------- serve's refusals come first
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +14,7 @@ from mermaid_verifier.cli.options import (
     SettingsOptions,
     guarded,
     llm_failures,
+    say_skipped_sources,
     stderr,
     takes_options,
 )
@@ -47,7 +49,7 @@ ConcurrencyOpt = Annotated[
 
 def read_text(source: str, stdin: bytes | None = None) -> str:
     """The text of ``source`` (a path, or '-' for ``stdin``); a usage error naming it when it cannot be used."""
-    from mermaid_verifier.texts import MAX_TEXT_CHARS
+    from mermaid_verifier.claims import MAX_TEXT_CHARS
 
     name = "stdin" if source == "-" else source
     if source == "-":
@@ -89,7 +91,7 @@ async def _ground(text: str, paths: list[Path], settings, as_json: bool, concurr
 async def _job_result(text: str, documents: list | None, settings, concurrency: int, starting: str, doing: str):
     """The text job's result: against ``documents`` when given, else against open sources; on a terminal a
     status line says ``starting``, then ``doing`` with the claims decided and in all."""
-    from mermaid_verifier.texts import TextJob
+    from mermaid_verifier.tools.sources import toolbox_started_early
 
     status = stderr.status(starting) if stderr.is_terminal else None
     if status:
@@ -102,7 +104,17 @@ async def _job_result(text: str, documents: list | None, settings, concurrency: 
             status.update(doing.format(len(done), total))
 
     try:
-        async with TextJob.open(settings, documents_only=documents is not None) as job:
+        async with contextlib.AsyncExitStack() as stack:
+            started: dict = {}
+            if documents is None:  # the tool servers start first, while the pipeline is imported below
+                toolbox, skipped, early = await stack.enter_async_context(toolbox_started_early(settings))
+                say_skipped_sources(skipped)
+                started = {"toolbox": toolbox, "early_start": early}
+            from mermaid_verifier.texts import TextJob
+
+            job = await stack.enter_async_context(
+                TextJob.open(settings, documents_only=documents is not None, **started)
+            )
             return await job.check(text, documents, concurrency=concurrency, on_claim=progress)
     finally:
         if status:
@@ -133,9 +145,9 @@ def check_command(
 
 
 async def _check(text: str, settings, as_json: bool, concurrency: int, html: Path | None = None) -> None:
-    from mermaid_verifier.texts.report import write_text_report
-
     result = await _job_result(text, None, settings, concurrency, "extracting claims …", "checked {}/{} claims …")
+    from mermaid_verifier.texts.report import write_text_report  # after the early start of the tool servers
+
     show_result(result, as_json, html, write_text_report, print_text_result)
     failures = [c.result.llm_failure for c in result.claims if c.result.llm_failure]
     if failures:

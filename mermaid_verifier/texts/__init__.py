@@ -7,8 +7,9 @@ events (:mod:`.events`); :mod:`.report` renders a checked text as a page of its 
     from mermaid_verifier.texts import check_grounding, check_text
 """
 
+from mermaid_verifier.claims import MAX_TEXT_CHARS
 from mermaid_verifier.texts.grounding import MAX_DOCUMENTS, GivenDocuments, GroundingConfig
-from mermaid_verifier.texts.job import MAX_TEXT_CHARS, TextJob, check_grounding, check_text, text_job_graph
+from mermaid_verifier.texts.job import TextJob, check_grounding, check_text, text_job_graph
 from mermaid_verifier.texts.readers import DEFAULT_CONCURRENCY, OpenSources, Reader
 
 __all__ = [

@@ -55,7 +55,6 @@ from mermaid_verifier.texts.grounding import GivenDocuments, GroundingConfig, gr
 from mermaid_verifier.texts.readers import OpenSources, Reader, TextInput
 from mermaid_verifier.wiring import Resources, extractor_for
 
-MAX_TEXT_CHARS = 100_000
 CLAIM_SLOTS = "mermaid_claim_slots"  # the configurable entry: an asyncio.Semaphore, one slot per claim at once
 
 Documents = Sequence[GivenDocument | str | tuple[str, str] | dict]
