@@ -1,6 +1,10 @@
 """Time cold `verify "…"` runs: process start to exit, each a fresh process (warm disk caches).
 
     python bench/cold_verify.py [--runs 5] [--corpus PATH] [--baseline OTHER_VERIFY] [claim]
+    python bench/cold_verify.py --text FILE [--runs 5] [--baseline OTHER_VERIFY]
+
+With ``--text``, cold ``mermaid-verifier check FILE --no-memory`` runs are timed instead (the ``mermaid-verifier``
+script beside each ``verify``); the summary then compares the texts' verdicts.
 
 The first run of each build may build the corpus index; it is reported separately and left out of the summary.
 ``--baseline`` names another build's ``verify`` script (say, main's, installed in a second virtualenv): the two are
@@ -19,16 +23,25 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 
 def run_once(verify: str, args: argparse.Namespace, cache: str) -> tuple[float, dict]:
-    command = [verify, "--json", "--no-memory"] + [f"--corpus={c}" for c in args.corpus] + [args.claim]
+    corpora = [f"--corpus={c}" for c in args.corpus]
+    if args.text:
+        command = [str(Path(verify).with_name("mermaid-verifier")), "check", args.text, "--json", "--no-memory"]
+        command += corpora
+    else:
+        command = [verify, "--json", "--no-memory"] + corpora + [args.claim]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "MERMAID_CACHE_DIR": cache})
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{verify} failed ({done.returncode}): {done.stderr.strip()}")
-    return elapsed, json.loads(done.stdout)
+    result = json.loads(done.stdout)
+    if args.text:  # the text's verdicts, claim by claim, in place of one claim's
+        result = {"verdict": " ".join(c["result"]["verdict"] for c in result["claims"])}
+    return elapsed, result
 
 
 def main() -> None:
@@ -37,6 +50,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--corpus", action="append", default=[])
     parser.add_argument("--baseline", help="another build's `verify` script, run in turn with this one")
+    parser.add_argument("--text", help="time `mermaid-verifier check TEXT` instead of `verify CLAIM`")
     args = parser.parse_args()
     verify = shutil.which("verify") or sys.exit("the `verify` console script is not on PATH (pip install -e .)")
     builds = {"this build": verify} | ({"baseline": args.baseline} if args.baseline else {})
@@ -52,7 +66,7 @@ def main() -> None:
                 times[name].append(elapsed)
     for name in builds:
         print(
-            f"{name}: cold verify over {args.runs} runs: median {statistics.median(times[name]):.2f}s, max {max(times[name]):.2f}s"
+            f"{name}: cold {'check' if args.text else 'verify'} over {args.runs} runs: median {statistics.median(times[name]):.2f}s, max {max(times[name]):.2f}s"
         )
     if args.baseline:
         ratio = statistics.median(times["this build"]) / statistics.median(times["baseline"])
