@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -104,6 +105,12 @@ def test_the_verify_script_loads_the_verify_command_alone(tmp_path):
     assert imported == []
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 # the CLI as a child that, when it starts the tool servers, writes which of the watched modules it has imported by then,
 # and ends
 AT_START = textwrap.dedent(
@@ -123,18 +130,26 @@ AT_START = textwrap.dedent(
 
 @pytest.mark.parametrize(
     "entry, args",
-    [("verify_main", ["Mount Everest is in Nepal."]), ("main", ["check", "TEXT"])],
-    ids=["verify", "check"],
+    [
+        ("verify_main", ["Mount Everest is in Nepal."]),
+        ("main", ["check", "TEXT"]),
+        ("main", ["mcp"]),
+        ("main", ["mcp", "--transport", "http", "--port", "PORT"]),
+        ("main", ["serve", "--port", "PORT"]),
+    ],
+    ids=["verify", "check", "mcp-stdio", "mcp-http", "serve"],
 )
 def test_the_tool_servers_start_before_the_graph_the_parser_and_the_model_are_imported(tmp_path, entry, args):
-    """Their processes import and load their indexes on the other core while these imports run."""
+    """Their processes import and load their indexes on the other core while these imports run (a cold
+    ``verify`` or ``check``, or a server that answers its first request sooner)."""
     text = tmp_path / "text.txt"
     text.write_text("Mount Everest is in Nepal. It is 8,849 metres high.\n")
     imported = tmp_path / "imported.json"
     pipeline = ["langgraph", "spacy", "onnxruntime", "mermaid_verifier.graph", "mermaid_verifier.texts"]
     env = {**os.environ, "HEAVY_MODULES": json.dumps(pipeline), "IMPORTED_FILE": str(imported)}
     env["MERMAID_CACHE_DIR"] = str(tmp_path / "cache")
-    arguments = [str(text) if a == "TEXT" else a for a in args] + ["--no-memory", "--corpus", str(WIKI_MINI)]
+    given = {"TEXT": str(text), "PORT": str(free_port())}
+    arguments = [given.get(a, a) for a in args] + ["--no-memory", "--corpus", str(WIKI_MINI)]
     done = subprocess.run(
         [sys.executable, "-c", AT_START.format(entry=entry), *arguments],
         capture_output=True,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -14,7 +13,7 @@ from mermaid_verifier.cli.options import (
     SettingsOptions,
     guarded,
     llm_failures,
-    say_skipped_sources,
+    servers_started_early,
     stderr,
     takes_options,
 )
@@ -91,8 +90,6 @@ async def _ground(text: str, paths: list[Path], settings, as_json: bool, concurr
 async def _job_result(text: str, documents: list | None, settings, concurrency: int, starting: str, doing: str):
     """The text job's result: against ``documents`` when given, else against open sources; on a terminal a
     status line says ``starting``, then ``doing`` with the claims decided and in all."""
-    from mermaid_verifier.tools.sources import toolbox_started_early
-
     status = stderr.status(starting) if stderr.is_terminal else None
     if status:
         status.start()
@@ -104,18 +101,11 @@ async def _job_result(text: str, documents: list | None, settings, concurrency: 
             status.update(doing.format(len(done), total))
 
     try:
-        async with contextlib.AsyncExitStack() as stack:
-            started: dict = {}
-            if documents is None:  # the tool servers start first, while the pipeline is imported below
-                toolbox, skipped, early = await stack.enter_async_context(toolbox_started_early(settings))
-                say_skipped_sources(skipped)
-                started = {"toolbox": toolbox, "early_start": early}
+        async with servers_started_early(settings, needed=documents is None) as started:
             from mermaid_verifier.texts import TextJob
 
-            job = await stack.enter_async_context(
-                TextJob.open(settings, documents_only=documents is not None, **started)
-            )
-            return await job.check(text, documents, concurrency=concurrency, on_claim=progress)
+            async with TextJob.open(settings, documents_only=documents is not None, **started) as job:
+                return await job.check(text, documents, concurrency=concurrency, on_claim=progress)
     finally:
         if status:
             status.stop()

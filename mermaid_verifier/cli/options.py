@@ -16,7 +16,7 @@ import os
 import platform
 import sys
 import typing
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
@@ -125,6 +125,22 @@ def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
         stderr.print(
             f"note: not using {skipped}; continuing with the reachable sources", highlight=False, soft_wrap=True
         )
+
+
+@contextlib.asynccontextmanager
+async def servers_started_early(settings, needed: bool = True) -> AsyncIterator[dict]:
+    """The run's tool servers starting before the caller imports the pipeline (the graph, spaCy, onnxruntime:
+    seconds on one core), so that their processes import and load their indexes on another core meanwhile; says
+    which sources are left out. Yields what ``open_pipeline`` and ``TextJob.open`` take to use them
+    (``toolbox``, ``early_start``); nothing when not ``needed`` (texts read against given documents only)."""
+    if not needed:
+        yield {}
+        return
+    from mermaid_verifier.tools.sources import toolbox_started_early
+
+    async with toolbox_started_early(settings) as (toolbox, skipped, early):
+        say_skipped_sources(skipped)
+        yield {"toolbox": toolbox, "early_start": early}
 
 
 def llm_failures(failed: list[str], claims: int) -> LLMServiceError:

@@ -17,7 +17,7 @@ from mermaid_verifier.cli.options import (
     guarded,
     llm_failures,
     run_to_the_end,
-    say_skipped_sources,
+    servers_started_early,
     stderr,
     stdout,
     takes_options,
@@ -83,12 +83,9 @@ def warn_about_claims(claims: list[str]) -> None:
 async def verify_claims(
     claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False
 ) -> None:
-    from mermaid_verifier.tools.sources import toolbox_started_early
-
     async with contextlib.AsyncExitStack() as stack:
         # the tool servers start first, while the graph, the parser and the stance model are imported below
-        toolbox, skipped, early = await stack.enter_async_context(toolbox_started_early(settings))
-        say_skipped_sources(skipped)
+        started = await stack.enter_async_context(servers_started_early(settings))
 
         from mermaid_verifier.cli.review import review_tools, reviewer_is_present, run_with_review
         from mermaid_verifier.graph import open_pipeline
@@ -103,7 +100,7 @@ async def verify_claims(
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
         pipeline = await stack.enter_async_context(
-            open_pipeline(settings, review=review, checkpointer=saver, toolbox=toolbox, early_start=early)
+            open_pipeline(settings, review=review, checkpointer=saver, **started)
         )
         verifier = pipeline.graph
         for number, claim in enumerate(claims, 1):
