@@ -98,3 +98,40 @@ async def test_a_server_that_dies_at_start_still_ends_the_wait_for_its_launch():
         await toolbox.start()
     assert toolbox.launched.is_set()
     await toolbox.aclose()
+
+
+async def test_servers_start_together_and_the_one_that_fails_is_the_one_named(tmp_path):
+    """The healthy server beside it (a process that writes warnings on stderr, as the live ones do when no
+    contact address is set) is stopped, and its stderr is not mistaken for the failure."""
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(
+        "import sys, runpy\n"
+        "sys.stderr.write('WARNING no contact address set\\n'); sys.stderr.flush()\n"
+        "runpy.run_module('mermaid_verifier.tools.servers.local_corpus_server', run_name='__main__', alter_sys=True)\n"
+    )
+    healthy = stdio_server(
+        "healthy", sys.executable, [str(chatty), "--cache-dir", str(tmp_path / "i"), "--corpus", str(WIKI_MINI)]
+    )
+    missing = corpus_server([tmp_path / "no-such-corpus.jsonl"], tmp_path / "index")
+    toolbox = Toolbox([healthy, missing])
+    with pytest.raises(ToolServerError) as raised:
+        await toolbox.start()
+    await toolbox.aclose()
+    assert str(raised.value).startswith("tool server 'local-corpus' failed:")
+    assert "no-such-corpus.jsonl" in str(raised.value) and "no contact address" not in str(raised.value)
+    assert toolbox.launched.is_set()
+
+
+async def test_tools_are_listed_in_the_servers_order_whichever_starts_first(tmp_path):
+    slow = stdio_server(
+        "first",
+        sys.executable,
+        ["-c", MARKED_SERVER.replace(".touch();", ".touch(); __import__('time').sleep(1.0);"), str(tmp_path / "m")]
+        + ["--cache-dir", str(tmp_path / "i"), "--corpus", str(WIKI_MINI)],
+    )
+    quick = in_process_corpus_server([WIKI_MINI], tmp_path)
+    async with Toolbox([slow, quick]) as toolbox:
+        assert list(toolbox.tools) == ["first", "local-corpus"]
+        first = await toolbox.call("first", "search", {"query": "Mount Everest", "k": 1})
+        second = await toolbox.call("local-corpus", "search", {"query": "Mount Everest", "k": 1})
+    assert first.ok and second.ok and first.data["passages"] == second.data["passages"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
 
-LAUNCH_WAIT_S = 5.0  # the most an early start waits for its first server process to be running
+LAUNCH_WAIT_S = 5.0  # the most an early start waits for its server processes to be running
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,8 @@ async def toolbox_started_early(settings) -> AsyncIterator[tuple[Toolbox, dict[s
             await toolbox.start()
 
     task = asyncio.create_task(start_quietly())
-    # Until the first server process runs: the caller's imports then hold the loop for seconds, and a
-    # process not yet spawned (its error log is made in a thread first) would only start after them.
+    # Until the server processes run: the caller's imports then hold the loop for seconds, and a process
+    # not yet spawned (its error log is made in a thread first) would only start after them.
     try:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(toolbox.launched.wait(), LAUNCH_WAIT_S)

@@ -1,8 +1,9 @@
 """MCP client side: one session per tool server for a whole run, and tool calls as plain outcomes.
 
-A background *owner task* opens every session and keeps it open until :meth:`Toolbox.aclose`;
-anyio requires a transport to be closed by the task that opened it, and graph nodes run in tasks
-of their own, so no node opens or closes a session itself. Calls from any task share the sessions.
+A background *owner task* starts every server at once, each session in a task of its own that keeps
+it open until :meth:`Toolbox.aclose`; anyio requires a transport to be closed by the task that opened
+it, and graph nodes run in tasks of their own, so no node opens or closes a session itself. Calls from
+any task share the sessions.
 
 A tool that fails (``isError``, a timeout) is an *outcome* the executor reads and acts on. A server
 that cannot be started, or whose connection breaks, raises :class:`ToolServerError`.
@@ -53,7 +54,7 @@ class ServerSpec:
     ``source`` says what it serves, for the lookups memory remembers: ``corpus:<fingerprint>`` for
     local corpora (a changed corpus is another source), a live source's name otherwise; None: its
     lookups are not remembered. ``launches``: the server is a process of its own, and ``connect`` takes
-    ``launched``, an event it sets once that process is running (before the MCP handshake)."""
+    ``on_launch``, called once that process is running (before the MCP handshake)."""
 
     name: str
     connect: SessionConnector = field(compare=False)
@@ -78,7 +79,7 @@ def stdio_server(
     """A server started as a subprocess speaking MCP over stdio; its stderr is kept for errors."""
 
     @contextlib.asynccontextmanager
-    async def connect(launched: asyncio.Event | None = None):
+    async def connect(on_launch: Callable[[], None] | None = None):
         # Stdio servers start with a stripped environment; pass ours (plus overrides) explicitly.
         params = StdioServerParameters(command=command, args=args, env={**os.environ, **(env or {})})
         # Made in a thread: the first temporary file looks for a writable directory (os.getcwd and
@@ -87,8 +88,8 @@ def stdio_server(
         with errlog:
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write):
-                    if launched is not None:
-                        launched.set()  # the process runs: it imports and loads while the caller goes on
+                    if on_launch is not None:
+                        on_launch()  # the process runs: it imports and loads while the caller goes on
                     async with ClientSession(read, write) as session:
                         await session.initialize()
                         yield session
@@ -177,7 +178,7 @@ class Toolbox:
         self.tools: dict[str, dict[str, types.Tool]] = {}
         self._owner: asyncio.Task | None = None
         self._ready = asyncio.Event()
-        self.launched = asyncio.Event()  # set once the first server process runs, or when none will (see start)
+        self.launched = asyncio.Event()  # set once every server process runs, or the start has ended (see start)
         self._closing = asyncio.Event()
         self._startup_error: BaseException | None = None
         self._start_lock = asyncio.Lock()
@@ -199,24 +200,50 @@ class Toolbox:
             raise self._startup_error
 
     async def _own_sessions(self) -> None:
-        starting = "?"
-        if not any(spec.launches for spec in self.servers):
+        """Every server started at once, each session owned by a task of its own (a transport is closed by the
+        task that opened it); ready when all are, in the servers' order. When one fails to start, the others are
+        stopped and its error, naming it, is the start's."""
+        launching = [spec.name for spec in self.servers if spec.launches]
+        running: set[str] = set()
+        opened: dict[str, tuple[ClientSession, dict[str, types.Tool]]] = {}
+        failures: dict[str, ToolServerError] = {}
+
+        def launched(name: str) -> None:
+            running.add(name)
+            if running >= set(launching):
+                self.launched.set()
+
+        async def own(spec: ServerSpec) -> None:
+            try:
+                if spec.launches:
+                    connecting = spec.connect(on_launch=lambda: launched(spec.name))
+                else:
+                    connecting = spec.connect()
+                async with connecting as session:
+                    listed = await session.list_tools()
+                    opened[spec.name] = (session, {tool.name: tool for tool in listed.tools})
+                    if len(opened) == len(self.servers):
+                        for server in self.servers:
+                            self._sessions[server.name], self.tools[server.name] = opened[server.name]
+                        self._ready.set()
+                    await self._closing.wait()
+            except ToolServerError as exc:
+                failures[spec.name] = exc
+                raise
+            except Exception as exc:  # in-process connectors raise the SDK's own errors
+                failures[spec.name] = ToolServerError(_server_failure(spec.name, exc, ""))
+                raise failures[spec.name] from exc
+
+        if not launching:
             self.launched.set()
         try:
-            async with contextlib.AsyncExitStack() as stack:
+            async with asyncio.TaskGroup() as group:
                 for spec in self.servers:
-                    starting = spec.name
-                    connecting = spec.connect(launched=self.launched) if spec.launches else spec.connect()
-                    session = await stack.enter_async_context(connecting)
-                    listed = await session.list_tools()
-                    self._sessions[spec.name] = session
-                    self.tools[spec.name] = {tool.name: tool for tool in listed.tools}
-                self._ready.set()
-                await self._closing.wait()
-        except ToolServerError as exc:
-            self._startup_error = exc
-        except Exception as exc:  # in-process connectors raise the SDK's own errors
-            self._startup_error = ToolServerError(_server_failure(starting, exc, ""))
+                    group.create_task(own(spec), name=f"mcp-session:{spec.name}")
+        except BaseExceptionGroup:
+            if not failures:
+                raise
+            self._startup_error = next(failures[s.name] for s in self.servers if s.name in failures)
         finally:
             self._sessions.clear()
             self.launched.set()
