@@ -202,11 +202,12 @@ class Toolbox:
     async def _own_sessions(self) -> None:
         """Every server started at once, each session owned by a task of its own (a transport is closed by the
         task that opened it); ready when all are, in the servers' order. When one fails to start, the others are
-        stopped and its error, naming it, is the start's."""
+        stopped and its error, naming it, is the start's (the first to fail, not one stopped after it)."""
         launching = [spec.name for spec in self.servers if spec.launches]
         running: set[str] = set()
         opened: dict[str, tuple[ClientSession, dict[str, types.Tool]]] = {}
-        failures: dict[str, ToolServerError] = {}
+        failures: list[ToolServerError] = []  # in the order they came: a server stopped because another
+        # failed may fail in turn as it is stopped (its connection closed), and must not be named for it
 
         def launched(name: str) -> None:
             running.add(name)
@@ -228,11 +229,11 @@ class Toolbox:
                         self._ready.set()
                     await self._closing.wait()
             except ToolServerError as exc:
-                failures[spec.name] = exc
+                failures.append(exc)
                 raise
             except Exception as exc:  # in-process connectors raise the SDK's own errors
-                failures[spec.name] = ToolServerError(_server_failure(spec.name, exc, ""))
-                raise failures[spec.name] from exc
+                failures.append(ToolServerError(_server_failure(spec.name, exc, "")))
+                raise failures[-1] from exc
 
         if not launching:
             self.launched.set()
@@ -243,7 +244,7 @@ class Toolbox:
         except BaseExceptionGroup:
             if not failures:
                 raise
-            self._startup_error = next(failures[s.name] for s in self.servers if s.name in failures)
+            self._startup_error = failures[0]
         finally:
             self._sessions.clear()
             self.launched.set()
