@@ -55,8 +55,9 @@ VERSION_LINE = re.compile(r"^mermaid-verifier \d+\.\d+\S* \(onnxruntime \S+, Pyt
 
 
 def run_watched(
-    entry: str, args: list[str], tmp_path: Path, watched: list[str] = HEAVY
+    entry: str, args: list[str], tmp_path: Path, watched: list[str] = HEAVY, child: str = WATCHED
 ) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """The CLI's ``entry`` run as ``child`` (a script that writes which of ``watched`` it imported), and that list."""
     imported = tmp_path / "imported.json"
     env = {
         **os.environ,
@@ -67,7 +68,7 @@ def run_watched(
     env.pop("MERMAID_TOKEN", None)
     env.pop("MERMAID_DEBUG", None)
     done = subprocess.run(
-        [sys.executable, "-c", WATCHED.format(entry=entry), *args],
+        [sys.executable, "-c", child.format(entry=entry), *args],
         capture_output=True,
         text=True,
         env=env,
@@ -144,21 +145,12 @@ def test_the_tool_servers_start_before_the_graph_the_parser_and_the_model_are_im
     ``verify`` or ``check``, or a server that answers its first request sooner)."""
     text = tmp_path / "text.txt"
     text.write_text("Mount Everest is in Nepal. It is 8,849 metres high.\n")
-    imported = tmp_path / "imported.json"
     pipeline = ["langgraph", "spacy", "onnxruntime", "mermaid_verifier.graph", "mermaid_verifier.texts"]
-    env = {**os.environ, "HEAVY_MODULES": json.dumps(pipeline), "IMPORTED_FILE": str(imported)}
-    env["MERMAID_CACHE_DIR"] = str(tmp_path / "cache")
     given = {"TEXT": str(text), "PORT": str(free_port())}
     arguments = [given.get(a, a) for a in args] + ["--no-memory", "--corpus", str(WIKI_MINI)]
-    done = subprocess.run(
-        [sys.executable, "-c", AT_START.format(entry=entry), *arguments],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    done, imported = run_watched(entry, arguments, tmp_path, pipeline, child=AT_START)
     assert done.returncode == 0, done.stderr
-    assert json.loads(imported.read_text()) == []
+    assert imported == []
 
 
 # ----------------------------------------------------------------------------- serve's refusals come first

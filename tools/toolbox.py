@@ -203,15 +203,14 @@ class Toolbox:
         """Every server started at once, each session owned by a task of its own (a transport is closed by the
         task that opened it); ready when all are, in the servers' order. When one fails to start, the others are
         stopped and its error, naming it, is the start's (the first to fail, not one stopped after it)."""
-        launching = [spec.name for spec in self.servers if spec.launches]
-        running: set[str] = set()
+        unlaunched = {spec.name for spec in self.servers if spec.launches}  # processes not yet running
         opened: dict[str, tuple[ClientSession, dict[str, types.Tool]]] = {}
         failures: list[ToolServerError] = []  # in the order they came: a server stopped because another
         # failed may fail in turn as it is stopped (its connection closed), and must not be named for it
 
         def launched(name: str) -> None:
-            running.add(name)
-            if running >= set(launching):
+            unlaunched.discard(name)
+            if not unlaunched:
                 self.launched.set()
 
         async def own(spec: ServerSpec) -> None:
@@ -235,7 +234,7 @@ class Toolbox:
                 failures.append(ToolServerError(_server_failure(spec.name, exc, "")))
                 raise failures[-1] from exc
 
-        if not launching:
+        if not unlaunched:
             self.launched.set()
         try:
             async with asyncio.TaskGroup() as group:
