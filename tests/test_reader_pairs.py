@@ -14,6 +14,7 @@ from reader_pairs import (
     by_page,
     date_edit_or_none,
     generate,
+    gold_among_others,
     gold_context,
     keep_within,
     kinship_edit,
@@ -219,6 +220,77 @@ def test_gold_in_context_keeps_its_label(nlp):
     case = born_in_salzburg()
     (row,) = gold_context([case], inputs_for(nlp, [case]), random.Random(0))
     assert row["label"] == SUPPORTS and MOZART[1] in row["evidence"] and row["evidence"] != MOZART[1]
+
+
+def test_a_synthetic_claim_also_meets_its_gold_sentence_in_context(nlp):
+    case = Case("Mozart was born in Salzburg.", SUPPORTS, ((sentence("Mozart", 1),),), "Mozart", "synthetic")
+    rows = gold_context([case], inputs_for(nlp, [case]), random.Random(0))
+    assert [(r["label"], r["origin"]) for r in rows] == [(SUPPORTS, "reader-gold-context")]
+
+
+def test_gold_among_silent_sentences_of_another_page_keeps_the_golds_label(nlp):
+    supported = Case(
+        "The Great Pyramid of Giza is located in Egypt.",
+        SUPPORTS,
+        ((sentence("Great_Pyramid_of_Giza", 0),),),
+        "Great_Pyramid_of_Giza",
+        "synthetic",
+    )
+    refuted = Case(
+        "Titanic was directed by Steven Spielberg.",
+        REFUTES,
+        ((sentence("Titanic_-LRB-1997_film-RRB-", 0),),),
+        "Titanic_-LRB-1997_film-RRB-",
+        "fever",
+    )
+    inputs = inputs_for(nlp, [supported, refuted])
+
+    def search(claim: str) -> list[Passage]:  # the claim's own page first: never taken as the other page
+        return [sentence("Great_Pyramid_of_Giza", 1), sentence("Titanic_-LRB-1997_film-RRB-", 1), sentence("Mozart", 2)]
+
+    orders = set()
+    for seed in range(8):
+        rows = gold_among_others([supported, refuted], inputs, search, set(PAGES), random.Random(seed))
+        assert [(r["claim"], r["label"]) for r in rows] == [(supported.claim, SUPPORTS), (refuted.claim, REFUTES)]
+        for row, case, other in zip(rows, (supported, refuted), ("Titanic_-LRB-1997_film-RRB-", "Mozart")):
+            gold = case.sets[0][0]
+            assert row["origin"] == "reader-gold-among-others" and row["title"] == gold.title
+            assert gold.text in row["evidence"] and row["evidence"] != gold.text
+            assert PYRAMID[1] not in row["evidence"] and PYRAMID[2] not in row["evidence"]  # not its own page
+            assert row["pages"] == sorted({gold.page, other})  # the first page whose sentences are silent
+            orders.add(row["evidence"].startswith(gold.text))
+    assert orders == {True, False}  # the gold comes first or last
+
+
+def test_gold_among_others_takes_only_sentences_silent_about_the_claim(nlp):
+    case = born_in_salzburg()
+    inputs = inputs_for(nlp, [case])
+
+    def search(claim: str) -> list[Passage]:  # the festival page says where Mozart was born; the pyramid's is silent
+        return [sentence("Salzburg_Festival", 1), sentence("Great_Pyramid_of_Giza", 1)]
+
+    for seed in range(6):
+        (row,) = gold_among_others([case], inputs, search, set(PAGES), random.Random(seed))
+        assert "Salzburg Festival" not in row["evidence"] and "Mozart" not in row["evidence"].replace(MOZART[1], "")
+        assert row["pages"] == ["Great_Pyramid_of_Giza", "Mozart"]
+    assert gold_among_others([case], inputs, search, set(PAGES) - {"Great_Pyramid_of_Giza"}, random.Random(0)) == []
+
+
+def test_gold_among_others_is_never_the_gold_alone_nor_from_feverous(nlp):
+    case = born_in_salzburg()
+    inputs = inputs_for(nlp, [case])
+    heading = Passage(
+        "wiki:Great_Pyramid_of_Giza:9", "Great_Pyramid_of_Giza", 9, "Great Pyramid of Giza", "See also", "wiki"
+    )
+
+    def search(claim: str) -> list[Passage]:  # a heading its page leaves out, then a silent sentence
+        return [heading, sentence("Great_Pyramid_of_Giza", 1)]
+
+    assert gold_among_others([case], inputs, lambda claim: [heading], set(PAGES), random.Random(0)) == []
+    (row,) = gold_among_others([case], inputs, search, set(PAGES), random.Random(0))
+    assert PYRAMID[1] in row["evidence"]
+    feverous = Case(case.claim, SUPPORTS, case.sets, case.anchor, "feverous")
+    assert gold_among_others([feverous], inputs, search, set(PAGES), random.Random(0)) == []
 
 
 def test_topic_near_other_pages_skip_passages_that_name_the_claims_values(nlp):

@@ -19,7 +19,10 @@ passage of 1-4 corpus sentences (at most ``MAX_CHARS`` characters), labelled by 
 * ``reader-multi-supports`` / ``reader-deletion-nei`` -- FEVER and FEVEROUS evidence sets of 2+ sentences
   (every sentence found in the corpus) joined in page order, with at most one neighbour, -> SUPPORTS; the
   same passage with one needed sentence deleted (it alone holds one of the claim's values) -> NOT ENOUGH INFO;
-* ``reader-gold-context`` -- one SUPPORTS gold sentence with 1-2 of its page neighbours -> SUPPORTS;
+* ``reader-gold-context`` -- one SUPPORTS gold sentence with 1-2 of its page neighbours -> SUPPORTS (synthetic
+  claims too: their own page is otherwise shown to them only where it is silent);
+* ``reader-gold-among-others`` -- a gold set of 1-2 sentences beside 1-2 sentences of a topic-near page that
+  are silent about the claim -> the gold's label, SUPPORTS or REFUTES (the other side of ``reader-topic-near-nei``);
 * ``reader-wice-train`` -- WiCE's partially supported subclaims against their supporting sentences -> NOT
   ENOUGH INFO (partial support is not support).
 
@@ -73,6 +76,7 @@ ORIGIN_CAPS = {  # at most this many pairs per origin and part (a seeded sample)
     "reader-multi-supports": 3000,
     "reader-deletion-nei": 3000,
     "reader-gold-context": 2000,
+    "reader-gold-among-others": 3000,
     "reader-wice-train": 1000,
 }
 # Entity labels grouped into kinds of value: a passage holding a value of the claim's kind may settle it.
@@ -615,7 +619,11 @@ def multi_sentence_pairs(cases: list[Case], inputs: Inputs, rng: random.Random) 
 
 
 def gold_context(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[dict]:
-    """One SUPPORTS gold sentence with 1-2 of its page neighbours -> SUPPORTS (context does not flip it)."""
+    """One SUPPORTS gold sentence with 1-2 of its page neighbours -> SUPPORTS (context does not flip it).
+
+    Every SUPPORTS claim with a one-sentence gold set, the synthetic ones among them: their own page's other
+    sentences are what ``reader-own-page-nei`` shows them with, so without this the reader would meet a claim
+    beside its own page only where the page is silent on it."""
     out = []
     for case in cases:
         if case.label != SUPPORTS or len(case.sets[0]) != 1:
@@ -624,6 +632,49 @@ def gold_context(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
         stretch = with_neighbours([gold], inputs.pages[gold.page], rng.randint(1, 2), rng, exclude=case.gold)
         if len(stretch) >= 2 and fits(stretch):
             out.append(make_pair(case.claim, stretch, SUPPORTS, "reader-gold-context"))
+    return out
+
+
+def unrelated(doc: Doc, title: str, sentences: list[Passage], entities) -> bool:
+    """Sentences that do not name the claim's page (``title``, its disambiguator aside) and are ``silent`` about it."""
+    name = {w for w in _words(without_disambiguator(title)) if w not in STOP_WORDS}
+    return not name & _words(joined(sentences)) and silent(doc, title, sentences, entities)
+
+
+def gold_among_others(
+    cases: list[Case], inputs: Inputs, search: Callable[[str], list[Passage]], allowed: set[str], rng: random.Random
+) -> list[dict]:
+    """A one-page gold set of 1-2 sentences beside 1-2 neighbouring sentences of another page that retrieval ranks
+    high for the claim, that do not name the claim's page and are ``silent`` about it -> the gold's label, SUPPORTS or REFUTES (MiniCheck's
+    chunks: sentences that say nothing of the claim change nothing). The gold comes first or last at random, and
+    the pair carries the gold page's title.
+
+    ``reader-topic-near-nei`` shows such sentences without the gold as NOT ENOUGH INFO; this is the other side
+    of that contrast, so that a passage's unrelated sentences never decide its label. FEVEROUS cases are left
+    out: their evidence text may lack the table cell that decides them (see ``reader-slot-refutes``)."""
+    out = []
+    for case in cases:
+        if case.label not in {SUPPORTS, REFUTES} or case.source == "feverous":
+            continue
+        gold = in_page_order(case.sets[0])
+        if len({p.page for p in gold}) != 1 or len(gold) > 2:
+            continue
+        doc, title = inputs.docs[case.claim], gold[0].title
+        for hit in search(case.claim):
+            if hit.page in case.pages or hit.page not in allowed or len(inputs.pages.get(hit.page, [])) < 2:
+                continue
+            stretch = with_neighbours([hit], inputs.pages[hit.page], rng.randint(0, 1), rng)
+            if not stretch:  # a sentence its page leaves out (a heading, a repeat)
+                continue
+            others = next((o for o in (stretch, [hit]) if unrelated(doc, title, o, inputs.entities)), None)
+            if others is None:
+                continue
+            passage = gold + others if rng.random() < 0.5 else others + gold
+            if not fits(passage):
+                continue
+            pair = make_pair(case.claim, passage, case.label, "reader-gold-among-others")
+            out.append(pair | {"title": gold[0].title})
+            break
     return out
 
 
@@ -772,7 +823,11 @@ def generate(
         ("topic-near", lambda: topic_near_nei(fever_like, inputs, search, allowed, stream("topic-near"))),
         ("slot-refutes", lambda: slot_refutes(cases, inputs, stream("slot-refutes"))),
         ("multi", lambda: multi_sentence_pairs(fever_like, inputs, stream("multi"))),
-        ("gold-context", lambda: gold_context(fever_like, inputs, stream("gold-context"))),
+        ("gold-context", lambda: gold_context(cases, inputs, stream("gold-context"))),
+        (
+            "gold-among-others",
+            lambda: gold_among_others(cases, inputs, search, allowed, stream("gold-among-others")),
+        ),
     ]
     pairs = []
     for name, step in steps:
