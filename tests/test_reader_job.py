@@ -25,6 +25,8 @@ import reader_job  # noqa: E402
 import train_stance  # noqa: E402
 from transformers import AutoModelForSequenceClassification  # noqa: E402
 
+from mermaid_verifier.stance import StanceModel  # noqa: E402
+
 from .trainer_kit import tiny_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,3 +215,46 @@ def test_a_model_of_another_architecture_is_refused_before_the_job_is_written(se
     with pytest.raises(SystemExit, match="does not hold the job's architecture"):
         reader_job.main(prepare_argv(setup, tmp_path / "job"))
     assert not (tmp_path / "job").exists()
+
+
+def test_kept_layers_are_evenly_spaced_with_the_first_and_the_last():
+    assert reader_job.kept_layers(6, 4) == [0, 2, 3, 5]
+    assert reader_job.kept_layers(6, 3) == [0, 2, 5]
+    assert reader_job.kept_layers(6, 6) == list(range(6))
+    assert reader_job.kept_layers(2, 1) == [0]
+    for keep in (0, 7):
+        with pytest.raises(SystemExit, match="keep between 1 and 6"):
+            reader_job.kept_layers(6, keep)
+
+
+def test_a_shallower_student_is_taught_by_the_shipped_model_and_imported_with_its_layers(setup, tmp_path):
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    out, work = tmp_path / "out", tmp_path / "work"
+    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
+            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32", "--layers", "1"]  # fmt: skip
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    layers = metrics["student"]["layers"]
+    # the 12 sampled rows: the replayed ones carry the committed labels, the passage ones the shipped model's
+    assert layers["kept"] == [0] and layers["of"] == 2 and 0 < layers["shipped_model_labelled"] < 12
+    assert metrics["student"]["with_teacher"] == 12
+    assert set(metrics["shipped"]["validation"]) == set(metrics["student"]["validation"])
+
+    left = torch.load(work / "student" / "checkpoint.pt", weights_only=False)["model"]
+    assert not any(".layer.1." in name for name in left) and any(".layer.0." in name for name in left)
+    run = tmp_path / "run"
+    assert reader_job.main(["import", "--returned", str(out), "--job", str(job), "--run-dir", str(run)]) == 0
+    config = json.loads((run / "model" / "stance_config.json").read_text())
+    assert config["student"]["layers"]["kept"] == [0] and len(config["self_check"]["pairs"]) == 8
+    runtime = StanceModel(run / "model")
+    runtime.load()  # the runtime reads it, canaries and all
+    assert runtime.checked.passed
+    imported = AutoModelForSequenceClassification.from_pretrained(run / "final")
+    assert imported.config.num_hidden_layers == 1
+    state = imported.state_dict()
+    for name, want in left.items():  # training's weights, each within one int8 step of its row
+        if want.is_floating_point() and want.dim() == 2 and not name.endswith(reader_job.WORD_EMBEDDINGS):
+            step = want.abs().amax(dim=1, keepdim=True) / 127
+            assert torch.all((state[name] - want).abs() <= step / 2 + 1e-6), name

@@ -28,7 +28,9 @@ file's canary pairs as its float model did (``stance_config.json``, ``self_check
 ``train`` fits its epochs to ``--seconds`` after a probe of steps/s, stops training at a hard limit that keeps
 what was learnt and leaves time to write, writes ``metrics.json`` early (the shipped model's own figures on the
 validation files, read there at the job's ``--max-length``) and again at the end, the student's weights as soon
-as training stops, and ``log.txt``.
+as training stops, and ``log.txt``. With ``--layers K`` the student keeps only K of the shipped model's layers
+(``kept_layers``) and learns from the shipped model's readings of every pair besides the gold labels; ``import``
+rebuilds the same layers (``metrics.json`` names them).
 """
 
 from __future__ import annotations
@@ -141,6 +143,33 @@ def canary_drift(model, tokenizer, model_dir: Path) -> float:
     stances = ["supports", "refutes", "neutral"]  # LABELS' order, as the runtime names them
     read = predict(model, tokenizer, recorded)
     return max(abs(float(p[i]) - pair["float"][s]) for p, pair in zip(read, recorded) for i, s in enumerate(stances))
+
+
+def kept_layers(total: int, keep: int) -> list[int]:
+    """Which ``keep`` of a model's ``total`` encoder layers a shallower student starts from: evenly spaced, the
+    first and the last among them (6 -> 4 keeps 0, 2, 3, 5), as DistilBERT's student took every other layer."""
+    if not 1 <= keep <= total:
+        raise SystemExit(f"--layers {keep}: the shipped model has {total} layers; keep between 1 and {total}")
+    if keep == 1:
+        return [0]
+    return [round(i * (total - 1) / (keep - 1)) for i in range(keep)]
+
+
+def keep_layers(model, kept: list[int]) -> None:
+    """``model`` with only the ``kept`` encoder layers, in their order; its config says how many are left."""
+    encoder = model.base_model.encoder
+    encoder.layer = torch.nn.ModuleList(encoder.layer[i] for i in kept)
+    model.config.num_hidden_layers = len(kept)
+
+
+def label_with(model, tokenizer, rows: list[dict], device: str, max_length: int, bf16: bool) -> int:
+    """Attach ``model``'s probabilities as ``teacher`` to each row that has none; returns how many it labelled."""
+    unlabelled = [row for row in rows if "teacher" not in row]
+    probabilities = predict(model, tokenizer, unlabelled, batch_size=128, bf16=bf16, device=device,
+                            max_length=max_length)  # fmt: skip
+    for row, probs in zip(unlabelled, probabilities):
+        row["teacher"] = [round(float(p), 4) for p in probs]
+    return len(unlabelled)
 
 
 def trained_state(model) -> dict[str, torch.Tensor]:
@@ -390,11 +419,18 @@ def train(args) -> int:
     scoring = time.monotonic() - scoring
     metrics["seconds"] = round(time.monotonic() - started, 1)
     write_json(args.out / "metrics.json", metrics)
+    metrics["student"] = {"base": description, "word_embeddings": "frozen"}
+    if args.layers:  # a shallower student, taught by the shipped model it starts from, read here on every pair
+        total = student.config.num_hidden_layers
+        kept = kept_layers(total, args.layers)
+        labelled = label_with(student, tokenizer, train_rows, args.device, args.max_length, bf16)
+        keep_layers(student, kept)
+        metrics["student"]["layers"] = {"kept": kept, "of": total, "shipped_model_labelled": labelled}
+        log(f"student: layers {kept} of {total}; {labelled} training pairs labelled by the shipped model")
 
     reserve = 1.5 * scoring + 30  # writing the weights, then scoring the student as the shipped model was scored
     hard = min(args.seconds * 1.15, deadline - time.monotonic() - reserve)
     log(f"training within {args.seconds:g} s (hard stop after {hard:.0f} s; {reserve:.0f} s kept to write and score)")
-    metrics["student"] = {"base": description, "word_embeddings": "frozen"}
     metrics["student"] |= train_phase(
         "student", student, tokenizer, train_rows, lr=args.lr, seconds=args.seconds if not args.steps else 1e9,
         most_epochs=args.epochs if not args.steps else 1, batch_size=args.batch_size, device=args.device,
@@ -424,14 +460,18 @@ def train(args) -> int:
 
 
 # -- import (here) --------------------------------------------------------------------------------------------------
-def rebuild(returned: Path, job: Path, manifest: dict):
-    """(tokenizer, model, description): the shipped model in the job's architecture with the returned weights."""
+def rebuild(returned: Path, job: Path, manifest: dict, kept: list[int] | None = None):
+    """(tokenizer, model, description): the shipped model in the job's architecture with the returned weights;
+    with ``kept``, only those of its layers (the device run's ``--layers``)."""
     tokenizer, model, description, _ = student_from_onnx(
         json.loads((job / manifest["architecture"]).read_text()),
         check_model(manifest)[0],
         manifest["max_length"],
         job_names(job, manifest),
     )
+    if kept is not None:
+        description += f"; a student of its layers {kept}, taught by it"
+        keep_layers(model, kept)
     parts = sorted(returned.glob("student-*.safetensors"))
     if not parts:
         raise SystemExit(f"no student-N.safetensors in {returned}")
@@ -451,7 +491,8 @@ def import_run(args) -> int:
     manifest, rows = read_job(args.job)
     if "student" not in device_metrics or "returned" not in device_metrics:
         raise SystemExit(f"{args.returned / 'metrics.json'}: the device run wrote no student (see its log.txt)")
-    tokenizer, model, description = rebuild(args.returned, args.job, manifest)
+    layers = device_metrics["student"].get("layers")
+    tokenizer, model, description = rebuild(args.returned, args.job, manifest, layers and layers["kept"])
     run = args.run_dir
     (run / "pairs").mkdir(parents=True, exist_ok=True)
     for name, data in rows.items():
@@ -461,7 +502,8 @@ def import_run(args) -> int:
     settings = {
         "train_pairs": manifest["files"][TRAIN_FILE]["rows"],
         "job": manifest["mix"],
-        "student": {k: student[k] for k in ("epochs", "lr", "pairs", "distill_weight", "steps", "max_length")},
+        "student": {k: student[k] for k in ("epochs", "lr", "pairs", "distill_weight", "steps", "max_length")}
+        | ({"layers": layers} if layers else {}),
     }
     record = {"device_run": device_metrics, "job": {"manifest_sha256": device_metrics["job_sha256"]} | manifest}
     finish_run(run, model, tokenizer, rows["pairs_validation.jsonl"], run / "pairs", description, settings, record,
@@ -525,6 +567,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--steps", type=int, default=0, help="exactly this many steps instead (measurements, smoke runs)")
     t.add_argument("--probe-steps", type=int, default=24)
     t.add_argument("--lr", type=float, default=2e-5)
+    t.add_argument("--layers", type=int, default=0,
+                   help="train a shallower student: this many of the shipped model's layers (evenly spaced), taught "
+                        "by the shipped model's readings of every pair (default: all layers)")  # fmt: skip
     t.add_argument("--distill-weight", type=float, default=0.5)
     t.add_argument("--max-length", type=int, default=320, help="tokens of a pair kept (passages: several sentences)")
     t.add_argument("--batch-size", type=int, default=32)
