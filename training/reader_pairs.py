@@ -645,9 +645,9 @@ def gold_among_others(
     cases: list[Case], inputs: Inputs, search: Callable[[str], list[Passage]], allowed: set[str], rng: random.Random
 ) -> list[dict]:
     """A one-page gold set of 1-2 sentences beside 1-2 neighbouring sentences of another page that retrieval ranks
-    high for the claim, that do not name the claim's page and are ``silent`` about it -> the gold's label, SUPPORTS or REFUTES (MiniCheck's
-    chunks: sentences that say nothing of the claim change nothing). The gold comes first or last at random, and
-    the pair carries the gold page's title.
+    high for the claim, that do not name the claim's page and are ``silent`` about it -> the gold's label, SUPPORTS
+    or REFUTES (MiniCheck's chunks: sentences that say nothing of the claim change nothing). The gold comes first or
+    last at random, and the pair carries the gold page's title.
 
     ``reader-topic-near-nei`` shows such sentences without the gold as NOT ENOUGH INFO; this is the other side
     of that contrast, so that a passage's unrelated sentences never decide its label. FEVEROUS cases are left
