@@ -28,7 +28,7 @@ def stand_in(keep: int, out: Path, rows: list[dict]) -> Path:
     import train_stance
 
     tokenizer, model, _, _ = reader_job.student_from_onnx(reader_job.MPNET6, reader_job.SHIPPED, 320)
-    reader_job.keep_layers(model, reader_job.kept_layers(model.config.num_hidden_layers, keep))
+    train_stance.keep_layers(model, reader_job.kept_layers(model.config.num_hidden_layers, keep))
     export = train_stance.export_onnx(model, tokenizer, out, rows[:8])
     shipped = json.loads((reader_job.SHIPPED / "stance_config.json").read_text())
     (out / "stance_config.json").write_text(json.dumps(shipped | export))

@@ -142,10 +142,13 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
     assert len(config["self_check"]["pairs"]) == 8 and config["student"]["max_length"] == 64
     assert "validation_reader" in json.loads((run / "metrics.json").read_text())
 
-    # the imported weights are what training left, each within one int8 step of its row; the word embeddings
-    # (frozen, not returned) exactly
     left = torch.load(work / "student" / "checkpoint.pt", weights_only=False)["model"]
-    imported = AutoModelForSequenceClassification.from_pretrained(run / "final").state_dict()
+    assert_imported_as_trained(left, AutoModelForSequenceClassification.from_pretrained(run / "final").state_dict())
+
+
+def assert_imported_as_trained(left: dict, imported: dict) -> None:
+    """The imported weights are what training left, each within one int8 step of its row; the word embeddings
+    (frozen, not returned) exactly."""
     for name, want in left.items():
         got = imported[name]
         if name.endswith(reader_job.WORD_EMBEDDINGS):
@@ -253,8 +256,4 @@ def test_a_shallower_student_is_taught_by_the_shipped_model_and_imported_with_it
     assert runtime.checked.passed
     imported = AutoModelForSequenceClassification.from_pretrained(run / "final")
     assert imported.config.num_hidden_layers == 1
-    state = imported.state_dict()
-    for name, want in left.items():  # training's weights, each within one int8 step of its row
-        if want.is_floating_point() and want.dim() == 2 and not name.endswith(reader_job.WORD_EMBEDDINGS):
-            step = want.abs().amax(dim=1, keepdim=True) / 127
-            assert torch.all((state[name] - want).abs() <= step / 2 + 1e-6), name
+    assert_imported_as_trained(left, imported.state_dict())

@@ -198,6 +198,15 @@ def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
     return AutoTokenizer.from_pretrained(str(base_dir))
 
 
+def label_with(model, tokenizer, rows: list[dict], device: str, *, batch_size: int, bf16: bool = True,
+               max_length: int = MAX_LENGTH) -> None:  # fmt: skip
+    """Each row's ``teacher``: ``model``'s probabilities for it (LABELS order, four decimals)."""
+    probabilities = predict(model, tokenizer, rows, batch_size=batch_size, bf16=bf16, device=device,
+                            max_length=max_length)  # fmt: skip
+    for row, probs in zip(rows, probabilities):
+        row["teacher"] = [round(float(p), 4) for p in probs]
+
+
 def train_teacher(files, base_dir: Path, args, metrics: dict, log):
     """Train the full base on every training pair, score it, and write its probabilities for every row of
     every pairs file (each row also keeps them, for the student); returns the tokenizer."""
@@ -216,9 +225,7 @@ def train_teacher(files, base_dir: Path, args, metrics: dict, log):
 
     labels = {"labels": LABELS, "teacher": description, "files": {}}
     for stem, (rows, sha) in files.items():
-        probabilities = predict(teacher, tokenizer, rows, batch_size=256, bf16=True, device=args.device)
-        for row, probs in zip(rows, probabilities):
-            row["teacher"] = [round(float(p), 4) for p in probs]
+        label_with(teacher, tokenizer, rows, args.device, batch_size=256)
         labels["files"][f"{stem}.jsonl"] = {"sha256": sha, "probabilities": [row["teacher"] for row in rows]}
     (args.out / "teacher_labels.json.gz").write_bytes(
         gzip.compress(json.dumps(labels, separators=(",", ":")).encode(), mtime=0)

@@ -47,9 +47,9 @@ import time
 from pathlib import Path
 
 import torch
-from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, run_log, train_phase
+from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, label_with, run_log, train_phase
 from safetensors.torch import load_file, save_file
-from train_stance import LABELS, export_fp32, model_inputs
+from train_stance import LABELS, export_fp32, keep_layers, model_inputs
 from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
 from weight_pack import pack_state, unpack_state
 
@@ -153,23 +153,6 @@ def kept_layers(total: int, keep: int) -> list[int]:
     if keep == 1:
         return [0]
     return [round(i * (total - 1) / (keep - 1)) for i in range(keep)]
-
-
-def keep_layers(model, kept: list[int]) -> None:
-    """``model`` with only the ``kept`` encoder layers, in their order; its config says how many are left."""
-    encoder = model.base_model.encoder
-    encoder.layer = torch.nn.ModuleList(encoder.layer[i] for i in kept)
-    model.config.num_hidden_layers = len(kept)
-
-
-def label_with(model, tokenizer, rows: list[dict], device: str, max_length: int, bf16: bool) -> int:
-    """Attach ``model``'s probabilities as ``teacher`` to each row that has none; returns how many it labelled."""
-    unlabelled = [row for row in rows if "teacher" not in row]
-    probabilities = predict(model, tokenizer, unlabelled, batch_size=128, bf16=bf16, device=device,
-                            max_length=max_length)  # fmt: skip
-    for row, probs in zip(unlabelled, probabilities):
-        row["teacher"] = [round(float(p), 4) for p in probs]
-    return len(unlabelled)
 
 
 def trained_state(model) -> dict[str, torch.Tensor]:
@@ -423,10 +406,11 @@ def train(args) -> int:
     if args.layers:  # a shallower student, taught by the shipped model it starts from, read here on every pair
         total = student.config.num_hidden_layers
         kept = kept_layers(total, args.layers)
-        labelled = label_with(student, tokenizer, train_rows, args.device, args.max_length, bf16)
+        unlabelled = [row for row in train_rows if "teacher" not in row]
+        label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16, max_length=args.max_length)
         keep_layers(student, kept)
-        metrics["student"]["layers"] = {"kept": kept, "of": total, "shipped_model_labelled": labelled}
-        log(f"student: layers {kept} of {total}; {labelled} training pairs labelled by the shipped model")
+        metrics["student"]["layers"] = {"kept": kept, "of": total, "shipped_model_labelled": len(unlabelled)}
+        log(f"student: layers {kept} of {total}; {len(unlabelled)} training pairs labelled by the shipped model")
 
     reserve = 1.5 * scoring + 30  # writing the weights, then scoring the student as the shipped model was scored
     hard = min(args.seconds * 1.15, deadline - time.monotonic() - reserve)
