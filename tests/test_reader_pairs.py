@@ -88,6 +88,16 @@ def inputs_for(nlp, cases: list[Case], pool: dict[str, list[str]] | None = None)
     return Inputs(PAGES, entities, docs, pool or {"GPE": ["Prague", "Lyon"], "DATE": ["1801"]}, fever_dump)
 
 
+def pyramid_in_egypt(source: str = "fever") -> Case:
+    return Case(
+        "The Great Pyramid of Giza is located in Egypt.",
+        SUPPORTS,
+        ((sentence("Great_Pyramid_of_Giza", 0),),),
+        "Great_Pyramid_of_Giza",
+        source,
+    )
+
+
 def born_in_salzburg(label: str = SUPPORTS) -> Case:
     return Case("Mozart was born in Salzburg.", label, ((sentence("Mozart", 1),),), "Mozart", "fever")
 
@@ -167,13 +177,7 @@ def test_a_value_another_could_share_is_not_swapped(nlp):
 
 
 def test_slot_refutes_puts_the_swap_and_the_refuting_gold_inside_page_neighbours(nlp):
-    supported = Case(
-        "The Great Pyramid of Giza is located in Egypt.",
-        SUPPORTS,
-        ((sentence("Great_Pyramid_of_Giza", 0),),),
-        "Great_Pyramid_of_Giza",
-        "fever",
-    )
+    supported = pyramid_in_egypt()
     refuted = Case("Mozart was born in Vienna.", REFUTES, ((sentence("Mozart", 1),),), "Mozart", "fever")
     rows = slot_refutes([supported, refuted], inputs_for(nlp, [supported, refuted]), random.Random(2))
     assert [r["label"] for r in rows] == [REFUTES, REFUTES]
@@ -229,13 +233,7 @@ def test_a_synthetic_claim_also_meets_its_gold_sentence_in_context(nlp):
 
 
 def test_gold_among_silent_sentences_of_another_page_keeps_the_golds_label(nlp):
-    supported = Case(
-        "The Great Pyramid of Giza is located in Egypt.",
-        SUPPORTS,
-        ((sentence("Great_Pyramid_of_Giza", 0),),),
-        "Great_Pyramid_of_Giza",
-        "synthetic",
-    )
+    supported = pyramid_in_egypt("synthetic")
     refuted = Case(
         "Titanic was directed by Steven Spielberg.",
         REFUTES,

@@ -42,7 +42,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -404,6 +404,21 @@ def slot_absent_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> li
 
 
 # -- 3. topic-near sentences of other pages ------------------------------------------------------------
+def names_page(title: str, sentences: list[Passage]) -> bool:
+    """Whether the sentences hold a word of the page's name (``title``, its disambiguator and stop words aside)."""
+    return bool({w for w in _words(without_disambiguator(title)) if w not in STOP_WORDS} & _words(joined(sentences)))
+
+
+def other_page_hits(
+    case: Case, search: Callable[[str], list[Passage]], allowed: set[str], inputs: Inputs
+) -> Iterator[Passage]:
+    """Retrieval's hits for the claim, best first, on allowed pages of at least two sentences that are not the
+    claim's own: where its topic-near sentences come from."""
+    for hit in search(case.claim):
+        if hit.page not in case.pages and hit.page in allowed and len(inputs.pages.get(hit.page, [])) >= 2:
+            yield hit
+
+
 def topic_near_nei(
     cases: list[Case], inputs: Inputs, search: Callable[[str], list[Passage]], allowed: set[str], rng: random.Random
 ) -> list[dict]:
@@ -415,14 +430,11 @@ def topic_near_nei(
     for case in cases:
         doc = inputs.docs[case.claim]
         title = inputs.pages[case.anchor][0].title if case.anchor in inputs.pages else ""
-        name = {w for w in _words(without_disambiguator(title)) if w not in STOP_WORDS}
-        for hit in search(case.claim):
-            if hit.page in case.pages or hit.page not in allowed or len(inputs.pages.get(hit.page, [])) < 2:
-                continue
+        for hit in other_page_hits(case, search, allowed, inputs):
             stretch = with_neighbours([hit], inputs.pages[hit.page], rng.randint(1, 2), rng)
             if not fits(stretch):
                 continue
-            if name & _words(joined(stretch)) and not unsettled(case, doc, title, stretch, inputs):
+            if names_page(title, stretch) and not unsettled(case, doc, title, stretch, inputs):
                 continue
             out.append(make_pair(case.claim, stretch, NEI, "reader-topic-near-nei"))
             break
@@ -636,9 +648,8 @@ def gold_context(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
 
 
 def unrelated(doc: Doc, title: str, sentences: list[Passage], entities) -> bool:
-    """Sentences that do not name the claim's page (``title``, its disambiguator aside) and are ``silent`` about it."""
-    name = {w for w in _words(without_disambiguator(title)) if w not in STOP_WORDS}
-    return not name & _words(joined(sentences)) and silent(doc, title, sentences, entities)
+    """Sentences that do not name the claim's page and are ``silent`` about it."""
+    return not names_page(title, sentences) and silent(doc, title, sentences, entities)
 
 
 def gold_among_others(
@@ -660,9 +671,7 @@ def gold_among_others(
         if len({p.page for p in gold}) != 1 or len(gold) > 2:
             continue
         doc, title = inputs.docs[case.claim], gold[0].title
-        for hit in search(case.claim):
-            if hit.page in case.pages or hit.page not in allowed or len(inputs.pages.get(hit.page, [])) < 2:
-                continue
+        for hit in other_page_hits(case, search, allowed, inputs):
             stretch = with_neighbours([hit], inputs.pages[hit.page], rng.randint(0, 1), rng)
             if not stretch:  # a sentence its page leaves out (a heading, a repeat)
                 continue
