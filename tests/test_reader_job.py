@@ -108,7 +108,7 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
         assert hashlib.sha256(lzma.decompress((job / entry["file"]).read_bytes())).hexdigest() == entry["sha256"]
     assert set(manifest["files"]) == {"train.jsonl", "pairs_validation.jsonl", "pairs_validation_reader.jsonl"}
     assert manifest["mix"] | {"seed": 0} == {"reader_rows": 12, "replay_rows": 24, "replay_ratio": 2.0, "seed": 0,
-                                              "with_teacher": 24}  # fmt: skip
+                                              "with_teacher": 24, "replay_file": "pairs_train.jsonl"}  # fmt: skip
     trained_on = [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
     assert sum(row["origin"] == "passage" for row in trained_on) == 12
     assert all(("teacher" in row) == (row["origin"] != "passage") for row in trained_on)
@@ -257,3 +257,83 @@ def test_a_shallower_student_is_taught_by_the_shipped_model_and_imported_with_it
     imported = AutoModelForSequenceClassification.from_pretrained(run / "final")
     assert imported.config.num_hidden_layers == 1
     assert_imported_as_trained(left, imported.state_dict())
+
+
+def test_prepare_replays_the_quick_pool_without_the_whole_build_and_says_how_to_make_one(setup, tmp_path, capsys):
+    pairs = setup["pairs"]
+    (pairs / "pairs_train.jsonl").rename(pairs / "pairs_replay.jsonl")  # what build_pairs.py --validation-only writes
+    argv = [a for a in prepare_argv(setup, tmp_path / "job") if a not in {"--labels", str(setup["labels"])}]
+    assert reader_job.main(argv) == 0
+    manifest = json.loads((tmp_path / "job" / "manifest.json").read_text())
+    assert manifest["mix"]["replay_file"] == "pairs_replay.jsonl" and manifest["mix"]["replay_rows"] == 24
+    (pairs / "pairs_replay.jsonl").unlink()
+    with pytest.raises(SystemExit, match="build_pairs.py --validation-only"):
+        reader_job.main([*argv[:-8], "--out", str(tmp_path / "job2"), *argv[-6:]])
+
+
+def test_a_cpu_run_needs_a_budget(setup, tmp_path):
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    with pytest.raises(SystemExit, match="--seconds: on a CPU give the training time"):
+        reader_job.main(["train", "--job", str(job), "--out", str(tmp_path / "out"), "--device", "cpu"])
+
+
+def test_a_stopped_cpu_run_resumes_from_its_checkpoint_and_plan(setup, tmp_path, monkeypatch):
+    """Stopped by a signal at its third step, the run keeps its checkpoint and plan and writes no student; run again
+    with --resume, it neither probes nor scores the shipped model again and ends after the planned steps."""
+    import os
+    import signal
+
+    import device_train
+    import trainer
+
+    job, out, work = tmp_path / "job", tmp_path / "out", tmp_path / "work"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--seconds",
+            "600", "--epochs", "2", "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision",
+            "fp32", "--checkpoint-minutes", "60", "--log-every", "1"]  # fmt: skip
+    real_step = trainer.Trainer._step
+    calls = []
+
+    def interrupted(self, batch, optimizer, scheduler):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C would: the trainer checkpoints after this step
+        return real_step(self, batch, optimizer, scheduler)
+
+    monkeypatch.setattr(trainer.Trainer, "_step", interrupted)
+    assert reader_job.main(argv) == 130
+    assert (work / "student" / "checkpoint.pt").is_file() and not list(out.glob("student-*.safetensors"))
+    plan = json.loads((work / "student" / "plan.json").read_text())
+    assert plan["epochs"] == 2 and plan["pairs"] == 36  # 12 passage pairs and 24 replayed
+    monkeypatch.setattr(trainer.Trainer, "_step", real_step)
+    probes = []
+    monkeypatch.setattr(device_train, "steps_per_second", lambda *a, **k: probes.append(1) or 1.0)
+    assert reader_job.main([*argv, "--resume"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert not probes and metrics["student"]["steps"] == metrics["student"]["planned_steps"] == 2 * 9
+    assert metrics["student"]["stopped_early"] is None
+    log = (out / "log.txt").read_text()
+    assert "resuming the plan" in log and "from the run being resumed" in log and "min left" in log
+    assert len(list(out.glob("student-*.safetensors"))) == 3
+
+
+def test_the_probe_times_whole_steps_on_a_copy_and_freezing_takes_the_shared_bias_too(setup):
+    import device_train
+    from transformers import MPNetConfig, MPNetForSequenceClassification
+
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    assert device_train.steps_per_second(model, tokenizer, tiny_rows(40), 4, "cpu", steps=2, bf16=False) > 0
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+    config = MPNetConfig(vocab_size=100, hidden_size=32, num_hidden_layers=3, num_attention_heads=2,
+                         intermediate_size=64, num_labels=3)  # fmt: skip
+    mpnet = MPNetForSequenceClassification(config)
+    left = device_train.freeze_bottom(mpnet, 2)
+    trainable = {name for name, p in mpnet.named_parameters() if p.requires_grad}
+    assert trainable and all(".layer.2." in name or name.startswith("classifier") for name in trainable)
+    assert left == sum(p.numel() for p in mpnet.parameters() if p.requires_grad)
+    assert not mpnet.mpnet.encoder.relative_attention_bias.weight.requires_grad
+    with pytest.raises(SystemExit, match="freeze fewer"):
+        device_train.freeze_bottom(mpnet, 3)

@@ -11,8 +11,10 @@ from reader_pairs import (
     SUPPORTS,
     Case,
     Inputs,
+    bound_value,
     by_page,
     date_edit_or_none,
+    exclusive,
     generate,
     gold_among_others,
     gold_context,
@@ -26,6 +28,7 @@ from reader_pairs import (
     slot_absent_nei,
     slot_refutes,
     topic_near_nei,
+    value_elsewhere,
     wice_pairs,
 )
 
@@ -360,3 +363,61 @@ def test_wice_partial_support_is_not_support():
     assert wice_pairs([row], "train", {"The Wall (Australian game show)"}) == []  # a held-out title
     assert wice_pairs([row | {"label": "supported", "supported": True}], part, set()) == []
     assert wice_pairs([row | {"non_supported_tokens": ["106"]}], part, set()) == []  # a number: may be contradicted
+
+
+CANADA = [
+    "Canada is a country in North America.",
+    "Its capital is Ottawa and its three largest metropolitan areas are Toronto, Montreal, and Vancouver.",
+    "Canada is a parliamentary democracy.",
+]
+EINSTEIN = [
+    "Albert Einstein was born in 1879 in Ulm, in the Kingdom of Württemberg.",
+    "He received the 1921 Nobel Prize in Physics.",
+    "He developed the theory of relativity.",
+]
+ROLE_PAGES = by_page(passages("Canada", "Canada", CANADA) + passages("Albert_Einstein", "Albert Einstein", EINSTEIN))
+
+
+def role_inputs(nlp, cases: list[Case]) -> Inputs:
+    texts = sorted({c.claim for c in cases})
+    entities = sentence_entities(nlp, (p.text for rows in ROLE_PAGES.values() for p in rows))
+    return Inputs(ROLE_PAGES, entities, dict(zip(texts, nlp.pipe(texts))), {})
+
+
+def test_a_value_present_in_another_role_refutes_where_the_slot_holds_another(nlp):
+    case = Case("Ottawa is the capital of Canada.", SUPPORTS, ((ROLE_PAGES["Canada"][1],),), "Canada", "synthetic")
+    rows = [r for seed in range(6) for r in value_elsewhere([case], role_inputs(nlp, [case]), random.Random(seed))]
+    refutes = {r["claim"] for r in rows if r["origin"] == "reader-value-elsewhere-refutes"}
+    assert refutes and refutes <= {f"{city} is the capital of Canada." for city in ("Toronto", "Montreal", "Vancouver")}
+    assert all(CANADA[1] in r["evidence"] and r["label"] == REFUTES for r in rows if r["claim"] in refutes)
+
+
+def test_a_value_present_in_another_role_is_not_enough_info_where_the_slot_is_not_stated(nlp):
+    case = Case("Albert Einstein was born in 1879.", SUPPORTS, ((ROLE_PAGES["Albert_Einstein"][0],),),
+                "Albert_Einstein", "fever")  # fmt: skip
+    rows = [r for seed in range(6) for r in value_elsewhere([case], role_inputs(nlp, [case]), random.Random(seed))]
+    nei = [r for r in rows if r["origin"] == "reader-value-elsewhere-nei"]
+    assert nei and {r["claim"] for r in nei} == {"Albert Einstein was born in 1921."}
+    assert all(r["label"] == NEI and EINSTEIN[0] not in r["evidence"] and "1921" in r["evidence"] for r in nei)
+    # with the gold sentence in the passage, the year the slot holds is stated: another year there refutes
+    refutes = [r for r in rows if r["origin"] == "reader-value-elsewhere-refutes"]
+    assert all(r["claim"] == "Albert Einstein was born in 1921." and EINSTEIN[0] in r["evidence"] for r in refutes)
+
+
+def test_places_that_may_hold_one_another_are_never_swapped(nlp):
+    # "Ulm, in the Kingdom of Württemberg": born in one is born in the other
+    case = Case("Albert Einstein was born in Ulm.", SUPPORTS, ((ROLE_PAGES["Albert_Einstein"][0],),),
+                "Albert_Einstein", "fever")  # fmt: skip
+    for seed in range(6):
+        for row in value_elsewhere([case], role_inputs(nlp, [case]), random.Random(seed)):
+            assert "Württemberg" not in row["claim"]
+    assert exclusive("Egypt", "France", [ROLE_PAGES["Canada"][0]])
+    assert not exclusive("Ulm", "Germany", [ROLE_PAGES["Canada"][0]])  # a city and a country
+    assert not exclusive("Ulm", "Kingdom of Württemberg", [ROLE_PAGES["Albert_Einstein"][0]])
+
+
+def test_only_single_valued_slots_are_bound(nlp):
+    assert bound_value(nlp("Linkin Park released an album in 2005."), "Linkin Park") is None
+    assert bound_value(nlp("Mozart toured in Egypt."), "Wolfgang Amadeus Mozart") is None
+    found = bound_value(nlp("Albert Einstein was born in 1879."), "Albert Einstein")
+    assert found is not None and found[0].text == "1879" and "born" in found[1]

@@ -355,6 +355,13 @@ def main() -> None:
         "--no-failure-kinds", action="store_true", help="leave out failure_kinds.py's pairs (the earlier pair set)"
     )
     parser.add_argument(
+        "--validation-only",
+        action="store_true",
+        help="write the validation files (the same bytes as a whole build) and pairs_replay.jsonl, a single-sentence"
+        " pool for reader_job.py's replay taken from the shared pairs as they are, instead of the 35-minute"
+        " pairs_train.jsonl",
+    )
+    parser.add_argument(
         "--with-anli",
         action="store_true",
         help="add ANLI's pairs (CC BY-NC 4.0): the model built from them is for non-commercial use only",
@@ -390,6 +397,15 @@ def main() -> None:
     page_of = {(p.title, p.text): p.page for p in index.passages}
     pool = entity_pool(list(nlp.pipe([r["claim"] for r in gold_train + synthetic], batch_size=256)))
     synthetic_gold = [r for r in synthetic if r["origin"] == "synthetic"]
+    held_out_titles = {p.title for p in index.passages if p.page in held_out} | {
+        without_disambiguator(p.title) for p in index.passages if p.page in held_out
+    }
+    if args.validation_only:
+        contrastive, vitaminc_validation = contrastive_shared_pairs(args.shared, held_out_titles, rng, args.with_anli)
+        replay = shared_pairs(args.shared) + [r for r in gold_train if r["origin"] == "fever-gold"] + contrastive
+        write_rows(args.work / "pairs_replay.jsonl", replay, random.Random(f"{args.seed}:replay-order"))
+        write_validation(args, claims, split, index, nlp, pool, vitaminc_validation)
+        return
     edits = edited_pairs(
         gold_train + synthetic_gold, train_records + synthetic_records(synthetic, page_of), index, nlp, rng, pool
     )
@@ -420,9 +436,6 @@ def main() -> None:
         train += failure_kind_pairs([r for r in gold_train if r["label"] == "SUPPORTS"] + synthetic_gold, nlp, rng)
     vitaminc_validation: list[dict] = []
     if not args.no_contrastive:
-        held_out_titles = {p.title for p in index.passages if p.page in held_out} | {
-            without_disambiguator(p.title) for p in index.passages if p.page in held_out
-        }
         contrastive, vitaminc_validation = contrastive_shared_pairs(args.shared, held_out_titles, rng, args.with_anli)
         train += contrastive
         if not args.no_failure_kinds:  # counts against "more than / under" bounds, from VitaminC's training pages
@@ -430,6 +443,13 @@ def main() -> None:
             bounds = random.Random(f"{args.seed}:vitaminc-number-bound")  # its own stream: the rest stays as it was
             train += number_bound_pairs(vitaminc, nlp, bounds, VITAMINC_NUMBER_BOUNDS, "vitaminc-number-bound")
     write_rows(args.work / "pairs_train.jsonl", train, rng)
+    write_validation(args, claims, split, index, nlp, pool, vitaminc_validation)
+    print("split", dict(sorted(counts.items())))
+
+
+def write_validation(args, claims, split, index, nlp, pool, vitaminc_validation: list[dict]) -> None:
+    """The validation files; none draws on the training build's random stream, so ``--validation-only`` writes
+    the same bytes as a whole build."""
 
     # each validation file draws on a stream of its own: a training generator added or changed, or a kind
     # added to the kinds file, leaves the other files as they were, so models trained on different pair
@@ -446,7 +466,6 @@ def main() -> None:
     write_rows(args.work / "pairs_validation_kinds.jsonl", validation_kinds, stream("kinds-order"))
     if vitaminc_validation:
         write_rows(args.work / "pairs_validation_vitaminc.jsonl", vitaminc_validation, stream("vitaminc"))
-    print("split", dict(sorted(counts.items())))
 
 
 if __name__ == "__main__":

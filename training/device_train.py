@@ -23,6 +23,7 @@ of epochs is the most that fits (at least one; fewer pairs if not even one fits)
 from __future__ import annotations
 
 import argparse
+import copy
 import gzip
 import hashlib
 import json
@@ -36,7 +37,18 @@ from pathlib import Path
 import torch
 from safetensors.torch import save_file
 from train_stance import base_model, keep_layers, score
-from trainer import LABEL_IDS, LABELS, MAX_LENGTH, Stage, Trainer, encode, jsonl_rows, predict, write_json
+from trainer import (
+    LABEL_IDS,
+    LABELS,
+    MAX_LENGTH,
+    Stage,
+    Trainer,
+    batch_order,
+    encode,
+    jsonl_rows,
+    predict,
+    write_json,
+)
 from transformers import AutoTokenizer
 from weight_pack import pack_state, unpack
 
@@ -85,48 +97,103 @@ def steps_per_second(
     steps: int = 24,
     max_length: int = MAX_LENGTH,
     bf16: bool = True,
+    seed: int = 0,
 ) -> float:
-    """Training steps per second on real batches of pairs cut at ``max_length`` tokens (forward and backward,
-    gradients thrown away)."""
-    rng = random.Random(0)
-    model.train()
+    """Whole training steps per second (forward, backward, clipping and the AdamW step) on the batches training
+    takes first: ``trainer.batch_order``'s, sorted by length within windows, so padding is what training pads.
+    The steps run on a copy of ``model``: the model itself is left as it was."""
+    probe = copy.deepcopy(model)
+    probe.train()
+    optimizer = torch.optim.AdamW([p for p in probe.parameters() if p.requires_grad], lr=1e-9)
+    order = batch_order(rows, batch_size, seed, 0, 0)
     timed = 0.0
     for step in range(steps + 4):  # the first 4 warm the kernels up and are not timed
-        batch = rng.sample(rows, batch_size)
+        batch = [rows[i] for i in order[step % len(order)]]
         inputs = encode(tokenizer, batch, max_length=max_length).to(device)
         labels = torch.tensor([LABEL_IDS[r["label"]] for r in batch], device=device)
         if device == "cuda":
             torch.cuda.synchronize()
         started = time.monotonic()
         with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
-            loss = torch.nn.functional.cross_entropy(model(**inputs).logits.float(), labels)
+            loss = torch.nn.functional.cross_entropy(probe(**inputs).logits.float(), labels)
         loss.backward()
+        torch.nn.utils.clip_grad_norm_(probe.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
         if device == "cuda":
             torch.cuda.synchronize()
         if step >= 4:
             timed += time.monotonic() - started
-        model.zero_grad(set_to_none=True)
+    del probe, optimizer
     return steps / timed
 
 
+PLAN_MARGIN = 1.1  # the probe times whole steps; tokenising and logging add a little
+
+
 def fit_epochs(rate: float, pairs: int, batch_size: int, seconds: float, most: int) -> tuple[int, int]:
-    """(epochs, pairs per epoch) that fit ``seconds`` at ``rate`` steps/s; the optimiser step and data
-    handling cost about a third on top of the probe's forward and backward, hence the margin."""
-    affordable_steps = rate * seconds / 1.35
+    """(epochs, pairs per epoch) that fit ``seconds`` at ``rate`` whole steps/s, with ``PLAN_MARGIN`` to spare."""
+    affordable_steps = rate * seconds / PLAN_MARGIN
     epochs = min(most, int(affordable_steps // math.ceil(pairs / batch_size)))
     if epochs >= 1:
         return epochs, pairs
     return 1, max(batch_size, int(affordable_steps * batch_size))
 
 
+def rows_digest(rows: list[dict]) -> str:
+    """SHA-256 of the training rows as trained (a resumed run must train on the very rows its plan was made for)."""
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def freeze_bottom(model, layers: int) -> int:
+    """Freeze the embeddings and the bottom ``layers`` encoder layers, and with them anything every layer shares
+    (MPNet's ``relative_attention_bias``, which otherwise keeps backward running through every layer); returns
+    the number of parameters left to train."""
+    if layers <= 0:
+        return sum(p.numel() for p in model.parameters() if p.requires_grad)
+    encoder = model.base_model.encoder
+    if layers >= len(encoder.layer):
+        raise SystemExit(f"--freeze-layers {layers}: the model has {len(encoder.layer)} layers; freeze fewer")
+    for module in [model.base_model.embeddings, *encoder.layer[:layers]]:
+        module.requires_grad_(False)
+    for name, parameter in encoder.named_parameters():
+        if not name.startswith("layer."):  # shared by every layer (MPNet: relative_attention_bias)
+            parameter.requires_grad_(False)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
 def train_phase(
     name, model, tokenizer, rows, *, lr, seconds, most_epochs, batch_size, device, seed, distill, work, log,
-    max_length=MAX_LENGTH, hard_seconds=None, probe_steps=24, bf16=True,
+    max_length=MAX_LENGTH, hard_seconds=None, probe_steps=24, bf16=True, checkpoint_seconds=1e9, resume=False,
+    log_every=100,
 ):  # fmt: skip
     """Train ``model`` on ``rows`` within ``seconds``; returns what the phase did. Training stops, keeping what
-    it learnt, after ``hard_seconds`` (default: 15 % more than ``seconds``, should the probe be optimistic)."""
-    rate = steps_per_second(model, tokenizer, rows, batch_size, device, probe_steps, max_length, bf16)
-    epochs, used = fit_epochs(rate, len(rows), batch_size, seconds, most_epochs)
+    it learnt, after ``hard_seconds`` (default: 15 % more than ``seconds``, should the probe be optimistic).
+
+    The plan (probe rate, epochs, pairs) is written to ``work/name/plan.json`` and the trainer checkpoints into
+    ``work/name`` every ``checkpoint_seconds``; with ``resume`` a run continues from both, on the same rows."""
+    run_dir = work / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    plan_file = run_dir / "plan.json"
+    digest = rows_digest(rows)
+    if resume and plan_file.exists():
+        plan = json.loads(plan_file.read_text())
+        if plan["rows_sha256"] != digest or plan["batch_size"] != batch_size or plan["lr"] != lr:
+            raise SystemExit(f"{plan_file}: the run there trained on other rows or settings; resume it with the same"
+                             " job and options, or start in another --work")  # fmt: skip
+        rate, epochs, used = plan["probe_steps_per_second"], plan["epochs"], plan["pairs"]
+        log(f"{name}: resuming the plan in {plan_file}")
+    else:
+        if resume:
+            log(f"{name}: nothing to resume in {run_dir}; starting")
+        rate = steps_per_second(model, tokenizer, rows, batch_size, device, probe_steps, max_length, bf16, seed)
+        epochs, used = fit_epochs(rate, len(rows), batch_size, seconds, most_epochs)
+        plan = {"probe_steps_per_second": rate, "epochs": epochs, "pairs": used, "rows_sha256": digest,
+                "batch_size": batch_size, "lr": lr, "max_length": max_length, "bf16": bf16}  # fmt: skip
+        write_json(plan_file, plan)
     if used < len(rows):
         rows = random.Random(seed).sample(rows, used)
     log(f"{name}: probe {rate:.3g} steps/s; {epochs} epoch(s) of {len(rows)} pairs at lr {lr}")
@@ -135,22 +202,22 @@ def train_phase(
         tokenizer,
         rows,
         [Stage(name, None, epochs, lr)],
-        work / name,
+        run_dir,
         seed=seed,
         batch_size=batch_size,
         bf16=bf16,
-        checkpoint_seconds=1e9,
+        checkpoint_seconds=checkpoint_seconds,
         max_seconds=seconds * 1.15 if hard_seconds is None else hard_seconds,
         distill_weight=distill,
         device=device,
         max_length=max_length,
         log=log,
+        log_every=log_every,
     )
-    (work / name).mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     stopped = None
     try:
-        position = trainer.train()
+        position = trainer.train(resume=resume)
     except TrainingStopped as stop:
         stopped, position = str(stop), trainer.position
     return {
@@ -164,9 +231,11 @@ def train_phase(
         "max_length": max_length,
         "bf16": bf16,
         "steps": position.steps_done,
+        "planned_steps": epochs * math.ceil(len(rows) / batch_size),
         "train_seconds": round(position.train_seconds, 1),
         "seconds": round(time.monotonic() - started, 1),
         "stopped_early": stopped,
+        "stopped_by_signal": trainer.stopped_by_signal,
         "loss_per_100_steps": position.losses,
     }
 

@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 import torch
-from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, label_with, run_log, train_phase
+from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, freeze_bottom, label_with, run_log, train_phase
 from safetensors.torch import load_file, save_file
 from train_stance import LABELS, export_fp32, keep_layers, model_inputs
 from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
@@ -58,6 +58,9 @@ SHIPPED = REPO / "data" / "stance_model"
 CARRY_LIMIT = 64 * 2**20  # what one device call carries: the job folder, the working tree beside it
 PART_LIMIT = 15 * 2**20  # each returned weights file (a returned file may be 16 MiB)
 READER_FILE = "pairs_train_reader.jsonl"
+# single-sentence pairs replayed beside the passage pairs: build_pairs.py's whole training file, or the pool its
+# --validation-only run writes from the shared pairs as they are (minutes instead of the 35 of a whole build)
+REPLAY_FILES = ("pairs_train.jsonl", "pairs_replay.jsonl")
 TRAIN_FILE = "train.jsonl"  # the mixed rows, in the job folder
 CARRIED_MODEL = "model.onnx.xz"  # the shipped model, carried: the tracked file and the job overrun one call together
 ONNX_NAMES = "onnx_names.json"  # each parameter's initializer in the shipped file, found where the job is prepared
@@ -206,16 +209,20 @@ def device_command(args) -> str:
 
 def prepare(args) -> int:
     pairs = args.pairs
-    for needed in ("pairs_train.jsonl", "pairs_validation.jsonl", args.reader_file):
+    replay_file = next((name for name in REPLAY_FILES if (pairs / name).is_file()), None)
+    for needed in ("pairs_validation.jsonl", args.reader_file):
         if not (pairs / needed).is_file():
-            raise SystemExit(f"{pairs / needed}: missing (the pairs folder holds {READER_FILE}, pairs_train.jsonl and"
-                             " the pairs_validation*.jsonl files)")  # fmt: skip
+            raise SystemExit(f"{pairs / needed}: missing (the pairs folder holds {READER_FILE}, the pairs_validation*"
+                             ".jsonl files and a replay file; docs/training.md, 'The reader job on the CPU')")  # fmt: skip
+    if replay_file is None:
+        raise SystemExit(f"{pairs}: no single-sentence pairs to replay ({' or '.join(REPLAY_FILES)}): run"
+                         f" build_pairs.py --validation-only --work {pairs} (a few minutes) or the whole build")  # fmt: skip
     if args.out.exists() and any(args.out.iterdir()):
         raise SystemExit(f"{args.out} already holds files: remove it or choose another --out")
     torch.set_num_threads(2)
-    sources = {name: (pairs / name).read_bytes() for name in ("pairs_train.jsonl", args.reader_file)}
+    sources = {name: (pairs / name).read_bytes() for name in (replay_file, args.reader_file)}
     reader = jsonl_rows(sources[args.reader_file])
-    single = jsonl_rows(sources["pairs_train.jsonl"])
+    single = jsonl_rows(sources[replay_file])
     replay = random.Random(args.seed).sample(single, min(len(single), round(args.replay_ratio * len(reader))))
     rows = [{k: row[k] for k in ("claim", "title", "evidence", "label", "origin")} for row in reader + replay]
     labelled = 0
@@ -275,6 +282,7 @@ def prepare(args) -> int:
             "reader_rows": len(reader),
             "replay_rows": len(replay),
             "replay_ratio": args.replay_ratio,
+            "replay_file": replay_file,
             "seed": args.seed,
             "with_teacher": labelled,
         },
@@ -363,8 +371,25 @@ def check_model(manifest: dict, job: Path | None = None, work: Path | None = Non
     return model_dir, onnx_path
 
 
+def budget(args) -> tuple[float, float, Path]:
+    """(training seconds, whole-run seconds, work folder) of a run: a GPU call's are fixed by the call (360 s of
+    training within 540 s); on a CPU the training time is the caller's to give, and checkpoints go under
+    training/runs/ so that the run can be resumed."""
+    cpu = args.device == "cpu"
+    if args.seconds is None:
+        if cpu and not args.steps:
+            raise SystemExit("--seconds: on a CPU give the training time this run may take (e.g. 5400 for 1.5 h);"
+                             " the epochs are fitted to it after a probe")  # fmt: skip
+        args.seconds = 360.0
+    if args.deadline is None:  # room to score the shipped model and the student on the validation files
+        args.deadline = args.seconds * 1.15 + 1800 if cpu else 540.0
+    work = args.work or (args.out.with_name(f"{args.out.name}-work") if cpu else Path("/tmp/reader-job"))
+    return args.seconds, args.deadline, work
+
+
 def train(args) -> int:
     started = time.monotonic()
+    args.seconds, args.deadline, args.work = budget(args)
     deadline = started + args.deadline
     args.out.mkdir(parents=True, exist_ok=True)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -372,6 +397,8 @@ def train(args) -> int:
     if args.device == "cpu":
         torch.set_num_threads(args.threads)
     bf16 = args.device != "cpu" or use_bf16(args.precision)
+    log(f"device {args.device}, {'bf16' if bf16 else 'fp32'}; training within {args.seconds:g} s, all within"
+        f" {args.deadline:g} s; checkpoints in {args.work}")  # fmt: skip
     manifest, rows = read_job(args.job)
     model_dir, onnx_path = check_model(manifest, args.job, args.work)
     train_rows = rows.pop(TRAIN_FILE)
@@ -396,13 +423,24 @@ def train(args) -> int:
     student.to(args.device)
     log(f"read {len(train_rows)} training pairs and {len(validation)} validation files; {description}")
 
-    scoring = time.monotonic()
-    metrics["shipped"] = {"validation": figures(student, tokenizer, validation, args.device, "shipped", log,
-                                                args.max_length, bf16)}  # fmt: skip
-    scoring = time.monotonic() - scoring
+    earlier = json.loads((args.out / "metrics.json").read_text()) if (args.out / "metrics.json").is_file() else {}
+    if args.resume and earlier.get("job_sha256") == metrics["job_sha256"] and "shipped" in earlier:
+        metrics["shipped"], scoring = earlier["shipped"], earlier.get("shipped_scoring_seconds", 0.0)
+        log("shipped model's validation figures: from the run being resumed")
+    else:
+        scoring = time.monotonic()
+        metrics["shipped"] = {"validation": figures(student, tokenizer, validation, args.device, "shipped", log,
+                                                    args.max_length, bf16)}  # fmt: skip
+        scoring = time.monotonic() - scoring
+    metrics["shipped_scoring_seconds"] = round(scoring, 1)
     metrics["seconds"] = round(time.monotonic() - started, 1)
     write_json(args.out / "metrics.json", metrics)
     metrics["student"] = {"base": description, "word_embeddings": "frozen"}
+    if args.freeze_layers:
+        trainable = freeze_bottom(student, args.freeze_layers)
+        metrics["student"]["frozen_layers"] = args.freeze_layers
+        log(f"froze the embeddings, the bottom {args.freeze_layers} layers and the shared attention bias:"
+            f" {trainable:,} parameters train")  # fmt: skip
     if args.layers:  # a shallower student, taught by the shipped model it starts from, read here on every pair
         total = student.config.num_hidden_layers
         kept = kept_layers(total, args.layers)
@@ -420,8 +458,14 @@ def train(args) -> int:
         most_epochs=args.epochs if not args.steps else 1, batch_size=args.batch_size, device=args.device,
         seed=args.seed, distill=args.distill_weight, work=args.work, log=log, max_length=args.max_length,
         hard_seconds=max(hard, 1.0), probe_steps=args.probe_steps, bf16=bf16,
+        checkpoint_seconds=args.checkpoint_minutes * 60, resume=args.resume, log_every=args.log_every,
     )  # fmt: skip
     metrics["student"]["with_teacher"] = sum("teacher" in row for row in train_rows)
+    if metrics["student"]["stopped_by_signal"]:
+        metrics["seconds"] = round(time.monotonic() - started, 1)
+        write_json(args.out / "metrics.json", metrics)
+        log(f"stopped: {metrics['student']['stopped_early']} (the checkpoint is in {args.work}); no student written")
+        return 130
     state = trained_state(student)
     returned = {}
     for number, part in enumerate(pack_state(state, STUDENT_PARTS), start=1):
@@ -543,10 +587,22 @@ def main(argv: list[str] | None = None) -> int:
     t = sub.add_parser("train", help="on the device: train the student, write metrics, weights and log to --out")
     t.add_argument("--job", type=Path, required=True)
     t.add_argument("--out", type=Path, required=True)
-    t.add_argument("--work", type=Path, default=Path("/tmp/reader-job"))
+    t.add_argument("--work", type=Path, default=None,
+                   help="checkpoints and the plan (default: /tmp/reader-job on a GPU; on a CPU OUT-work beside --out,"
+                        " e.g. training/runs/NAME/out-work)")  # fmt: skip
     t.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    t.add_argument("--seconds", type=float, default=360, help="training time; epochs fit it after a probe")
-    t.add_argument("--deadline", type=float, default=540, help="everything ends by then (a call may run 600 s)")
+    t.add_argument("--seconds", type=float, default=None,
+                   help="training time of this run; epochs fit it after a probe (a GPU call: 360; a CPU: required)")  # fmt: skip
+    t.add_argument("--deadline", type=float, default=None,
+                   help="everything ends by then (a GPU call: 540, as a call may run 600 s; a CPU: --seconds x 1.15"
+                        " + 1800)")  # fmt: skip
+    t.add_argument("--resume", action="store_true",
+                   help="continue the run whose plan and checkpoint are in --work (the same job and options)")  # fmt: skip
+    t.add_argument("--checkpoint-minutes", type=float, default=10, help="a checkpoint at least this often")
+    t.add_argument("--log-every", type=int, default=25, help="steps between progress lines")
+    t.add_argument("--freeze-layers", type=int, default=0,
+                   help="freeze the embeddings, this many bottom layers and the attention bias every layer shares"
+                        " (faster steps where a whole pass does not fit)")  # fmt: skip
     t.add_argument("--epochs", type=int, default=3, help="at most this many")
     t.add_argument("--steps", type=int, default=0, help="exactly this many steps instead (measurements, smoke runs)")
     t.add_argument("--probe-steps", type=int, default=24)

@@ -78,6 +78,8 @@ ORIGIN_CAPS = {  # at most this many pairs per origin and part (a seeded sample)
     "reader-gold-context": 2000,
     "reader-gold-among-others": 3000,
     "reader-wice-train": 1000,
+    "reader-value-elsewhere-refutes": 2000,
+    "reader-value-elsewhere-nei": 2000,
 }
 # Entity labels grouped into kinds of value: a passage holding a value of the claim's kind may settle it.
 FAMILY = {
@@ -571,6 +573,179 @@ def slot_refutes(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
     return out
 
 
+# -- 4b. the claim's value present in another role ----------------------------------------------------
+# Single-valued slots a value is bound to, by the word that governs it, and the words that would state the
+# slot in a passage ("born in 1879" is stated by a sentence saying "born" or "birth").
+SLOT_CUES = {
+    "bear": {"born", "birth", "birthplace"},
+    "born": {"born", "birth", "birthplace"},
+    "die": {"died", "death", "dies"},
+    "locate": {"located", "lies", "situated", "location"},
+    "situate": {"located", "lies", "situated", "location"},
+    "base": {"based", "headquartered", "headquarters"},
+    "headquarter": {"based", "headquartered", "headquarters"},
+    "bury": {"buried", "burial", "interred"},
+    "capital": {"capital"},
+    "found": {"founded", "established", "formed", "foundation"},
+    "establish": {"founded", "established", "formed", "foundation"},
+    "form": {"founded", "established", "formed", "foundation"},
+    "release": {"released", "release"},
+    "publish": {"published", "publication"},
+    "open": {"opened", "opening"},
+    "complete": {"completed", "completion"},
+    "build": {"built", "constructed", "construction"},
+    "premiere": {"premiered", "premiere"},
+    "launch": {"launched", "launch"},
+}
+YEAR_ONLY = {"release", "publish", "open", "complete", "build", "premiere", "launch", "found", "establish", "form"}
+_YEAR = re.compile(r"1[5-9]\d\d|20[0-2]\d")
+
+
+def bound_value(doc: Doc, title: str) -> tuple[Span, set[str]] | None:
+    """An entity of the claim in a single-valued slot, with the words that would state that slot: a place after
+    "born in", "located in", "the capital of", …; a place that "is the capital of" something; a year after
+    "born in", "died in", "founded in". Never what the claim is about, never a value another could share."""
+    about, name = _about(doc, title), _words(without_disambiguator(title))
+    for ent in doc.ents:
+        root = ent.root
+        if _words(ent.text) & name or _indefinite(doc, root.i):
+            continue
+        place = ent.label_ in {"GPE", "LOC"}
+        year = ent.label_ == "DATE" and _YEAR.fullmatch(ent.text) is not None
+        if not (place or year):
+            continue
+        if root.dep_ == "pobj" and root.head.lower_ in {"in", "of", "at"} and not _words(ent.text) & about:
+            governor = root.head.head.lemma_.lower()
+            if place and governor in PLACE_HEADS and governor not in SLOT_CUES:  # "a town in X", "a county of X"
+                return ent, {governor, "located", "lies", "situated"}
+            if (
+                governor in SLOT_CUES
+                and (year or governor not in YEAR_ONLY)
+                and (place or governor not in {"locate", "situate", "capital", "base"})
+            ):
+                return ent, SLOT_CUES[governor]
+        if place and root.dep_ == "nsubj" and root.head.lemma_ == "be":
+            attr = next((c for c in root.head.children if c.dep_ == "attr"), None)
+            if attr is not None and attr.lemma_.lower() == "capital" and any(c.lower_ == "the" for c in attr.children):
+                return ent, SLOT_CUES["capital"]
+    return None
+
+
+def _same_kind(label: str, value: str) -> bool:
+    return label in {"GPE", "LOC"} if not _YEAR.fullmatch(value) else label == "DATE"
+
+
+def other_values(ent: Span, sentences: list[Passage], entities, about: set[str]) -> list[tuple[str, Passage]]:
+    """Values of the entity's kind that the sentences name, none of them the entity's own, one including the other
+    or what the claim is about: (value as the sentence writes it, the sentence)."""
+    own = ent.text.lower()
+    out = []
+    for sentence in sentences:
+        for label, text in entities[sentence.text]:
+            if not _same_kind(label, ent.text) or (_YEAR.fullmatch(ent.text) and not _YEAR.fullmatch(text)):
+                continue
+            if own in text or text in own or _same_state(text, own) or _words(text) & about:
+                continue
+            match = re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", sentence.text, flags=re.IGNORECASE)
+            if match:
+                out.append((sentence.text[match.start() : match.end()], sentence))
+    return sorted(set(out), key=lambda v: (v[0], v[1].line or 0))
+
+
+def exclusive(value: str, other: str, sentences: list[Passage]) -> bool:
+    """Whether a single-valued slot holding ``value`` cannot hold ``other`` too: two years; two countries, or two
+    places neither of which is a country, never written within a few words of each other (a place "in" another,
+    "Ulm, in the Kingdom of Württemberg", may hold both)."""
+    if _YEAR.fullmatch(value):
+        return True
+    if (value in COUNTRY_NAMES) != (other in COUNTRY_NAMES):
+        return False
+    for sentence in sentences:
+        text = sentence.text.lower()
+        for a in re.finditer(re.escape(value.lower()), text):
+            for b in re.finditer(re.escape(other.lower()), text):
+                if max(a.start(), b.start()) - min(a.end(), b.end()) < 40:
+                    return False
+    return True
+
+
+def value_elsewhere(
+    cases: list[Case],
+    inputs: Inputs,
+    rng: random.Random,
+    search: Callable[[str], list[Passage]] | None = None,
+    allowed: set[str] = frozenset(),
+) -> list[dict]:
+    """The claim's value present in the passage in another role ("Toronto is the capital of Canada" against "Its
+    capital is Ottawa and its largest metropolitan areas are Toronto, Montreal and Vancouver").
+
+    From a SUPPORTS claim whose gold sentence binds a value to a single-valued slot (``bound_value``), the value
+    is changed to another of its kind that the passage names in another role:
+    * against its gold sentences with the sentence naming the new value -> REFUTES
+      (``reader-value-elsewhere-refutes``): the slot is stated, and holds the original;
+    * against sentences of its page (gold removed) that name neither the original value nor any word stating the
+      slot, with the sentence naming the new value -> NOT ENOUGH INFO (``reader-value-elsewhere-nei``): present
+      is not stated.
+    The sentence naming the new value is the gold's own or a page neighbour's where the page has one; otherwise
+    (the corpus holds few sentences a page) one of another page that retrieval ranks high for the claim and that
+    does not name the claim's page. Pairs carry the claim's page's title."""
+    out = []
+    for case in cases:
+        if case.label != SUPPORTS:
+            continue
+        gold = in_page_order(case.sets[0])
+        if len({p.page for p in gold}) != 1:
+            continue
+        page = inputs.pages.get(gold[0].page, [])
+        doc, title = inputs.docs[case.claim], gold[0].title
+        found = bound_value(doc, title)
+        if found is None or not _has(evidence_text(joined(gold)), found[0].text):
+            continue
+        ent, cues = found
+        about = _about(doc, title)
+
+        def quiet(p: Passage, e: Span = ent, c: set[str] = cues) -> bool:
+            text = evidence_text(p.text)
+            return not _has(text, e.text) and not (_words(text) & c)
+
+        others = [p for p in page if (p.page, p.line) not in case.gold]
+        silent_own = [p for p in others if quiet(p)]
+        stretch = with_neighbours(gold, page, rng.randint(1, 2), rng, exclude=case.gold)
+        values = [v for v in other_values(ent, stretch, inputs.entities, about) if exclusive(ent.text, v[0], stretch)]
+        nei = [v for v in other_values(ent, silent_own, inputs.entities, about)]
+        if not values:  # the gold beside a sentence of its page that names another value of the kind
+            order = {(p.page, p.line): i for i, p in enumerate(page)}
+            for value, sentence in other_values(ent, page, inputs.entities, about):
+                joint = sorted({*gold, sentence}, key=lambda p: order.get((p.page, p.line), -1))
+                if fits(joint) and exclusive(ent.text, value, joint):
+                    stretch, values = joint, [(value, sentence)]
+                    break
+        if (not values or not nei) and search is not None:  # a topic-near sentence of another page
+            for hit in other_page_hits(case, search, allowed, inputs):
+                named = [v for v in other_values(ent, [hit], inputs.entities, about) if quiet(hit)]
+                if named and not names_page(title, [hit]):
+                    if not values and fits(gold + [hit]) and exclusive(ent.text, named[0][0], gold + [hit]):
+                        stretch = gold + [hit] if rng.random() < 0.5 else [hit] + gold
+                        values = named[:1]
+                    if not nei and silent_own:
+                        nei = [(named[0][0], hit)]
+                    break
+        if values and fits(stretch):
+            new, _ = rng.choice(values)
+            pair = make_pair(_replace_span(doc, ent.start, ent.end, new), stretch, REFUTES,
+                             "reader-value-elsewhere-refutes")  # fmt: skip
+            out.append(pair | {"title": title})
+        if nei:
+            new, sentence = rng.choice(nei)
+            passage = [] if sentence.page == gold[0].page else [rng.choice(silent_own)]
+            passage = [sentence, *passage] if rng.random() < 0.5 else [*passage, sentence]
+            if fits(passage):
+                pair = make_pair(_replace_span(doc, ent.start, ent.end, new), passage, NEI,
+                                 "reader-value-elsewhere-nei")  # fmt: skip
+                out.append(pair | {"title": title})
+    return out
+
+
 # -- 5. several sentences together --------------------------------------------------------------------
 def _covers(slot: str, text: str) -> bool:
     words = _words(text)
@@ -831,6 +1006,7 @@ def generate(
         ("slot-absent", lambda: slot_absent_nei(cases, inputs, stream("slot-absent"))),
         ("topic-near", lambda: topic_near_nei(fever_like, inputs, search, allowed, stream("topic-near"))),
         ("slot-refutes", lambda: slot_refutes(cases, inputs, stream("slot-refutes"))),
+        ("value-elsewhere", lambda: value_elsewhere(cases, inputs, stream("value-elsewhere"), search, allowed)),
         ("multi", lambda: multi_sentence_pairs(fever_like, inputs, stream("multi"))),
         ("gold-context", lambda: gold_context(cases, inputs, stream("gold-context"))),
         (

@@ -139,8 +139,11 @@ class Trainer:
         device: str = "cpu",
         max_length: int = MAX_LENGTH,
         log: Callable[[str], None] = print,
+        log_every: int = 100,
     ):
         self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
+        self.log_every = log_every  # steps between progress lines (loss, pairs/s, time left)
+        self.stopped_by_signal = False
         self.distill_weight = distill_weight  # share of the loss that follows the teacher's probabilities
         self.run_dir = Path(run_dir)
         self.seed, self.batch_size, self.bf16 = seed, batch_size, bf16
@@ -200,6 +203,21 @@ class Trainer:
         optimizer.zero_grad()
         return loss.item()
 
+    def _progress(self, stage, epoch, batch_index, batches, planned, steps_before, seconds_before) -> str:
+        """One progress line: where the run is, the recent loss, pairs/s of this process and the time left."""
+        done = self.position.steps_done - steps_before
+        seconds = self.position.train_seconds - seconds_before
+        rate = done / seconds if seconds > 0 else 0.0
+        left = (planned - self.position.steps_done) / rate if rate else float("nan")
+        recent = self.position.losses.get(stage.name)
+        loss = f"loss {recent[-1]:.3f} (last 100 steps)" if recent else "loss not yet averaged"
+        return (
+            f"{stage.name} epoch {epoch + 1}/{stage.epochs} batch {batch_index + 1}/{batches}"
+            f" step {self.position.steps_done}/{planned} {loss},"
+            f" {rate * self.batch_size:.2f} pairs/s, {self.position.train_seconds / 60:.1f} min trained,"
+            f" about {left / 60:.0f} min left"
+        )
+
     def _on_signal(self, signum, _frame) -> None:
         self._signal = signum
 
@@ -208,6 +226,10 @@ class Trainer:
         state = self.load_checkpoint() if resume and self.checkpoint_path.exists() else None
         previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
         started = last_checkpoint = time.monotonic()
+        planned = sum(
+            stage.epochs * math.ceil(len(stage_rows(self.rows, stage)) / self.batch_size) for stage in self.stages
+        )
+        steps_before, seconds_before = self.position.steps_done, self.position.train_seconds
         try:
             self.model.train()
             for stage_index in range(self.position.stage, len(self.stages)):
@@ -231,11 +253,9 @@ class Trainer:
                         if len(window) == 100:
                             losses.append(round(sum(window) / len(window), 4))
                             window = []
-                            self.log(
-                                f"{stage.name} epoch {epoch + 1}/{stage.epochs} batch {batch_index + 1}/{len(batches)}"
-                                f" loss {losses[-1]:.3f} ({self.position.steps_done} steps,"
-                                f" {self.position.train_seconds / 60:.1f} min)"
-                            )
+                        if self.position.steps_done % self.log_every == 0:
+                            self.log(self._progress(stage, epoch, batch_index, len(batches), planned,
+                                                    steps_before, seconds_before))  # fmt: skip
                         now = time.monotonic()
                         stop = self._signal is not None or (
                             self.max_seconds is not None and now - started >= self.max_seconds
@@ -244,6 +264,7 @@ class Trainer:
                             self.save_checkpoint(optimizer, scheduler)
                             last_checkpoint = now
                         if stop:
+                            self.stopped_by_signal = self._signal is not None
                             why = f"signal {self._signal}" if self._signal is not None else "wall-time limit"
                             raise TrainingStopped(f"stopped at {why}; continue with --resume")
                     self.position.epoch, self.position.batch = epoch + 1, 0
