@@ -470,6 +470,18 @@ def abstention_names_nothing() -> Verdict:
     )
 
 
+def abstention_not_checkworthy(why: str) -> Verdict:
+    """The verdict for a claim that states nothing to check (an opinion, a question, the speaker's own view), by
+    the rule ``check`` leaves such a sentence of a text out by: nothing is searched."""
+    return Verdict(
+        label=Label.NOT_ENOUGH_INFO,
+        confidence=0.0,
+        abstained=True,
+        not_checkworthy=why,
+        reason=f"abstained: {why}; nothing was searched (check leaves such a sentence out of a text)",
+    )
+
+
 def abstention_without_decomposition(reason: str) -> Verdict:
     """The verdict for a claim that could not be decomposed: nothing was searched."""
     return Verdict(

@@ -14,7 +14,8 @@ Routes, by backend (``MERMAID_BACKEND``)::
 
 An LLM endpoint failure during ``search_llm`` or ``judge_llm`` goes to ``fall_back``: the stance model's
 reading of the evidence gathered so far, as an abstention that names the failure (then, in the cascade,
-``keep_offline_label``). A claim that cannot be decomposed, or names nothing, abstains at once. With
+``keep_offline_label``). A claim that states nothing to check (check's rule: an opinion, a question, the speaker's own view), cannot be
+decomposed, or names nothing abstains at once. With
 ``review=True`` an abstained verdict pauses at ``review`` before ``remember``.
 
 ``build_graph()`` returns the compiled graph; add it as a node of your own LangGraph app, or use
@@ -43,6 +44,7 @@ from mermaid_verifier.agents.decomposer import names_something
 from mermaid_verifier.agents.executor import ExecutionResult
 from mermaid_verifier.agents.judge import (
     abstention_names_nothing,
+    abstention_not_checkworthy,
     abstention_without_decomposition,
     annotate,
     assess,
@@ -66,9 +68,14 @@ REMEMBER_MIN_SCORE = 0.5  # only evidence that bore on a verdict is worth keepin
 
 
 async def decompose(state: VerifierState, agents: Agents, *, unsearched: str) -> Command:
-    """Claim -> triplets, keywords, entities; a claim that cannot be decomposed, or names nothing, abstains
-    at once and goes to ``unsearched`` (remember, or review): nothing is searched."""
+    """Claim -> triplets, keywords, entities; a claim that states nothing to check (an opinion, a question: check's
+    rule), cannot be decomposed, or names nothing abstains at once and goes to ``unsearched`` (remember, or
+    review): nothing is searched."""
     started_at = time.time()
+    why = await agents.check_worthiness.awhy_not(state["claim"])
+    if why is not None:
+        update = _unsearched(state, Decomposition(), abstention_not_checkworthy(why), why)
+        return Command(goto=unsearched, update=update | {"stats": Stats(), "started_at": started_at})
     with usage_scope() as usage:
         try:
             decomposition = await agents.resources.decomposer.adecompose(state["claim"])

@@ -137,6 +137,10 @@ class Verdict(BaseModel):
     abstained: bool
     conflict: bool = Field(default=False, description="strong trusted evidence points both ways")
     reason: str
+    not_checkworthy: str | None = Field(
+        default=None,
+        description="Why the claim states nothing to check (an opinion, a question, ...): it was not searched",
+    )
     side_strengths: dict[str, float] = Field(
         default_factory=dict,
         validation_alias=AliasChoices("side_strengths", "label_probabilities"),  # paused reviews saved before
@@ -175,6 +179,11 @@ class VerificationResult(BaseModel):
     )
     abstain_below: float | None = Field(default=None, description="The abstention threshold in force")
     threshold_source: str | None = Field(default=None, description="Where it comes from (bundled or `calibrate`)")
+    not_checkworthy: str | None = Field(
+        default=None,
+        description="Why the claim states nothing to check (an opinion, a question, the speaker's own view), by "
+        "the rule check leaves such a sentence of a text out by; such a claim is not searched",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -15,6 +15,7 @@ def result_from_output(claim: str, output: dict) -> VerificationResult:
         conflict=verdict.conflict,
         confidence=verdict.confidence,
         reason=verdict.reason,
+        not_checkworthy=verdict.not_checkworthy,
         abstain_below=verdict.abstain_below,
         threshold_source=verdict.threshold_source,
         triplets=output["decomposition"].triplets,

@@ -18,6 +18,7 @@ from langgraph.store.base import BaseStore
 
 from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.chat_models import as_model_factory, chat_model_factory
+from mermaid_verifier.agents.check_worthiness import CheckWorthiness
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.agents.judge import JudgeConfig, OfflineJudge
@@ -200,6 +201,7 @@ class Agents:
     pricing: Pricing | None
     llm_executor: Executor | None = None  # with the llm and cascade backends
     llm_judge: Judge | None = None
+    check_worthiness: CheckWorthiness = field(default_factory=CheckWorthiness)  # check's rule, for one claim
 
 
 def wire_agents(resources: Resources) -> Agents:

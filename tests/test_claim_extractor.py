@@ -173,3 +173,33 @@ def test_it_in_it_is_believed_that_stands_for_nothing(extract):
     result = extract("Fortune cookies came from Japan. It is believed that they reached San Francisco in 1900.")
     assert not any(c.unresolved == ["It"] for c in result.claims)
     assert all("Japan is believed" not in t for t in texts(result))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I Kissed a Girl was recorded by Katy Perry in 2007.",  # a title that holds a pronoun is no speaker
+        "My Old Kentucky Home is outside of Kentucky.",
+        "You Belong with Me was performed as part of the Speak Now World Tour.",
+        "Make It or Break It ended in May 14th, 2012.",  # a title that opens with a verb is no instruction
+        "Poldark airs on HBO.",  # a verb the tagger reads as a noun: still a statement
+        "Exercise is good for heart health.",  # an evaluative word with what it is good for: a fact to check
+        "Bethany Hamilton was a victim of a great white attack.",
+    ],
+)
+def test_statements_of_fact_that_look_like_opinions_or_fragments_are_kept(extract, sentence):
+    result = extract(sentence)
+    assert result.dropped == [] and result.claims
+
+
+@pytest.mark.parametrize(
+    "sentence, reason",
+    [
+        ("Pizza is the best food.", "an opinion, not a checkable fact"),
+        ("Chocolate is delicious.", "an opinion, not a checkable fact"),
+        ("I visited Paris in 2010.", "the speaker's own view or situation: not a checkable fact"),
+        ("Key points", "not a full statement (no verb)"),
+    ],
+)
+def test_opinions_the_speaker_and_fragments_are_left_out(extract, sentence, reason):
+    assert [d.reason for d in extract(sentence).dropped] == [reason]

@@ -22,7 +22,8 @@ async def test_a_claim_that_names_nothing_abstains_without_searching(make_resour
         await resources.aclose()
     verdict = out["verdict"]
     assert verdict.label == Label.NOT_ENOUGH_INFO and verdict.abstained and verdict.confidence == 0.0
-    assert "names nothing that can be looked up" in verdict.reason
+    # "claim one" reads as an instruction by check's rule ("claim" as a verb), the others name nothing
+    assert "names nothing that can be looked up" in verdict.reason or verdict.not_checkworthy is not None
     assert out["stats"].tool_calls == 0 and out["evidence"] == []
 
 
@@ -36,3 +37,28 @@ async def test_a_claim_that_names_nothing_abstains_without_searching(make_resour
 )
 def test_without_a_named_entity_the_subject_is_the_topic(claim, topic):
     assert SpacyDecomposer().decompose(claim).entities == [topic]
+
+
+@pytest.mark.parametrize(
+    "claim, why",
+    [
+        ("Pizza is the best food.", "an opinion, not a checkable fact"),
+        ("I think Paris is lovely.", "the speaker's own view, not a checkable fact"),
+        ("Is Paris the capital of France?", "a question, not a statement"),
+    ],
+)
+async def test_a_claim_that_states_nothing_to_check_abstains_by_checks_rule(make_resources, claim, why):
+    """verify (and so the API and MCP, which run the same graph) says what check says of such a sentence."""
+    from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
+    from mermaid_verifier.output import result_from_output
+
+    assert [d.reason for d in SpacyClaimExtractor().extract(claim).dropped] == [why]
+    resources = make_resources(ScriptedStance({"": "supports"}), use_memory=False)  # every sentence "supports"
+    try:
+        out = await verify(resources, claim)
+    finally:
+        await resources.aclose()
+    verdict = out["verdict"]
+    assert verdict.abstained and verdict.label == Label.NOT_ENOUGH_INFO and verdict.not_checkworthy == why
+    assert why in verdict.reason and out["stats"].tool_calls == 0 and out["evidence"] == []
+    assert result_from_output(claim, out).not_checkworthy == why
