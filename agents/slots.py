@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 from spacy.tokens import Doc, Span, Token
 
+from mermaid_verifier.agents.quantities import Quantity, found_in, quantities
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
 Parser = Callable[[str], Doc]
@@ -449,11 +450,28 @@ def missing_values(claim: Doc, passage: str, title: str = "", subject_words: fro
     have_numbers = {_normal_number(m.group()) for m in _NUMBER.finditer(text)}
     words = _words(text)
     have_numbers |= {NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS}
-    missing = sorted(n for n in numbers if n not in have_numbers)
+    # a number the claim writes as a quantity is looked for as one: rounded, hedged, bounded, in other units (and
+    # never found in another dimension); a number word ("three") as written
+    claimed: dict[str, Quantity] = {}
+    for quantity in quantities(claim.text):
+        claimed.setdefault(_normal_number(quantity.number), quantity)
+        if quantity.upper_number:
+            claimed.setdefault(_normal_number(quantity.upper_number), quantity)
+    stated = quantities(text)
+    missing = sorted(n for n in numbers if not _number_found(n, claimed.get(n), stated, have_numbers))
     for name, name_words in names:
         if not any(w in words or any(h.startswith(w[:5]) for h in words if len(w) >= 5) for w in name_words):
             missing.append(name)
     return missing
+
+
+def _number_found(number: str, claimed: Quantity | None, stated: list[Quantity], written: set[str]) -> bool:
+    """Whether the passage holds the claim's number: as a quantity (rounded, hedged, bounded, in other units), or
+    written alike where the claim says nothing more of it than the number ("3 titles": "three titles")."""
+    if claimed is None:
+        return number in written
+    plain = claimed.bound is None and claimed.dimension is None
+    return found_in(claimed, stated) is not None or (plain and number in written)
 
 
 def _normal_number(text: str) -> str:
