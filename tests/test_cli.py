@@ -70,8 +70,11 @@ def test_readable_panel_by_default(tmp_path):
         "tool call",
         "reliability 0.",
         "source 0.70",
+        "s verifying this claim",  # the panel's time is the claim's own, and says so
     ):
         assert expected in done.stdout
+    # the run's whole time, and how much of it went to starting up, on stderr
+    assert "1 claim(s) in " in done.stderr and "starting the tool servers and loading" in done.stderr
 
 
 def test_why_an_item_was_trusted_names_the_terms_and_a_topicality_discount():

@@ -131,6 +131,13 @@ async def test_an_mcp_client_lists_the_tools_and_gets_structured_results_with_pr
             assert [c["status"] for c in claims] == ["contradicted", "not stated"]
             assert [c["contradicted"] for c in claims] == [True, False] and "states no" in claims[1]["reason"]
             assert [s["label"] for s in grounded.structuredContent["sentences"]] == ["contradicted", "not stated"]
+            # documents as plain strings too, as RAG logs keep them: named "document N"
+            plain = await client.call_tool(
+                "check_grounding",
+                {"text": "Mount Everest is located in the Andes.", "documents": ["Mount Everest is in the Himalayas."]},
+            )
+            assert not plain.isError, plain.content[0].text
+            assert plain.structuredContent["claims"][0]["passage"]["name"] == "document 1"
 
 
 # ----------------------------------------------------------------------------- as a child over stdio, real models

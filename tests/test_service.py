@@ -282,6 +282,11 @@ async def test_the_page_shows_claims_as_they_are_decided_and_opens_their_evidenc
             assert len(verdicts) == 3 and not any("checking" in v for v in verdicts)
             tones = [await span.get_attribute("class") for span in await page.locator("#text .s").all()]
             assert tones[-2] == "s dropped" and "s pending" not in tones
+            # the sentence left out is in the list too, where it stands in the text, with its reason
+            listed = await page.locator("#claims > li").all_text_contents()
+            left_out = [item for item in listed if item.startswith("not checked: ")]
+            assert len(left_out) == 1 and " — " in left_out[0] and listed.index(left_out[0]) == len(listed) - 2
+            assert "3 claims: " in await page.locator("#summary").text_content()
             # one claim per sentence here: each sentence takes its claim's colour, whatever the model decided
             shown = {"SUPPORTS": "s supports", "REFUTES": "s refutes", "NOT ENOUGH INFO": "s nei"}
             expected = ["s abstained" if "(abstained)" in v else shown[v.rsplit(" ", 1)[0]] for v in verdicts]
@@ -343,10 +348,13 @@ async def test_the_page_checks_a_text_against_uploaded_documents(server, browser
             tones = [await span.get_attribute("class") for span in await page.locator("#text .s").all()]
             assert tones == ["s grounded-supported", "s grounded-not-stated"]
             labels = await page.locator("#claims li .verdict").all_text_contents()
-            assert labels[0].startswith("SUPPORTED") and labels[1].startswith("NOT STATED")
+            assert labels == ["SUPPORTED", "NOT STATED"]  # a label, no bare number beside it
             first = page.locator("#claims li").first
             await first.click()
             shown = await first.locator(".evidence").text_content()
             assert "rebuilt in 1923 after a storm" in shown and "harbour.md, characters" in shown
+            assert "the reader's probability that this passage supports the claim: 0." in shown
+            assert await page.locator("#status").text_content() == "done"
+            assert (await page.locator("#summary").text_content()).startswith("2 sentences: ")
         finally:
             await browser.close()

@@ -115,7 +115,7 @@ def print_panel(console: Console, result: VerificationResult) -> None:
     if not result.evidence:
         parts.append(Text("   no evidence found", style="dim"))
     s = result.stats
-    summary = f"{s.tool_calls} tool call(s), {s.memory_hits} memory hit(s), {s.seconds:.2f}s"
+    summary = f"{s.tool_calls} tool call(s), {s.memory_hits} memory hit(s), {s.seconds:.2f} s verifying this claim"
     if s.llm_calls:
         summary += f", {s.llm_calls} LLM call(s), {s.prompt_tokens}+{s.completion_tokens} tokens"
         summary += f", ${s.cost_usd:.4f}" if s.cost_usd is not None else ""

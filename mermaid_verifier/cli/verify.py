@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from collections.abc import Callable, Iterable
 
 from mermaid_verifier.claims import MAX_CLAIM_CHARS, check_claim_length, claim_warnings
@@ -83,6 +84,7 @@ def warn_about_claims(claims: list[str]) -> None:
 async def verify_claims(
     claims: list[str], settings, as_json: bool, review: bool = False, stdin_used: bool = False
 ) -> None:
+    run_started = time.monotonic()
     async with contextlib.AsyncExitStack() as stack:
         # the tool servers start first, while the graph, the parser and the stance model are imported below
         started = await stack.enter_async_context(servers_started_early(settings))
@@ -103,6 +105,7 @@ async def verify_claims(
             open_pipeline(settings, review=review, checkpointer=saver, **started)
         )
         verifier = pipeline.graph
+        ready = time.monotonic() - run_started
         for number, claim in enumerate(claims, 1):
             if status:
                 status.update(f"verifying claim {number}/{len(claims)} …")
@@ -124,6 +127,13 @@ async def verify_claims(
                 status.start()
     if status:
         status.stop()
+    if not as_json:  # what each panel's time leaves out: starting the tool servers and loading the models
+        stderr.print(
+            f"{len(claims)} claim(s) in {time.monotonic() - run_started:.1f} s, of which {ready:.1f} s starting the"
+            " tool servers and loading the parser and the stance model",
+            style="dim",
+            highlight=False,
+        )
     if failed:
         raise llm_failures(failed, len(claims))
 

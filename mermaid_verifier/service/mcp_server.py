@@ -91,7 +91,7 @@ class Verifier:
         return result
 
     async def check_grounding(
-        self, text: str, documents: list[GivenDocument], progress: Progress | None = None
+        self, text: str, documents: list[GivenDocument | str], progress: Progress | None = None
     ) -> GroundingResult:
         planned = f"to read against {len(documents)} document(s)"
         result = await self._check(text, documents, progress, "the grounding check", planned)
@@ -99,7 +99,7 @@ class Verifier:
         return result
 
     async def _check(
-        self, text: str, documents: list[GivenDocument] | None, progress: Progress | None, what: str, planned: str
+        self, text: str, documents: list[GivenDocument | str] | None, progress: Progress | None, what: str, planned: str
     ) -> TextCheckResult | GroundingResult:
         """The text job's events read to its result, with a progress report per claim decided."""
         if not text.strip():
@@ -206,11 +206,12 @@ def create_server(
     async def check_grounding(
         text: Annotated[str, Field(max_length=MAX_TEXT_CHARS, description="The text to check, e.g. an answer.")],
         documents: Annotated[
-            list[GivenDocument],
+            list[GivenDocument | str],
             Field(
                 min_length=1,
                 max_length=MAX_DOCUMENTS,
-                description="The documents the text should rest on: each {name, title?, text}.",
+                description="The documents the text should rest on: each a plain text (named 'document N') or"
+                " {name, title?, text}.",
             ),
         ],
         ctx: Context,
