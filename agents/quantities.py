@@ -64,6 +64,8 @@ class Quantity:
     upper: float | None
     text: str
     upper_number: str | None = None  # the range's upper end as written
+    span: tuple[int, int] = (0, 0)  # where ``text`` stands in the text read
+    cue: str = ""  # the words that bound it as written ("about", "more than")
 
 
 def _number(text: str) -> float:
@@ -81,6 +83,14 @@ def _bound(before: str) -> str | None:
         if any(tail == cue or tail.endswith(" " + cue) or (words and words[-1] == cue) for cue in cues):
             return name
     return None
+
+
+def _cue(before: str, bound: str) -> str:
+    """The words of ``before`` that bound the number ("more than", "about")."""
+    cues = {"about": ABOUT, "above": ABOVE, "below": BELOW}[bound]
+    lowered = before.lower()
+    found = next((c for c in sorted(cues, key=len, reverse=True) if lowered.endswith(c)), "")
+    return before[len(before) - len(found) :] if found else ""
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -101,6 +111,8 @@ def quantities(text: str) -> list[Quantity]:
         upper = match.group("upper")
         before = _BEFORE.search(text[: match.start()])
         bound = "range" if upper else _bound(before.group(1) if before else "")
+        end = match.end() if unit else max(match.end(g) for g in ("value", "upper", "scale") if match.group(g))
+        cue = _cue(before.group(1), bound) if before and bound in {"about", "above", "below"} else ""
         out.append(
             Quantity(
                 value=value,
@@ -109,8 +121,10 @@ def quantities(text: str) -> list[Quantity]:
                 step=step,
                 bound=bound,
                 upper=_number(upper) * scale * factor if upper else None,
-                text=match.group(0).strip(),
+                text=text[match.start() : end],
                 upper_number=upper,
+                span=(match.start(), end),
+                cue=cue,
             )
         )
     return out
@@ -143,3 +157,25 @@ def _rounds_to(value: float, claim: Quantity) -> bool:
 def found_in(claim: Quantity, passage_quantities: list[Quantity]) -> Quantity | None:
     """The passage's quantity that holds the claim's, if any."""
     return next((q for q in passage_quantities if holds(claim, q)), None)
+
+
+def aligned(claim: str, passage: str) -> str:
+    """``passage`` with each quantity that holds one of the claim's (``holds``) written as the claim writes it,
+    with its bound ("8,848.86 m" -> "about 8,849 metres" for "about 8,849 metres high"; "3,200,000" -> "over 3
+    million" for "over 3 million"): what the reader is given to read, so that a value and its rounding, its bound or
+    its unit read as the same value. The passage shown stays as written."""
+    wanted = [q for q in quantities(claim) if q.bound != "range"]
+    if not wanted:
+        return passage
+    out, last = [], 0
+    for stated in quantities(passage):
+        if stated.upper is not None:
+            continue
+        same = next((c for c in wanted if holds(c, stated)), None)
+        if same is None or (same.text == stated.text and not same.cue):
+            continue
+        start, end = stated.span
+        written = f"{same.cue} {same.text}" if same.cue else same.text
+        out += [passage[last:start], written]
+        last = end
+    return "".join(out) + passage[last:]

@@ -125,6 +125,7 @@ NUMBER_WORDS = {
     "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
 }  # fmt: skip
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_FUNCTION_WORDS = frozenset({"the", "of", "a", "an", "and", "de", "la", "le"})
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -172,7 +173,20 @@ def speaks_to_slot(claim: str, passage: str, title: str = "", parse: Parser | No
 
 
 def read_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReading:
-    """:func:`speaks_to_slot` on a parsed claim slot and passage."""
+    """:func:`speaks_to_slot` on a parsed claim slot and passage. A passage of several sentences speaks to the
+    slot only where one of its sentences does on its own: naming the subject in one sentence and a value of the
+    kind in another ("The Great Wall … Ulm") is not stating the slot."""
+    sentences = [s for s in passage.sents if s.text.strip()] if passage.has_annotation("SENT_START") else []
+    if len(sentences) > 1:
+        readings = [_read_sentence(slot, s.as_doc(), title) for s in sentences]
+        return next((r for r in readings if r.states_slot), None) or next(
+            (r for r in readings if r.about_subject), readings[0]
+        )
+    return _read_sentence(slot, passage, title)
+
+
+def _read_sentence(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReading:
+    """:func:`read_slot` on one sentence (or a passage read as one)."""
     words = _words(passage.text) | {t.lemma_.casefold() for t in passage}
     title_words = _words(title)
     named = slot.subject & (words | title_words)
@@ -230,8 +244,8 @@ def _value_in(value: Value, slot: ClaimSlot, passage: Doc, words: set[str]) -> s
                 return ent.text
         return next((t.text for t in passage if YEAR.match(t.text)), "")
     if value.kind == "place":
-        for ent in passage.ents:
-            if ent.label_ in PLACE_LABELS and not (_words(ent.text) <= slot.subject):
+        for ent in passage.ents:  # not the subject's own name ("The Great Wall of China" for the wall)
+            if ent.label_ in PLACE_LABELS and not (_words(ent.text) - _FUNCTION_WORDS <= slot.subject):
                 return ent.text
         for token in passage:
             if token.pos_ == "PROPN" and token.dep_ == "pobj" and token.head.lower_ in {"in", "at", "near"}:

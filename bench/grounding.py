@@ -153,14 +153,15 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
 
 async def _read_claim(reader, index, claim, lines: list[tuple[int, int]] | None) -> dict:
     """One claim's passages (the ledger's superset), read, with each one's lacking values and slot check."""
+    from mermaid_verifier.agents.quantities import aligned
     from mermaid_verifier.agents.slots import ClaimReader
     from mermaid_verifier.texts.grounding import passages_for
 
     wide = dataclasses.replace(reader.config, passages=PASSAGES, windows=WINDOWS, window_sentences=WINDOW)
     passages = await asyncio.to_thread(passages_for, index, claim, wide)
     slots = await asyncio.to_thread(ClaimReader.of, claim.text)
-    readings = await reader.stance.aprobabilities(
-        claim.text, [(p.title, p.text) for p in passages], max_length=reader.config.max_length
+    readings = await reader.stance.aprobabilities(  # as read_claim gives them: numbers aligned as quantities
+        claim.text, [(p.title, aligned(claim.text, p.text)) for p in passages], max_length=reader.config.max_length
     )
     hits = passages[:PASSAGES]
     keys = {(p.document, p.start, p.end): i for i, p in enumerate(passages)}

@@ -308,6 +308,14 @@ class GroundingPassage(BaseModel):
     refutes: float = Field(description="P(the passage contradicts the claim)")
 
 
+class DecidingSentence(BaseModel):
+    """A sentence of the passage that decided a claim, with its own character span in the document."""
+
+    text: str
+    start: int = Field(ge=0, description="Character offset of the sentence in the document's text")
+    end: int = Field(ge=0, description="Character offset just past it")
+
+
 GroundingLabel = Literal["supported", "partially supported", "contradicted", "not stated", "nothing to check"]
 ClaimStatus = Literal["supported", "contradicted", "not stated"]
 
@@ -331,6 +339,12 @@ class GroundedClaim(BaseModel):
     passage: GroundingPassage | None = Field(
         default=None,
         description="The passage that supports it (contradicted: the one that contradicts it; else the closest)",
+    )
+    deciding: list[DecidingSentence] = Field(
+        default_factory=list,
+        description="The sentence(s) of that passage that decide: for a passage of several sentences, the one that "
+        "states the claim's values (supported), the one that states its slot otherwise (contradicted), the closest "
+        "(not stated); all of them where only together they state it",
     )
     read: int = Field(
         default=0, description="How many passages were read for it, best first, up to the first that supports it"
@@ -377,6 +391,9 @@ class GroundedSentence(BaseModel):
     )
     passage: GroundingPassage | None = Field(
         default=None, description="The passage that supports it best (contradicted: the one that contradicts it)"
+    )
+    deciding: list[DecidingSentence] = Field(
+        default_factory=list, description="The sentence(s) of that passage that decide (its claim's `deciding`)"
     )
     reason: str | None = Field(default=None, description="Why there was nothing to check, for such a sentence")
 

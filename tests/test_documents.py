@@ -161,3 +161,23 @@ def test_the_passage_span_points_into_the_document(tmp_path):
         source.read_text()[passage["start"] : passage["end"]]
         == "The Holm Island museum opened in 1975 in the old school."
     )
+
+
+def test_check_quotes_the_sentence_that_decided_with_its_own_span(tmp_path):
+    answer = tmp_path / "answer.txt"
+    answer.write_text("The Great Wall of China is in Mongolia.")
+    notes = tmp_path / "notes.txt"
+    notes.write_text(
+        "Albert Einstein was born on 14 March 1879 in Ulm, in the Kingdom of Württemberg. The Great Wall of China is "
+        "a series of fortifications built across the historical northern borders of ancient Chinese states. It lies "
+        "entirely in northern China.\n"
+    )
+    done = CliRunner().invoke(
+        app,
+        ["check", str(answer), "--source", str(notes)],
+        env={"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_MEMORY": "0", "COLUMNS": "300"},
+    )
+    assert done.exit_code == 0, done.output
+    start = notes.read_text().index("It lies")
+    quoted = f"contradicted by notes.txt [{start}:{start + len('It lies entirely in northern China.')}]: It lies"
+    assert quoted in done.stdout and "Ulm" not in done.stdout.split("read in the passage")[1]

@@ -323,3 +323,37 @@ def test_the_printed_listing_and_the_json_carry_each_claims_status():
     payload = GroundingResult.model_validate_json(result.model_dump_json())
     assert [c.status for c in payload.claims] == ["contradicted", "not stated"]
     assert "states no org" in payload.claims[1].reason
+
+
+NOTES = GivenDocument(
+    name="notes.txt",
+    text="Albert Einstein was born on 14 March 1879 in Ulm, in the Kingdom of Württemberg. The Great Wall of China "
+    "is a series of fortifications built across the historical northern borders of ancient Chinese states. It lies "
+    "entirely in northern China.\n",
+)
+
+
+def test_the_sentence_that_decides_is_quoted_with_its_own_span_and_gives_the_reason():
+    result = asyncio.run(check_grounding("The Great Wall of China is in Mongolia.", [NOTES]))
+    (grounded,) = result.claims
+    assert grounded.status == "contradicted"
+    (deciding,) = grounded.deciding
+    assert deciding.text == "It lies entirely in northern China."
+    assert NOTES.text[deciding.start : deciding.end] == deciding.text
+    assert "Ulm" not in (grounded.reason or "") and "China" in (grounded.reason or "")
+    assert result.sentences[0].deciding == grounded.deciding
+
+
+def test_a_passage_speaks_to_the_slot_only_where_one_sentence_does():
+    from mermaid_verifier.agents.slots import speaks_to_slot
+
+    claim_text = "The Great Wall of China is in Mongolia."
+    apart = speaks_to_slot(claim_text, NOTES.text.split(" It lies")[0])  # the subject here, a place there
+    assert apart.about_subject and not apart.states_slot
+    assert speaks_to_slot(claim_text, NOTES.text).states_slot
+
+
+def test_a_rounded_value_is_read_as_the_value_it_rounds():
+    everest = GivenDocument(name="everest.txt", text="Mount Everest was measured in 2020 as 8,848.86 m.\n")
+    result = asyncio.run(check_grounding("Mount Everest is about 8,849 metres high.", [everest]))
+    assert result.claims[0].status == "supported" and result.claims[0].missing == []

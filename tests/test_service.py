@@ -353,7 +353,7 @@ async def test_the_page_checks_a_text_against_uploaded_documents(server, browser
             await first.click()
             shown = await first.locator(".evidence").text_content()
             assert "rebuilt in 1923 after a storm" in shown and "harbour.md, characters" in shown
-            assert "the reader's probability that this passage supports the claim: 0." in shown
+            assert "the reader's probability that it supports the claim: 0." in shown
             assert await page.locator("#status").text_content() == "done"
             assert (await page.locator("#summary").text_content()).startswith("2 sentences: ")
         finally:

@@ -197,7 +197,10 @@ def print_text_result(result) -> None:
             if r.evidence:
                 best = r.evidence[0]
                 stdout.print(
-                    Text(f"      {best.title}: {best.text[:160]}  ({where(best)} · {origin(best)})", style="dim")
+                    Text(
+                        f"      {best.title}: {shortened(best.text, 160)}  ({where(best)} · {origin(best)})",
+                        style="dim",
+                    )
                 )
             else:
                 stdout.print(Text("      no evidence found", style="dim"))
@@ -210,6 +213,15 @@ def print_text_result(result) -> None:
             style="bold",
         )
     )
+
+
+def shortened(text: str, limit: int = 200) -> str:
+    """``text`` on one line, cut at the last word that fits ``limit`` characters (never inside a word)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return cut + " …"
 
 
 def print_grounding_result(result) -> None:
@@ -230,10 +242,17 @@ def print_grounding_result(result) -> None:
         passage = sentence.passage
         if passage is not None:
             verb = {"contradicted": "contradicted by", "not stated": "closest passage"}.get(sentence.label, "backed by")
+            quoted = sentence.deciding or [passage]
+            for item in quoted:  # the sentence(s) that decided, each with its own span in the document
+                stdout.print(
+                    Text(f"      {verb} {passage.name} [{item.start}:{item.end}]: {shortened(item.text)}", style="dim")
+                )
+            within = f" in the passage [{passage.start}:{passage.end}]" if quoted != [passage] else ""
+            why = next((c.reason for c in result.claims if c.index in sentence.claims and c.reason), None)
             stdout.print(
                 Text(
-                    f"      {verb} {passage.name} [{passage.start}:{passage.end}] (P(supports) {passage.supports:.2f}, "
-                    f"P(refutes) {passage.refutes:.2f}): {passage.text[:200]}",
+                    f"      read{within}: P(supports) {passage.supports:.2f}, P(refutes) {passage.refutes:.2f}"
+                    + (f"; {why}" if why and sentence.label == "contradicted" else ""),
                     style="dim",
                 )
             )

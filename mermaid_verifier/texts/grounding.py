@@ -46,13 +46,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources as package_files
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from mermaid_verifier.agents.quantities import aligned
 from mermaid_verifier.agents.slots import ClaimReader, SlotReading
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import (
+    DecidingSentence,
     ExtractedClaim,
     GivenDocument,
     GroundedClaim,
@@ -65,7 +70,7 @@ from mermaid_verifier.models import (
 from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.texts.events import GroundedEvent, GroundingEvent
 from mermaid_verifier.texts.readers import DocumentsInput, Reader, made_by
-from mermaid_verifier.tools.passages import DocumentPassage, PassageIndex, PassageIndexCache
+from mermaid_verifier.tools.passages import DocumentPassage, PassageIndex, PassageIndexCache, passage_of
 
 MAX_DOCUMENTS = 100
 MAX_DOCUMENT_CHARS = 2_000_000
@@ -240,14 +245,15 @@ async def read_claim(
     read: list[DocumentPassage] = []
     readings: list[dict[str, float]] = []
     for passage in passages:  # best first; the model reads one pair a run, so one at a time costs nothing more
-        (probabilities,) = await stance.aprobabilities(
-            claim.text, [(passage.title, passage.text)], max_length=reading.max_length
+        (probabilities,) = await stance.aprobabilities(  # numbers as quantities: the claim's rounding, unit, bound
+            claim.text, [(passage.title, aligned(claim.text, passage.text))], max_length=reading.max_length
         )
         read.append(passage)
         readings.append(probabilities)
         if await states_it(passage, probabilities, reading.threshold, missing):
             break  # settled: the claim is supported, whatever the passages after it read
-    return await asyncio.to_thread(
+    speaks = functools.cache(lambda text, title: claim_reader().speaks(text, title))
+    decided = await asyncio.to_thread(
         decide_claim,
         number,
         claim,
@@ -256,8 +262,69 @@ async def read_claim(
         reading.threshold,
         refute_threshold=reading.refute_threshold,
         missing=missing,
-        speaks=lambda p: claim_reader().speaks(p.text, p.title),
+        speaks=lambda p: speaks(p.text, p.title),
     )
+    return await asyncio.to_thread(
+        with_deciding_sentences,
+        decided,
+        index,
+        read,
+        lambda p: speaks(p.text, p.title),
+        (lambda p: gaps(p.text, p.title)) if reading.coverage else None,
+    )
+
+
+def with_deciding_sentences(
+    decided: GroundedClaim,
+    index: PassageIndex,
+    read: list[DocumentPassage],
+    speaks: Callable[[DocumentPassage], SlotReading],
+    missing: Callable[[DocumentPassage], list[str]] | None,
+) -> GroundedClaim:
+    """``decided`` with the sentence(s) of its passage that decide it, each with its own span, and a contradiction's
+    reason from that sentence alone. In a passage of several sentences: supported -- the sentence that holds all the
+    claim's numbers, dates and names and shares most words with it (all of them where none does alone: they state
+    it together); contradicted -- the first that speaks to the claim's subject and slot (all of them where none
+    does alone); not stated -- the one that shares most words with it. No sentence is read by the model again."""
+    shown = decided.passage
+    if shown is None:
+        return decided
+    source = next((p for p in read if (p.document, p.start, p.end) == (shown.document, shown.start, shown.end)), None)
+    if source is None:
+        return decided
+    spans = index.spans[source.document]
+    document = index.documents[source.document]
+    singles = [
+        passage_of(source.document, document, spans, i, i + 1)
+        for i in range(source.first_sentence, source.first_sentence + source.sentences)
+    ]
+    words = _content_words(decided.claim.text)
+
+    def overlap(p: DocumentPassage) -> int:
+        return len(words & _content_words(p.text))
+
+    chosen, reason = singles, decided.reason
+    if len(singles) > 1:
+        if decided.status == "contradicted":
+            for sentence in singles:
+                slot = speaks(sentence)
+                if slot.states_slot:
+                    chosen, reason = [sentence], slot.reason
+                    break
+        elif decided.status == "supported":
+            holding = [p for p in singles if missing is None or not missing(p)]
+            if holding:
+                chosen = [max(holding, key=lambda p: (overlap(p), -p.start))]
+        else:
+            chosen = [max(singles, key=lambda p: (overlap(p), -p.start))]
+    deciding = [
+        DecidingSentence(text=document.text[p.start : p.end], start=p.start, end=p.end) for p in chosen
+    ]  # the document's own characters, as the span points at them
+    return decided.model_copy(update={"deciding": deciding, "reason": reason})
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W_]+", text.casefold()) if len(w) > 2 and w not in STOP_WORDS}
 
 
 async def states_it(
@@ -295,7 +362,8 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
         label = sentence_label(items)
         contradicted = [c for c in items if c.status == "contradicted"]
         supported = [c for c in items if c.status == "supported"]
-        shown = contradicted[0].passage if contradicted else max(supported or items, key=lambda c: c.support).passage
+        decider = contradicted[0] if contradicted else max(supported or items, key=lambda c: c.support)
+        shown = decider.passage
         out.append(
             GroundedSentence(
                 sentence=items[0].claim.sentence,
@@ -307,6 +375,7 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
                 contradicted=[c.claim.text for c in contradicted],
                 not_stated=[c.claim.text for c in items if c.status == "not stated"],
                 passage=shown,
+                deciding=decider.deciding,
             )
         )
     for dropped in extraction.dropped:
