@@ -1,0 +1,48 @@
+"""Grounding from plain Python (mermaid_verifier.texts.plain): no asyncio for the caller, in a script or where an
+event loop already runs (a notebook), with the models loaded once for many answers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import mermaid_verifier
+from mermaid_verifier import Grounder, ground
+from mermaid_verifier.errors import UsageError
+
+HARBOUR = "The harbour of Holm Island was rebuilt in 1923 after a storm."
+
+
+def test_one_answer_against_plain_text_contexts():
+    result = ground("The harbour of Holm Island was rebuilt in 1923. It has a blue lighthouse.", [HARBOUR])
+    assert [s.label for s in result.sentences] == ["supported", "not stated"]
+    assert result.claims[0].passage.name == "document 1" and result.summary.supported_share == 0.5
+
+
+def test_a_grounder_keeps_its_models_for_many_answers_and_works_inside_a_running_loop():
+    async def in_a_notebook() -> list[str]:  # a loop runs here, as in Jupyter: asyncio.run would refuse
+        with Grounder() as grounder:
+            job = grounder._job
+            first = grounder.ground("The harbour of Holm Island was rebuilt in 1923.", [HARBOUR])
+            second = grounder.ground("The harbour of Holm Island was rebuilt in 1950.", [("Holm Island", HARBOUR)])
+            assert grounder._job is job  # one job, its extractor and stance model loaded once
+        return [first.sentences[0].label, second.sentences[0].label]
+
+    assert asyncio.run(in_a_notebook()) == ["supported", "contradicted"]
+
+
+def test_errors_reach_the_caller_and_a_closed_grounder_says_so():
+    grounder = Grounder()
+    try:
+        with pytest.raises(UsageError, match="the text to check is empty"):
+            grounder.ground("   ", [HARBOUR])
+        with pytest.raises(UsageError, match="no documents"):
+            grounder.ground("The harbour was rebuilt in 1923.", [])
+    finally:
+        grounder.close()
+    grounder.close()  # twice is fine
+    with pytest.raises(UsageError, match="closed"):
+        grounder.ground("The harbour was rebuilt in 1923.", [HARBOUR])
+    with pytest.raises(AttributeError):
+        mermaid_verifier.no_such_name  # noqa: B018
