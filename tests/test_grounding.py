@@ -357,3 +357,16 @@ def test_a_rounded_value_is_read_as_the_value_it_rounds():
     everest = GivenDocument(name="everest.txt", text="Mount Everest was measured in 2020 as 8,848.86 m.\n")
     result = asyncio.run(check_grounding("Mount Everest is about 8,849 metres high.", [everest]))
     assert result.claims[0].status == "supported" and result.claims[0].missing == []
+
+
+def test_a_supported_claim_quotes_the_sentence_holding_its_values_not_the_first_of_its_passage():
+    notes = GivenDocument(
+        name="notes.txt",
+        text="The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was completed in 1889. The tower "
+        "is 330 metres tall.\n",
+    )
+    result = asyncio.run(check_grounding("The Eiffel Tower is in Paris. It was completed in 1889.", [notes]))
+    completed = result.claims[1]
+    assert completed.status == "supported"
+    assert [d.text for d in completed.deciding] == ["It was completed in 1889."]
+    assert notes.text[completed.deciding[0].start : completed.deciding[0].end] == "It was completed in 1889."

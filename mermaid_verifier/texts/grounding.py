@@ -270,7 +270,7 @@ async def read_claim(
         index,
         read,
         lambda p: speaks(p.text, p.title),
-        (lambda p: gaps(p.text, p.title)) if reading.coverage else None,
+        lambda p: gaps(p.text, p.title),  # which sentence holds the claim's values, coverage checked or not
     )
 
 
@@ -298,7 +298,7 @@ def with_deciding_sentences(
         passage_of(source.document, document, spans, i, i + 1)
         for i in range(source.first_sentence, source.first_sentence + source.sentences)
     ]
-    words = _content_words(decided.claim.text)
+    words = _content_words(decided.claim.text) - _content_words(document.title)  # what it says, not its subject
 
     def overlap(p: DocumentPassage) -> int:
         return len(words & _content_words(p.text))
@@ -316,7 +316,7 @@ def with_deciding_sentences(
             if holding:
                 chosen = [max(holding, key=lambda p: (overlap(p), -p.start))]
         else:
-            chosen = [max(singles, key=lambda p: (overlap(p), -p.start))]
+            chosen = [min(singles, key=lambda p: (len(missing(p)) if missing else 0, -overlap(p), p.start))]
     deciding = [
         DecidingSentence(text=document.text[p.start : p.end], start=p.start, end=p.end) for p in chosen
     ]  # the document's own characters, as the span points at them
