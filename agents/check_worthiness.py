@@ -128,7 +128,7 @@ def _verb_read_as_noun(words: list[Token]) -> bool:
     for before, word, after in zip([None, *words], words, [*words[1:], None]):
         if word.tag_ not in {"NNS", "NN"} or before is None or before.pos_ not in {"NOUN", "PROPN"}:
             continue
-        if before.i == words[0].i and not before.ent_type_:  # "Identify predators.": an opening verb, capitalised
+        if before.i == words[0].i and not before.ent_type_ and before.tag_ != "NNP":  # "Identify predators."
             continue
         if before.tag_ in {"NN", "NNS"} and before.i > 0 and before.nbor(-1).pos_ == "DET" and word.tag_ == "NN":
             continue  # "the school system": a compound noun, not a verb
