@@ -16,7 +16,7 @@ Years are numbers like any other: 1879 is only 1879.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 # unit -> (dimension, factor to the dimension's base unit)
@@ -136,9 +136,7 @@ def holds(claim: Quantity, passage: Quantity) -> bool:
         return False
     value = passage.value
     if passage.upper is not None and claim.bound != "range":  # a range in the passage: its ends
-        ends = (value, passage.upper)
-        return any(holds(claim, Quantity(end, passage.number, passage.dimension, passage.step, None, None,
-                                         passage.text)) for end in ends)  # fmt: skip
+        return any(holds(claim, replace(passage, value=end, upper=None, bound=None)) for end in (value, passage.upper))
     if claim.bound in {"above", "below"}:  # of the same order of magnitude: "under 3 million" is not "in 2010"
         comparable = claim.value and 0.1 <= value / claim.value <= 10
         return bool(comparable) and (value > claim.value if claim.bound == "above" else value < claim.value)

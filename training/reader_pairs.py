@@ -712,7 +712,7 @@ def value_elsewhere(
         silent_own = [p for p in others if quiet(p)]
         stretch = with_neighbours(gold, page, rng.randint(1, 2), rng, exclude=case.gold)
         values = [v for v in other_values(ent, stretch, inputs.entities, about) if exclusive(ent.text, v[0], stretch)]
-        nei = [v for v in other_values(ent, silent_own, inputs.entities, about)]
+        nei = other_values(ent, silent_own, inputs.entities, about)
         if not values:  # the gold beside a sentence of its page that names another value of the kind
             order = {(p.page, p.line): i for i, p in enumerate(page)}
             for value, sentence in other_values(ent, page, inputs.entities, about):

@@ -279,7 +279,7 @@ def with_deciding_sentences(
     index: PassageIndex,
     read: list[DocumentPassage],
     speaks: Callable[[DocumentPassage], SlotReading],
-    missing: Callable[[DocumentPassage], list[str]] | None,
+    missing: Callable[[DocumentPassage], list[str]],
 ) -> GroundedClaim:
     """``decided`` with the sentence(s) of its passage that decide it, each with its own span, and a contradiction's
     reason from that sentence alone. In a passage of several sentences: supported -- the sentence that holds all the
@@ -312,11 +312,11 @@ def with_deciding_sentences(
                     chosen, reason = [sentence], slot.reason
                     break
         elif decided.status == "supported":
-            holding = [p for p in singles if missing is None or not missing(p)]
+            holding = [p for p in singles if not missing(p)]
             if holding:
                 chosen = [max(holding, key=lambda p: (overlap(p), -p.start))]
         else:
-            chosen = [min(singles, key=lambda p: (len(missing(p)) if missing else 0, -overlap(p), p.start))]
+            chosen = [min(singles, key=lambda p: (len(missing(p)), -overlap(p), p.start))]
     deciding = [
         DecidingSentence(text=document.text[p.start : p.end], start=p.start, end=p.end) for p in chosen
     ]  # the document's own characters, as the span points at them

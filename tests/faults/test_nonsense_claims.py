@@ -13,13 +13,18 @@ from ..conftest import ScriptedStance
 from ..test_graph import verify
 
 
-@pytest.mark.parametrize("claim", ["claim one", "claim two", "It was released in 1999.", "They are."])
-async def test_a_claim_that_names_nothing_abstains_without_searching(make_resources, claim):
-    resources = make_resources(ScriptedStance({"": "supports"}), use_memory=False)  # every sentence "supports"
+async def verified_alone(make_resources, claim: str) -> dict:
+    """The graph's output for ``claim`` where every sentence would read "supports": anything found would decide."""
+    resources = make_resources(ScriptedStance({"": "supports"}), use_memory=False)
     try:
-        out = await verify(resources, claim)
+        return await verify(resources, claim)
     finally:
         await resources.aclose()
+
+
+@pytest.mark.parametrize("claim", ["claim one", "claim two", "It was released in 1999.", "They are."])
+async def test_a_claim_that_names_nothing_abstains_without_searching(make_resources, claim):
+    out = await verified_alone(make_resources, claim)
     verdict = out["verdict"]
     assert verdict.label == Label.NOT_ENOUGH_INFO and verdict.abstained and verdict.confidence == 0.0
     # "claim one" reads as an instruction by check's rule ("claim" as a verb), the others name nothing
@@ -53,11 +58,7 @@ async def test_a_claim_that_states_nothing_to_check_abstains_by_checks_rule(make
     from mermaid_verifier.output import result_from_output
 
     assert [d.reason for d in SpacyClaimExtractor().extract(claim).dropped] == [why]
-    resources = make_resources(ScriptedStance({"": "supports"}), use_memory=False)  # every sentence "supports"
-    try:
-        out = await verify(resources, claim)
-    finally:
-        await resources.aclose()
+    out = await verified_alone(make_resources, claim)
     verdict = out["verdict"]
     assert verdict.abstained and verdict.label == Label.NOT_ENOUGH_INFO and verdict.not_checkworthy == why
     assert why in verdict.reason and out["stats"].tool_calls == 0 and out["evidence"] == []
