@@ -108,7 +108,8 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
         assert hashlib.sha256(lzma.decompress((job / entry["file"]).read_bytes())).hexdigest() == entry["sha256"]
     assert set(manifest["files"]) == {"train.jsonl", "pairs_validation.jsonl", "pairs_validation_reader.jsonl"}
     assert manifest["mix"] | {"seed": 0} == {"reader_rows": 12, "replay_rows": 24, "replay_ratio": 2.0, "seed": 0,
-                                              "with_teacher": 24, "replay_file": "pairs_train.jsonl"}  # fmt: skip
+                                              "with_teacher": 24, "replay_file": "pairs_train.jsonl",
+                                              "extra_files": []}  # fmt: skip
     trained_on = [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
     assert sum(row["origin"] == "passage" for row in trained_on) == 12
     assert all(("teacher" in row) == (row["origin"] != "passage") for row in trained_on)
@@ -269,6 +270,25 @@ def test_prepare_replays_the_quick_pool_without_the_whole_build_and_says_how_to_
     (pairs / "pairs_replay.jsonl").unlink()
     with pytest.raises(SystemExit, match="build_pairs.py --validation-only"):
         reader_job.main([*argv[:-8], "--out", str(tmp_path / "job2"), *argv[-6:]])
+
+
+def test_extra_passage_files_are_trained_on_beside_the_reader_file_and_a_missing_one_is_named(setup, tmp_path):
+    pairs = setup["pairs"]
+    extra = [row | {"origin": "scifact-passage"} for row in passage_rows(5)]
+    (pairs / "pairs_train_scifact.jsonl").write_bytes(jsonl(extra))
+    argv = [a for a in prepare_argv(setup, tmp_path / "job") if a not in {"--labels", str(setup["labels"])}]
+    assert reader_job.main([*argv, "--extra-file", "pairs_train_scifact.jsonl"]) == 0
+    job = tmp_path / "job"
+    manifest = json.loads((job / "manifest.json").read_text())
+    assert manifest["mix"]["reader_rows"] == 17 and manifest["mix"]["replay_rows"] == 34
+    assert manifest["mix"]["extra_files"] == ["pairs_train_scifact.jsonl"]
+    assert "pairs_train_scifact.jsonl" in manifest["sources"]
+    trained_on = [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
+    assert sum(row["origin"] == "scifact-passage" for row in trained_on) == 5
+    with pytest.raises(SystemExit, match="pairs_missing.jsonl: missing"):
+        reader_job.main(
+            [*argv[:-8], "--out", str(tmp_path / "job2"), *argv[-6:], "--extra-file", "pairs_missing.jsonl"]
+        )
 
 
 def test_a_cpu_run_needs_a_budget(setup, tmp_path):

@@ -210,7 +210,7 @@ def device_command(args) -> str:
 def prepare(args) -> int:
     pairs = args.pairs
     replay_file = next((name for name in REPLAY_FILES if (pairs / name).is_file()), None)
-    for needed in ("pairs_validation.jsonl", args.reader_file):
+    for needed in ("pairs_validation.jsonl", args.reader_file, *args.extra_file):
         if not (pairs / needed).is_file():
             raise SystemExit(f"{pairs / needed}: missing (the pairs folder holds {READER_FILE}, the pairs_validation*"
                              ".jsonl files and a replay file; docs/training.md, 'The reader job on the CPU')")  # fmt: skip
@@ -220,8 +220,8 @@ def prepare(args) -> int:
     if args.out.exists() and any(args.out.iterdir()):
         raise SystemExit(f"{args.out} already holds files: remove it or choose another --out")
     torch.set_num_threads(2)
-    sources = {name: (pairs / name).read_bytes() for name in (replay_file, args.reader_file)}
-    reader = jsonl_rows(sources[args.reader_file])
+    sources = {name: (pairs / name).read_bytes() for name in (replay_file, args.reader_file, *args.extra_file)}
+    reader = [row for name in (args.reader_file, *args.extra_file) for row in jsonl_rows(sources[name])]
     single = jsonl_rows(sources[replay_file])
     replay = random.Random(args.seed).sample(single, min(len(single), round(args.replay_ratio * len(reader))))
     rows = [{k: row[k] for k in ("claim", "title", "evidence", "label", "origin")} for row in reader + replay]
@@ -280,6 +280,7 @@ def prepare(args) -> int:
         } | ({"labels": {"file": str(args.labels), "sha256": file_sha256(args.labels)}} if args.labels else {}),
         "mix": {
             "reader_rows": len(reader),
+            "extra_files": list(args.extra_file),
             "replay_rows": len(replay),
             "replay_ratio": args.replay_ratio,
             "replay_file": replay_file,
@@ -564,6 +565,9 @@ def main(argv: list[str] | None = None) -> int:
         "--pairs", type=Path, required=True, help=f"folder of pairs_train.jsonl, {READER_FILE} and validation"
     )
     p.add_argument("--reader-file", default=READER_FILE, help="the passage-level training pairs in --pairs")
+    p.add_argument("--extra-file", action="append", default=[],
+                   help="more passage-level pairs in --pairs, trained on beside --reader-file (repeatable),"
+                        " e.g. scifact_passages.py's pairs_train_scifact.jsonl")  # fmt: skip
     p.add_argument("--labels", type=Path, default=None, help="a teacher_labels.json.gz (training/records/…)")
     p.add_argument("--labelled-pairs", type=Path, default=None,
                    help="the build --labels was made for (default: --pairs), checked by SHA-256")  # fmt: skip
