@@ -8,6 +8,7 @@ from mermaid_verifier.cli.calibrate import calibrate_command
 from mermaid_verifier.cli.check import check_command
 from mermaid_verifier.cli.doctor import doctor_command
 from mermaid_verifier.cli.fever import fever_command
+from mermaid_verifier.cli.ground import ground_command
 from mermaid_verifier.cli.mcp import mcp_command
 from mermaid_verifier.cli.memory import memory_app
 from mermaid_verifier.cli.options import (
@@ -56,6 +57,7 @@ app.command("mcp")(mcp_command)
 app.command("review")(review_command)
 app.command("calibrate")(calibrate_command)
 app.command("fever")(fever_command)
+app.command("ground")(ground_command)
 app.command("doctor")(doctor_command)
 app.add_typer(memory_app, name="memory")
 

@@ -8,6 +8,7 @@ this module), the summary table in ``render.py``; choosing claims, running them,
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,9 +23,16 @@ if TYPE_CHECKING:
 
 
 class RunProgress:
-    """A Rich progress bar: done / total, claims per second, ETA and the running accuracy."""
+    """A Rich progress bar: done / total, items per second, ETA and the running accuracy (``correct(row)``: whether a
+    row agrees with its label, None where it has none)."""
 
-    def __init__(self, console, label: str = "verifying") -> None:
+    def __init__(
+        self,
+        console,
+        label: str = "verifying",
+        unit: str = "claims",
+        correct: Callable[[dict], bool | None] = lambda row: row["verdict"] == row["gold"],
+    ) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -35,7 +43,7 @@ class RunProgress:
             TimeRemainingColumn,
         )
 
-        self.label = label
+        self.label, self.unit, self.correct_of = label, unit, correct
         # the description holds the run directory's name: shown as given, not read as markup
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),
@@ -56,19 +64,23 @@ class RunProgress:
         self.progress.start()
         self.task = self.progress.add_task(self.label, total=total, completed=already_done, rate="")
         if already_done:
-            self.progress.console.print(f"resuming: {already_done} of {total} claims already decided", highlight=False)
+            self.progress.console.print(
+                f"resuming: {already_done} of {total} {self.unit} already decided", highlight=False
+            )
 
     def advance(self, row: dict) -> None:
-        self.seen += 1
-        self.correct += row["verdict"] == row["gold"]
+        agrees = self.correct_of(row)
+        if agrees is not None:
+            self.seen += 1
+            self.correct += agrees
         task = self.progress.tasks[0]
         speed = task.finished_speed or task.speed
         assert self.task is not None, "start() comes first"
         self.progress.update(
             self.task,
             advance=1,
-            description=f"{self.label} · accuracy {self.correct / self.seen:.3f}",
-            rate=f"{speed:.2f} claims/s" if speed else "",
+            description=f"{self.label} · accuracy {self.correct / self.seen:.3f}" if self.seen else self.label,
+            rate=f"{speed:.2f} {self.unit}/s" if speed else "",
         )
 
     def stop(self) -> None:

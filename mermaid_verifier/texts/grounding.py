@@ -51,6 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources as package_files
 
+from pydantic import ValidationError
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from mermaid_verifier.agents.quantities import aligned
@@ -121,7 +122,14 @@ def as_documents(documents: Sequence[GivenDocument | str | tuple[str, str] | dic
         elif isinstance(document, tuple) and len(document) == 2:
             out.append(GivenDocument(name=document[0] or f"document {number}", title=document[0], text=document[1]))
         elif isinstance(document, dict):
-            out.append(GivenDocument.model_validate({"name": f"document {number}", **document}))
+            try:
+                out.append(GivenDocument.model_validate({"name": f"document {number}", **document}))
+            except ValidationError as exc:  # one line that names the document and the field
+                problem = exc.errors()[0]
+                field = ".".join(str(part) for part in problem["loc"])
+                raise UsageError(
+                    f'document {number}: {field}: {problem["msg"].lower()} (a document is text, or {{"title", "text"}})'
+                ) from None
         else:
             raise UsageError(
                 f"document {number} is a {type(document).__name__}; give text, (title, text) or a GivenDocument"

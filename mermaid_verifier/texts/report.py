@@ -148,3 +148,66 @@ def render_grounding_report(
 
 def write_grounding_report(path: Path, result: GroundingResult) -> Path:
     return _write_page(Path(path), render_grounding_report(result))
+
+
+SHOWN_RECORDS = 2000  # a batch page lists at most this many records (the results file holds them all)
+
+
+def _label_cells(labels: dict) -> dict:
+    return {
+        "labelled": labels["labelled"],
+        "balanced_accuracy": fmt_decimal(labels["balanced_accuracy"]),
+        "precision": fmt_decimal(labels["not_supported_precision"]),
+        "recall": fmt_decimal(labels["not_supported_recall"]),
+        "supported_recall": fmt_decimal(labels["supported_recall"]),
+    }
+
+
+def _record_view(row: dict) -> dict:
+    flagged = [
+        s | {"tone": _TONES[s["label"]]}
+        for s in row["sentences"]
+        if s["label"] not in ("supported", "nothing to check")
+    ]
+    return {
+        "id": row["id"],
+        "line": row["line"],
+        "dataset": row["dataset"],
+        "supported": row["supported"],
+        "label": row["label"],
+        "wrong": row["label"] is not None and row["label"] != row["supported"],
+        "sentences": row["summary"]["sentences"] - row["summary"]["nothing_to_check"],
+        "supported_sentences": row["summary"]["supported"],
+        "flagged": flagged,
+    }
+
+
+def batch_view(metrics: dict, rows: list[dict]) -> dict:
+    """The batch page's data: shares, label metrics per dataset, skipped lines, and each record's flagged sentences."""
+    datasets = [
+        {"name": name, "records": part["records"], "supported": fmt_percent(part["records_supported"], 1),
+         "sentences_supported": fmt_percent(part["sentences_supported"], 1), **_label_cells(part["labels"])}
+        for name, part in metrics["datasets"].items()
+    ]  # fmt: skip
+    return {
+        "metrics": metrics,
+        "records_supported": fmt_percent(metrics["records_supported"], 1),
+        "sentences_supported": fmt_percent(metrics["sentences_supported"], 1),
+        "sentences_contradicted": fmt_percent(metrics["sentences_contradicted"], 1),
+        "claims_supported": fmt_percent(metrics["claims_supported"], 1),
+        "overall": _label_cells(metrics["labels"]),
+        "datasets": datasets,
+        "records": [_record_view(row) for row in rows[:SHOWN_RECORDS]],
+        "hidden": max(0, len(rows) - SHOWN_RECORDS),
+        "machine": metrics["machine"],
+    }
+
+
+def render_batch_report(
+    metrics: dict, rows: list[dict], title: str = "mermaid-verifier: answers against their contexts"
+) -> str:
+    return _pages().get_template("grounding_batch.html.j2").render(title=title, **batch_view(metrics, rows))
+
+
+def write_batch_report(path: Path, metrics: dict, rows: list[dict]) -> Path:
+    return _write_page(Path(path), render_batch_report(metrics, rows))
