@@ -344,7 +344,8 @@ def later_conjoined_verbs(predicate: Token) -> list[Token]:
 def argument_span(token: Token, names: list[Span], predicate: Token) -> Span:
     """The argument's noun phrase, widened to the name spans it overlaps (never over the verb)."""
     token = resolve_relative_pronoun(token)
-    phrase = noun_phrase_tokens(token)
+    # a clausal subject is whole: "13 Going on 30 is a film" (the parser reads the title as a clause)
+    phrase = list(token.subtree) if token.dep_ in {"csubj", "csubjpass"} else noun_phrase_tokens(token)
     start, end = phrase[0].i, phrase[-1].i + 1
     for name in names:
         overlaps = name.start < end and start < name.end

@@ -57,6 +57,11 @@ def assert_spans_come_from_claim(claim: str, decomposition: Decomposition) -> No
             {("2001: A Space Odyssey", "was directed by", "Stanley Kubrick")},
             id="passive-with-agent",
         ),
+        pytest.param(
+            "13 Going on 30 is a film directed by Gary Winick.",
+            {("13 Going on 30", "is", "a film"), ("a film", "directed by", "Gary Winick")},
+            id="title-read-as-a-clausal-subject-is-whole",
+        ),
         pytest.param("Tilda Swinton is a vegan.", {("Tilda Swinton", "is", "a vegan")}, id="copula-keeps-determiner"),
         pytest.param("Tilda Swinton is not a vegan.", {("Tilda Swinton", "is not", "a vegan")}, id="negation-kept"),
         pytest.param("Barack Obama was born in Hawaii.", {("Barack Obama", "was born in", "Hawaii")}, id="pp-object"),
