@@ -293,6 +293,18 @@ class GivenDocument(BaseModel):
     name: str = Field(min_length=1, description="How the document is named in the result: its file name, or a label")
     title: str = Field(default="", description="Its title, shown to the reader beside each passage")
     text: str
+    file_offsets: list[tuple[int, int, int]] | None = Field(
+        default=None,
+        exclude=True,
+        description="For text read out of a file with markup (.md, .html): where stretches of `text` lie in that "
+        "file, as (offset in text, offset in the file, length); the result's spans are then the file's",
+    )
+    extracted: bool = Field(
+        default=False,
+        exclude=True,
+        description="`text` was extracted from a file no span can index (a PDF): the result's spans index this "
+        "text, which the result carries in `extracted_texts`",
+    )
 
 
 class GroundingPassage(BaseModel):
@@ -456,3 +468,12 @@ class GroundingResult(BaseModel):
     threshold: float = Field(description="The support a passage must reach for a claim to count as supported")
     extractor: Literal["offline", "llm"] = "offline"
     extraction_fallback: str | None = None
+    spans: dict[str, str] = Field(
+        default_factory=dict,
+        description="For each document read out of a file with markup or a PDF, by name, what its spans index: "
+        "'file' (the characters of the file as written, markup included) or 'extracted text' (the text read from "
+        "the PDF, in `extracted_texts`); every other document's spans index its text as given",
+    )
+    extracted_texts: dict[str, str] = Field(
+        default_factory=dict, description="The text read from each PDF document, by name: what its spans index"
+    )

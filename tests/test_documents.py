@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 
 import pytest
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 
 from mermaid_verifier.cli import app
 from mermaid_verifier.errors import CorpusError
-from mermaid_verifier.tools.documents import document_text, given_documents, uploaded_text
+from mermaid_verifier.tools.documents import document_text, file_offsets, file_span, given_documents, uploaded_text
 
 from .conftest import CLI, FIXTURES, WIKI_MINI
 
@@ -181,3 +182,71 @@ def test_check_quotes_the_sentence_that_decided_with_its_own_span(tmp_path):
     start = notes.read_text().index("It lies")
     quoted = f"contradicted by notes.txt [{start}:{start + len('It lies entirely in northern China.')}]: It lies"
     assert quoted in done.stdout and "Ulm" not in done.stdout.split("read in the passage")[1]
+
+
+def _plain(markup: str) -> str:
+    """The words and marks of a stretch of markup, its markup characters and tags left out."""
+    return " ".join(re.findall(r"\w+|[.,;:!?]", re.sub(r"<[^>]*>|&\w+;", " ", markup)))
+
+
+def test_text_read_out_of_markup_maps_back_into_the_file():
+    source = "# The ferry\n\nIt sails **four times** a day from *Holm* &amp; Tern.\n\n- It takes `40` minutes.\n"
+    text = "The ferry\n\nIt sails four times a day from Holm & Tern.\n\nIt takes 40 minutes."
+    offsets = file_offsets(text, source)
+    for sentence in ("The ferry", "It sails four times a day from Holm & Tern.", "It takes 40 minutes."):
+        start = text.index(sentence)
+        file_start, file_end = file_span(offsets, start, start + len(sentence))
+        assert _plain(source[file_start:file_end]) == _plain(sentence)
+    start = text.index("Holm & Tern.")  # the entity maps nowhere; the words around it do
+    assert source[slice(*file_span(offsets, start, start + len("Holm & Tern.")))] == "Holm* &amp; Tern."
+    assert file_span([], 3, 9) == (3, 9)  # nothing maps: the span stays as it was
+
+
+@pytest.mark.parametrize(
+    ("name", "answer"),
+    [
+        ("ferry.md", "The Holm Island ferry crosses the Sound four times a day. The crossing takes forty minutes."),
+        ("lighthouse.html", "The Brightwater Lighthouse was first lit in 1887. The tower is 34 metres tall."),
+    ],
+)
+def test_spans_in_a_markdown_or_html_source_index_the_file_as_written(tmp_path, name, answer):
+    (tmp_path / "answer.txt").write_text(answer)
+    done = CliRunner().invoke(
+        app,
+        ["check", str(tmp_path / "answer.txt"), "--source", str(DOCUMENTS / name), "--json"],
+        env={"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_MEMORY": "0"},
+    )
+    assert done.exit_code == 0, done.output
+    payload = json.loads(done.stdout)
+    assert payload["spans"] == {name: "file"} and payload["extracted_texts"] == {}
+    written = (DOCUMENTS / name).read_text()
+    assert len(payload["sentences"]) == 2
+    for sentence in payload["sentences"]:
+        assert sentence["label"] == "supported"
+        for decided in sentence["deciding"]:
+            assert _plain(written[decided["start"] : decided["end"]]) == _plain(decided["text"])
+        passage = sentence["passage"]
+        assert _plain(written[passage["start"] : passage["end"]]) == _plain(passage["text"])
+    printed = CliRunner().invoke(
+        app,
+        ["check", str(tmp_path / "answer.txt"), "--source", str(DOCUMENTS / name)],
+        env={"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_MEMORY": "0", "COLUMNS": "300"},
+    )
+    assert f"spans in {name} count characters of the file as written, markup included" in printed.stdout
+
+
+def test_spans_in_a_pdf_index_the_text_read_from_it_which_the_result_carries(tmp_path):
+    (tmp_path / "answer.txt").write_text("The harbour of Holm Island was rebuilt in 1923.")
+    done = CliRunner().invoke(
+        app,
+        ["check", str(tmp_path / "answer.txt"), "--source", str(DOCUMENTS / "harbour.pdf"), "--json"],
+        env={"MERMAID_CACHE_DIR": str(tmp_path / "cache"), "MERMAID_MEMORY": "0"},
+    )
+    assert done.exit_code == 0, done.output
+    payload = json.loads(done.stdout)
+    assert payload["spans"] == {"harbour.pdf": "extracted text"}
+    read = payload["extracted_texts"]["harbour.pdf"]
+    (sentence,) = payload["sentences"]
+    assert sentence["label"] == "supported"
+    for decided in sentence["deciding"]:
+        assert read[decided["start"] : decided["end"]] == decided["text"]

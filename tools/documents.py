@@ -8,7 +8,9 @@ that cannot be read is named with the reason and left out; the rest are used.
 
 from __future__ import annotations
 
+import bisect
 import logging
+import re
 import threading
 import warnings
 from collections.abc import Iterator
@@ -63,21 +65,27 @@ def source_files(paths: list[Path]) -> tuple[list[Path], list[DocumentProblem]]:
 
 def document_text(path: Path) -> tuple[str, str]:
     """(title, plain text) of one document; ``ValueError`` saying what is wrong with it."""
+    title, text, _ = _read(path)
+    return title, text
+
+
+def _read(path: Path) -> tuple[str, str, str | None]:
+    """(title, plain text, the file's own text where the plain text was read out of its markup)."""
     suffix = path.suffix.lower()
     if suffix in PDF_SUFFIXES:
-        return _pdf_text(path)
+        return (*_pdf_text(path), None)
     raw = path.read_bytes()
     if b"\x00" in raw[:8192]:
         raise ValueError("looks binary, not text")
     try:
-        text = raw.decode("utf-8-sig")
+        source = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
     if suffix in HTML_SUFFIXES:
-        return _html_text(text, path)
+        return (*_html_text(source, path), source)
     if suffix in MARKDOWN_SUFFIXES:
-        return _markdown_text(text, path)
-    return path.stem, text
+        return (*_markdown_text(source, path), source)
+    return path.stem, source, None
 
 
 def uploaded_text(name: str, content: str) -> tuple[str, str]:
@@ -90,12 +98,79 @@ def uploaded_text(name: str, content: str) -> tuple[str, str]:
     return Path(name).stem, content
 
 
-def given_document(name: str, title: str, text: str):
+def uploaded_document(name: str, content: str):
+    """An uploaded document as a :class:`~mermaid_verifier.models.GivenDocument` whose spans index the upload as
+    written (its markup included)."""
+    title, text = uploaded_text(name, content)
+    return given_document(name, title, text, content)
+
+
+def given_document(name: str, title: str, text: str, source: str | None = None, *, extracted: bool = False):
     """A :class:`~mermaid_verifier.models.GivenDocument` named by its file name; a title that is only the file's
-    stem (what a plain text or a page without one gets) is left out, as it says nothing the name does not."""
+    stem (what a plain text or a page without one gets) is left out, as it says nothing the name does not.
+    ``source``: the file's own text where ``text`` was read out of its markup (.md, .html), so that spans index the
+    file (:func:`file_offsets`); ``extracted``: ``text`` came out of a PDF, whose spans can only index that text."""
     from mermaid_verifier.models import GivenDocument
 
-    return GivenDocument(name=name, title=title if title != Path(name).stem else "", text=text)
+    offsets = None
+    if source is not None and source != text:
+        body = re.search(r"<body[\s>]", source, re.IGNORECASE) if Path(name).suffix.lower() in HTML_SUFFIXES else None
+        offsets = file_offsets(text, source, body.start() if body else 0)
+    return GivenDocument(
+        name=name,
+        title=title if title != Path(name).stem else "",
+        text=text,
+        file_offsets=offsets,
+        extracted=extracted,
+    )
+
+
+SEARCH_AHEAD = 5000  # characters of markup (tags, link targets) a word of the text may lie beyond the last one
+_TOKEN = re.compile(r"\w+|[^\w\s]")  # a word, or one mark: "minutes." may be written "*minutes*."
+
+
+def file_offsets(text: str, source: str, begin: int = 0) -> list[tuple[int, int, int]]:
+    """Where the words and marks of ``text`` (read out of the markup of ``source``) lie in ``source``, as stretches
+    (offset in text, offset in source, length) in order, each the longest run that is the same in both.
+
+    They are found in order from ``begin`` (an HTML file's ``<body>``), each within :data:`SEARCH_AHEAD` characters
+    of the last one found; one the markup wrote otherwise (an entity: ``&amp;``) is not found and maps nowhere,
+    and those after it go on."""
+    stretches: list[list[int]] = []
+    cursor = begin
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        at = source.find(word, cursor, cursor + SEARCH_AHEAD + len(word))
+        if at < 0:
+            continue
+        start = match.start()
+        if stretches:
+            last = stretches[-1]
+            gap_text, gap_source = start - (last[0] + last[2]), at - (last[1] + last[2])
+            if gap_text == gap_source and text[last[0] + last[2] : start] == source[last[1] + last[2] : at]:
+                last[2] = start + len(word) - last[0]
+                cursor = at + len(word)
+                continue
+        stretches.append([start, at, len(word)])
+        cursor = at + len(word)
+    return [(a, b, c) for a, b, c in stretches]
+
+
+def file_span(offsets: list[tuple[int, int, int]], start: int, end: int) -> tuple[int, int]:
+    """The span of the file that holds ``text[start:end]``: from the first mapped character at or after ``start``
+    to just past the last mapped one before ``end`` (``(start, end)`` unchanged where nothing in it maps)."""
+    starts = [stretch[0] for stretch in offsets]
+    first = bisect.bisect_right(starts, start) - 1
+    if first < 0 or offsets[first][0] + offsets[first][2] <= start:
+        first += 1  # start falls between stretches: the next one begins the span
+    last = bisect.bisect_left(starts, end) - 1
+    if first >= len(offsets) or last < first:
+        return start, end
+    text_at, file_at, _ = offsets[first]
+    file_start = file_at + max(0, start - text_at)
+    text_at, file_at, length = offsets[last]
+    file_end = file_at + min(length, end - text_at)
+    return file_start, max(file_start, file_end)
 
 
 def _pdf_text(path: Path) -> tuple[str, str]:
@@ -186,14 +261,15 @@ def given_documents(paths: list[Path]) -> tuple[list, list[DocumentProblem]]:
             if path.suffix.lower() in CORPUS_SUFFIXES:
                 documents += _corpus_documents(path)
                 continue
-            title, text = document_text(path)
+            title, text, source = _read(path)
         except (ValueError, OSError) as exc:
             problems.append(DocumentProblem(path, str(getattr(exc, "strerror", None) or exc)))
             continue
         if not text.strip():
             problems.append(DocumentProblem(path, "holds no text"))
             continue
-        documents.append(given_document(path.name, title, text))
+        extracted = path.suffix.lower() in PDF_SUFFIXES
+        documents.append(given_document(path.name, title, text, source, extracted=extracted))
     if not documents:
         detail = "; ".join(str(p) for p in problems) or "no file given"
         raise CorpusError(f"none of the --source files can be used ({detail})")

@@ -271,6 +271,21 @@ def print_grounding_result(result) -> None:
             style="bold",
         )
     )
+    quoted = {sentence.passage.name for sentence in result.sentences if sentence.passage is not None}
+    files = [name for name, basis in result.spans.items() if basis == "file" and name in quoted]
+    extracted = [name for name, basis in result.spans.items() if basis == "extracted text" and name in quoted]
+    if files:
+        stdout.print(
+            Text(f"spans in {', '.join(files)} count characters of the file as written, markup included", style="dim")
+        )
+    if extracted:
+        stdout.print(
+            Text(
+                f"spans in {', '.join(extracted)} count characters of the text read from the PDF"
+                " (--json holds that text in extracted_texts)",
+                style="dim",
+            )
+        )
 
 
 # ----------------------------------------------------------------------------- tables (fever, memory)

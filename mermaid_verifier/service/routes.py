@@ -78,14 +78,14 @@ async def _stream(body: CheckRequest, service: Service) -> AsyncIterator[bytes]:
 
 async def _documents(body: CheckRequest) -> list[GivenDocument]:
     """The uploaded documents as text; one that holds none is refused, by name."""
-    from mermaid_verifier.tools.documents import given_document, uploaded_text
+    from mermaid_verifier.tools.documents import uploaded_document
 
     documents = []
     for source in body.sources:
-        title, text = await asyncio.to_thread(uploaded_text, source.name, source.content)
-        if not text.strip():
+        document = await asyncio.to_thread(uploaded_document, source.name, source.content)
+        if not document.text.strip():
             raise UsageError(f"{source.name}: the document holds no text")
-        documents.append(given_document(source.name, title, text))
+        documents.append(document)
     return documents
 
 

@@ -71,6 +71,7 @@ from mermaid_verifier.models import (
 from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.texts.events import GroundedEvent, GroundingEvent
 from mermaid_verifier.texts.readers import DocumentsInput, Reader, made_by
+from mermaid_verifier.tools.documents import file_span
 from mermaid_verifier.tools.passages import DocumentPassage, PassageIndex, PassageIndexCache, passage_of
 
 MAX_DOCUMENTS = 100
@@ -441,16 +442,37 @@ class GivenDocuments(Reader[GroundedClaim, GroundingResult]):
 
     async def read(self, index: int, claim: ExtractedClaim, documents: list[GivenDocument]) -> GroundedClaim:
         passages = await asyncio.to_thread(self.indexes.get, documents, self.config.sizes)
-        return await read_claim(passages, self.stance, self.config, index, claim)
+        return in_files(await read_claim(passages, self.stance, self.config, index, claim), documents)
 
     def result(self, state: dict, extraction: TextClaims, items: list[GroundedClaim]) -> GroundingResult:
         labelled = sentences_of(extraction, items)
+        documents = as_documents(state["documents"])
         return GroundingResult(
             text=state["text"],
-            documents=[d.name for d in state["documents"]],
+            documents=[d.name for d in documents],
             sentences=labelled,
             claims=items,
             summary=GroundingSummary.of(labelled, items),
             threshold=self.config.threshold,
             **made_by(extraction),
+            spans={d.name: "file" for d in documents if d.file_offsets}
+            | {d.name: "extracted text" for d in documents if d.extracted},
+            extracted_texts={d.name: d.text for d in documents if d.extracted},
         )
+
+
+def in_files(item: GroundedClaim, documents: list[GivenDocument]) -> GroundedClaim:
+    """The claim with its passage's and deciding sentences' spans moved into the file their document was read out
+    of, where it was read out of markup (``GivenDocument.file_offsets``); unchanged otherwise."""
+    passage = item.passage
+    offsets = None if passage is None else documents[passage.document].file_offsets
+    if passage is None or not offsets:
+        return item
+    start, end = file_span(offsets, passage.start, passage.end)
+    deciding = []
+    for sentence in item.deciding:
+        sentence_start, sentence_end = file_span(offsets, sentence.start, sentence.end)
+        deciding.append(sentence.model_copy(update={"start": sentence_start, "end": sentence_end}))
+    return item.model_copy(
+        update={"passage": passage.model_copy(update={"start": start, "end": end}), "deciding": deciding}
+    )
