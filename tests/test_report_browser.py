@@ -300,3 +300,50 @@ def test_negative_control_console_errors_and_failed_loads_are_caught(open_tab, t
     assert any("Uncaught (in promise) Error: unhandled" in e for e in errors)
     assert sum("Failed to load resource" in e for e in errors) == 2  # the stylesheet and the image
     assert not any("fine" in e for e in errors)
+
+
+def _grounded_row(number: int) -> dict:
+    """A results.jsonl row of ``ground``: every third record has a sentence its documents do not state."""
+    flagged = number % 3 == 0
+    passage = {"document": 0, "name": "doc.txt", "title": "", "text": f"Passage {number}.", "start": 0, "end": 11,
+               "supports": 0.2 if flagged else 0.9, "refutes": 0.1}  # fmt: skip
+    sentences = [
+        {"sentence": f"Record {number} states one thing.", "start": 0, "end": 30, "label": "supported",
+         "claims": [0], "passage": passage, "deciding": [], "unsupported": [], "contradicted": [], "not_stated": []},
+    ]  # fmt: skip
+    if flagged:
+        sentences.append(
+            {"sentence": f"Record {number} states <another> thing.", "start": 31, "end": 70, "label": "not stated",
+             "claims": [1], "passage": passage, "deciding": [{"text": f"Passage {number}.", "start": 0, "end": 11}],
+             "unsupported": ["it states another thing"], "contradicted": [], "not_stated": ["it states another thing"]}
+        )  # fmt: skip
+    supported = len(sentences) - flagged
+    return {
+        "id": f"r{number}", "line": number + 1, "dataset": "wice" if number % 2 else "lfqa", "form": "ours",
+        "label": number % 4 != 0, "supported": not flagged, "documents": ["doc.txt"], "sentences": sentences,
+        "claims": [], "threshold": 0.66,
+        "summary": {"sentences": len(sentences), "supported": supported, "partially_supported": 0,
+                    "contradicted": 0, "not_stated": int(flagged), "not_supported": int(flagged),
+                    "nothing_to_check": 0, "claims": len(sentences), "claims_supported": supported,
+                    "claims_contradicted": 0, "claims_not_stated": int(flagged), "supported_share": None},
+    }  # fmt: skip
+
+
+def test_the_batch_grounding_page_loads_without_console_errors_and_lists_what_is_not_supported(open_tab, tmp_path):
+    from mermaid_verifier.texts.batch import BadRecord, ground_metrics
+    from mermaid_verifier.texts.report import write_batch_report
+
+    rows = [_grounded_row(n) for n in range(300)]
+    metrics = ground_metrics(rows, [BadRecord(7, "broken JSON (unexpected end of data)")], len(rows), 12.5)
+    tab = open_tab(write_batch_report(tmp_path / "report.html", metrics, rows))
+    assert tab.wait_until("document.readyState === 'complete'")
+    assert tab.console_errors() == []
+    assert tab.evaluate("document.querySelectorAll('details').length") == 100
+    assert "line 7: broken JSON" in tab.evaluate("document.body.innerText")
+    first = tab.evaluate("document.querySelector('details').textContent")
+    assert "Record 0 states <another> thing." in first and "Passage 0." in first  # escaped text, shown as written
+    assert tab.evaluate("document.querySelectorAll('td.wrong').length") == sum(
+        r["label"] != r["supported"] for r in rows
+    )
+    shot = tab.screenshot(tmp_path / "batch.png")
+    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and shot.stat().st_size > 10_000
