@@ -46,3 +46,27 @@ def test_errors_reach_the_caller_and_a_closed_grounder_says_so():
         grounder.ground("The harbour was rebuilt in 1923.", [HARBOUR])
     with pytest.raises(AttributeError):
         mermaid_verifier.no_such_name  # noqa: B018
+
+
+def test_the_event_stream_is_closed_when_the_result_is_in():
+    """Left open, the graph's stream is finalised by the loop later, after a Grounder's loop has stopped: "Task was
+    destroyed but it is pending" and a callback coroutine never awaited (seen with bench/ground_batch.py same)."""
+    from mermaid_verifier.texts.events import GroundingEvent
+    from mermaid_verifier.texts.job import TextJob
+
+    closed: list[bool] = []
+
+    async def events(text, documents=None, concurrency=None):
+        try:
+            yield GroundingEvent.model_construct(result="the result")
+            yield GroundingEvent.model_construct(result="never reached")
+        finally:
+            closed.append(True)
+
+    async def check() -> tuple[object, list[bool]]:
+        job = TextJob.__new__(TextJob)
+        job.events = events  # type: ignore[method-assign]
+        result = await job.check("text")
+        return result, list(closed)  # before asyncio.run's own finaliser could close it
+
+    assert asyncio.run(check()) == ("the result", [True])

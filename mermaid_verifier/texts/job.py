@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import operator
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
@@ -205,7 +205,7 @@ class TextJob:
 
     async def events(
         self, text: str, documents: Documents | None = None, concurrency: int | None = None
-    ) -> AsyncIterator[TextEvent]:
+    ) -> AsyncGenerator[TextEvent, None]:
         """The text's extraction first, then each claim as it is decided (completion order), then the result;
         against ``documents`` when they are given, else against open sources. ``concurrency``: claims read at
         once (by default the reader's)."""
@@ -235,14 +235,17 @@ class TextJob:
     ) -> TextCheckResult | GroundingResult:
         """The job's result; ``on_claim(item, total)`` sees each claim as it is decided."""
         total = 0
-        async for event in self.events(text, documents, concurrency):
-            if isinstance(event, ExtractionEvent):
-                total = len(event.claims)
-            elif isinstance(event, ClaimDone):
-                if on_claim is not None:
-                    on_claim(event.item, total)
-            elif isinstance(event, TextDone):
-                return event.result
+        # closed here, in this loop, when the result is in: left to the loop's finaliser, the graph's stream would
+        # be closed after a Grounder's loop stopped ("Task was destroyed but it is pending")
+        async with contextlib.aclosing(self.events(text, documents, concurrency)) as events:
+            async for event in events:
+                if isinstance(event, ExtractionEvent):
+                    total = len(event.claims)
+                elif isinstance(event, ClaimDone):
+                    if on_claim is not None:
+                        on_claim(event.item, total)
+                elif isinstance(event, TextDone):
+                    return event.result
         raise RuntimeError("the text job ended without a result")
 
 
