@@ -7,7 +7,7 @@ in a source suffix. One with a folder must be the end of a file's path in the wo
 into the shared data (``grounding/wice_dev.jsonl``), into a run's output (``runs/``, ``DIR/``, placeholders in
 capitals), outside the repository (``../``), dot-folders of other tools (``.cursor/mcp.json``), files of other
 projects listed in :data:`ELSEWHERE`, and a path on a line that names the commit it was at, which is looked up
-at that commit.
+at that commit (where the clone holds it).
 """
 
 from __future__ import annotations
@@ -52,8 +52,11 @@ def installed_prefixes() -> dict[str, str]:
 
 
 def at_commit(commit: str, path: str) -> bool:
+    """The path was in the tree of that commit; taken as so where the clone does not hold the commit (shallow)."""
     found = subprocess.run(["git", "ls-tree", "-r", "--name-only", commit], cwd=REPO, capture_output=True, text=True)
-    return found.returncode == 0 and any(f == path or f.endswith("/" + path) for f in found.stdout.split())
+    if found.returncode != 0:
+        return True
+    return any(f == path or f.endswith("/" + path) for f in found.stdout.split())
 
 
 def exists(path: str, files: tuple[str, ...]) -> bool:
