@@ -446,7 +446,7 @@ class GivenDocuments(Reader[GroundedClaim, GroundingResult]):
 
     def result(self, state: dict, extraction: TextClaims, items: list[GroundedClaim]) -> GroundingResult:
         labelled = sentences_of(extraction, items)
-        documents = as_documents(state["documents"])
+        documents: list[GivenDocument] = state["documents"]  # as given() made them
         return GroundingResult(
             text=state["text"],
             documents=[d.name for d in documents],
