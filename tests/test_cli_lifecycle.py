@@ -317,3 +317,72 @@ async def test_a_text_verifies_at_most_concurrency_claims_at_once(tmp_path, deco
     )
     assert len(result.claims) == 4
     assert stance.most == concurrency
+
+
+# a first run's child: the default corpus is a generated summaries file large enough to take seconds to split;
+# the conversion marks its start, then goes on as it is
+FIRST_RUN = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    from mermaid_verifier.tools import corpora
+    convert = corpora.summaries_to_sentences
+    def marked(*args):
+        Path(os.environ["STARTED_FILE"]).touch()
+        return convert(*args)
+    corpora.summaries_to_sentences = marked
+    corpora.default_summaries_file = lambda: Path(os.environ["SUMMARIES_FILE"])
+    from mermaid_verifier.cli import verify_main
+    sys.argv = ["verify", "Paris is the capital of France."]
+    verify_main()
+    """
+)
+
+
+def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_writes_nothing(tmp_path):
+    """The conversion runs off the event loop and stops when told: Ctrl-C is answered while it works (it used to
+    hold the loop until every summary was split, seconds, and then write the corpus anyway)."""
+    summaries = {
+        f"Page {i}": {"title": f"Page {i}", "extract": f"Page {i} is a page. It holds {i} words. It ends here."}
+        for i in range(60_000)
+    }
+    summaries_file = tmp_path / "summaries.json"
+    summaries_file.write_text(json.dumps(summaries))
+    started, cache = tmp_path / "started", tmp_path / "cache"
+    env = {
+        **os.environ,
+        "STARTED_FILE": str(started),
+        "SUMMARIES_FILE": str(summaries_file),
+        "MERMAID_CACHE_DIR": str(cache),
+        "MERMAID_SOURCES": "local",
+    }
+    env.pop("MERMAID_CORPUS", None)
+    process = subprocess.Popen(
+        [sys.executable, "-c", FIRST_RUN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + START_S
+        while not started.exists():
+            assert process.poll() is None, process.communicate()[1]
+            if time.monotonic() > deadline:
+                pytest.fail(f"the conversion did not start in {START_S:.0f} s:\n{stacks_of(process)}")
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        try:
+            out, err = process.communicate(timeout=EXIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {EXIT_S:.0f} s after Ctrl-C; the child's threads:\n{stacks_of(process)}")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (process.returncode, err.splitlines(), out) == (130, ["interrupted"], "")
+    written = (
+        sorted(p.name for p in (cache / "default-corpus").iterdir()) if (cache / "default-corpus").exists() else []
+    )
+    assert written == []  # no corpus, no digest, no temporary file: the next run converts it whole

@@ -1,6 +1,7 @@
 """Which corpora a run uses: the user's (checked up front) or the default corpus."""
 
 import json
+import threading
 
 import pytest
 
@@ -55,3 +56,16 @@ def test_installed_default_corpus_is_converted_once(tmp_path):
     assert corpora.default_corpus(tmp_path) == path and path.stat().st_mtime_ns == first_mtime
     kubrick = [json.loads(line) for line in path.open() if '"2001: A Space Odyssey"' in line]
     assert any("Stanley Kubrick" in r["text"] for r in kubrick)
+
+
+def test_a_conversion_told_to_stop_raises_and_writes_nothing(tmp_path, monkeypatch):
+    summaries = tmp_path / "summaries.json"
+    summaries.write_text(json.dumps({"Ulm": {"title": "Ulm", "extract": "Ulm is a city. It lies on the Danube."}}))
+    monkeypatch.setattr(corpora, "default_summaries_file", lambda: summaries)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(corpora.ConversionStopped):
+        corpora.default_corpus(tmp_path, stop)
+    assert not (tmp_path / "default-corpus").exists() or not any((tmp_path / "default-corpus").iterdir())
+    path = corpora.default_corpus(tmp_path, threading.Event())  # not told to stop: converted whole
+    assert [json.loads(line)["text"] for line in path.open()] == ["Ulm is a city.", "It lies on the Danube."]

@@ -14,7 +14,14 @@ from typer.testing import CliRunner
 
 from mermaid_verifier.cli import app
 from mermaid_verifier.errors import CorpusError
-from mermaid_verifier.tools.documents import document_text, file_offsets, file_span, given_documents, uploaded_text
+from mermaid_verifier.tools.documents import (
+    document_text,
+    file_offsets,
+    file_span,
+    given_documents,
+    uploaded_document,
+    uploaded_text,
+)
 
 from .conftest import CLI, FIXTURES, WIKI_MINI
 
@@ -251,3 +258,15 @@ def test_spans_in_a_pdf_index_the_text_read_from_it_which_the_result_carries(tmp
     assert sentence["label"] == "supported"
     for decided in sentence["deciding"]:
         assert read[decided["start"] : decided["end"]] == decided["text"]
+
+
+def test_an_uploaded_pdf_is_read_from_its_bytes_as_the_file_is():
+    pdf = DOCUMENTS / "harbour.pdf"
+    uploaded = uploaded_document("harbour.pdf", pdf.read_bytes())
+    assert (uploaded.title, uploaded.text) == document_text(pdf) and uploaded.extracted
+    with pytest.raises(ValueError, match="a PDF is sent as its bytes"):
+        uploaded_document("harbour.pdf", "%PDF-1.4")
+    with pytest.raises(ValueError, match="only a PDF is sent as bytes"):
+        uploaded_document("notes.md", b"# Notes")
+    with pytest.raises(ValueError, match="not a readable PDF"):
+        uploaded_document("scan.pdf", b"%PDF-1.4 not really a pdf")

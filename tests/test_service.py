@@ -4,6 +4,7 @@ the token in process (FastAPI's TestClient); the bind guard on the command line.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import socket
@@ -117,6 +118,54 @@ def test_check_against_uploaded_documents_is_grounding_on_them_only(server):
     passage = first["passage"]
     assert passage["name"] == "harbour.md" and "rebuilt in 1923" in passage["text"]
     assert second["unsupported"] == ["The harbour of Holm Island has a lighthouse painted blue."]
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_a_pdf_is_uploaded_as_its_bytes_and_its_spans_index_the_text_read_out_of_it(server):
+    pdf = (Path(__file__).parent / "fixtures" / "documents" / "harbour.pdf").read_bytes()
+    body = {
+        "text": "The harbour of Holm Island was rebuilt in 1923. It has a lighthouse painted blue.",
+        "sources": [{"name": "harbour.pdf", "content": base64.b64encode(pdf).decode(), "encoding": "base64"}],
+    }
+    lines = events(httpx.post(f"{server}/v1/check", json=body, timeout=120))
+    assert [line["event"] for line in lines] == ["extraction", "grounded", "grounded", "grounding"]
+    result = lines[-1]["result"]
+    assert [s["label"] for s in result["sentences"]] == ["supported", "not stated"]
+    assert result["spans"] == {"harbour.pdf": "extracted text"}
+    passage = result["sentences"][0]["passage"]
+    text = result["extracted_texts"]["harbour.pdf"]
+    assert text.startswith("The harbour of Holm Island was rebuilt in 1923 after a storm")
+    assert text[passage["start"] : passage["end"]] == passage["text"]
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ({"name": "harbour.pdf", "content": "%PDF-1.4"}, "a .pdf is sent as its bytes in base64"),
+        ({"name": "notes.md", "content": "IyBOb3Rlcw==", "encoding": "base64"}, "any other file as its text"),
+    ],
+)
+def test_a_pdf_sent_as_text_or_a_text_sent_as_bytes_is_refused_by_name(server, source, said):
+    response = httpx.post(f"{server}/v1/check", json={"text": "Paris is in France.", "sources": [source]}, timeout=30)
+    assert response.status_code == 422 and said in response.text and source["name"] in response.text
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("not base64 at all!", "harbour.pdf: its content is not base64"),
+        (_b64(b"%PDF-1.4 no"), "harbour.pdf: not a readable PDF"),
+    ],
+)
+def test_an_unreadable_pdf_upload_ends_with_one_error_naming_it(server, content, said):
+    source = {"name": "harbour.pdf", "content": content, "encoding": "base64"}
+    lines = events(
+        httpx.post(f"{server}/v1/check", json={"text": "Paris is in France.", "sources": [source]}, timeout=60)
+    )
+    assert [line["event"] for line in lines] == ["error"] and lines[0]["message"].startswith(said)
 
 
 @pytest.mark.parametrize("name", ["../../etc/passwd.txt", "/etc/hosts.txt", "notes.exe", "a/b.md"])
@@ -356,5 +405,27 @@ async def test_the_page_checks_a_text_against_uploaded_documents(server, browser
             assert "the reader's probability that it supports the claim: 0." in shown
             assert await page.locator("#status").text_content() == "done"
             assert (await page.locator("#summary").text_content()).startswith("2 sentences: ")
+        finally:
+            await browser.close()
+
+
+async def test_the_page_uploads_a_pdf_and_says_its_spans_index_the_text_read_out_of_it(server, browser_page):
+    pdf = Path(__file__).parent / "fixtures" / "documents" / "harbour.pdf"
+    async with browser_page.async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page()
+            await page.goto(f"{server}/")
+            assert ".pdf" in await page.get_attribute("#documents", "accept")
+            await page.fill("#input", "The harbour of Holm Island was rebuilt in 1923.")
+            await page.set_input_files("#documents", str(pdf))
+            await page.click("#go")
+            await page.locator("#summary", has_text="1 sentence:").wait_for(timeout=120_000)
+            assert await page.locator("#claims li .verdict").all_text_contents() == ["SUPPORTED"]
+            first = page.locator("#claims li").first
+            await first.click()
+            shown = await first.locator(".evidence").text_content()
+            assert "rebuilt in 1923 after a storm" in shown
+            assert "harbour.pdf, characters 0–" in shown and "of the text read out of the PDF" in shown
         finally:
             await browser.close()

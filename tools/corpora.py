@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import threading
 from pathlib import Path
 
 import orjson
@@ -61,24 +62,38 @@ def default_summaries_file() -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-def summaries_to_sentences(summaries: dict) -> list[dict]:
-    """Vital-article summaries -> wiki-sentence records ``{page, line, title, text}``."""
+class ConversionStopped(Exception):
+    """The default corpus's conversion was told to stop (its caller was cancelled: Ctrl-C on a first run); nothing
+    was written."""
+
+
+def _stopped(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise ConversionStopped("the default corpus's conversion was stopped; nothing was written")
+
+
+def summaries_to_sentences(summaries: dict, stop: threading.Event | None = None) -> list[dict]:
+    """Vital-article summaries -> wiki-sentence records ``{page, line, title, text}``; once ``stop`` is set, the
+    next summary raises :class:`ConversionStopped`."""
     from mermaid_verifier.tools.passages import sentencizer
 
+    _stopped(stop)
     splitter = sentencizer()
     records = []
     items = [
         (str(v.get("title") or k), str(v.get("extract") or "")) for k, v in summaries.items() if isinstance(v, dict)
     ]
     for (title, _), doc in zip(items, splitter.pipe(text for _, text in items)):
+        _stopped(stop)
         for line, sentence in enumerate(s.text.strip() for s in doc.sents):
             if sentence:
                 records.append({"page": title.replace(" ", "_"), "line": line, "title": title, "text": sentence})
     return records
 
 
-def default_corpus(cache_dir: Path) -> Path:
-    """The default corpus as a JSONL in ``cache_dir``, converted on first use."""
+def default_corpus(cache_dir: Path, stop: threading.Event | None = None) -> Path:
+    """The default corpus as a JSONL in ``cache_dir``, converted on first use (written whole or not at all; a set
+    ``stop`` ends the conversion early with :class:`ConversionStopped`)."""
     source = default_summaries_file()
     if source is None:
         raise CorpusError(
@@ -93,7 +108,7 @@ def default_corpus(cache_dir: Path) -> Path:
     if target.is_file():
         logger.warning("the cached default corpus %s is damaged or incomplete; converting it again", target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = b"".join(orjson.dumps(r) + b"\n" for r in summaries_to_sentences(orjson.loads(source.read_bytes())))
+    data = b"".join(orjson.dumps(r) + b"\n" for r in summaries_to_sentences(orjson.loads(source.read_bytes()), stop))
     tmp = target.with_suffix(f".tmp{os.getpid()}")
     tmp.write_bytes(data)
     tmp.replace(target)
@@ -108,11 +123,12 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def resolve_corpora(paths: tuple[Path, ...], cache_dir: Path) -> list[Path]:
-    """The user's corpora (checked), or the default corpus when none is given."""
+def resolve_corpora(paths: tuple[Path, ...], cache_dir: Path, stop: threading.Event | None = None) -> list[Path]:
+    """The user's corpora (checked), or the default corpus when none is given (``stop``: see
+    :func:`default_corpus`)."""
     if paths:
         return [check_readable(Path(p).expanduser().resolve()) for p in paths]
-    return [default_corpus(cache_dir)]
+    return [default_corpus(cache_dir, stop)]
 
 
 CorpusReader = CorpusIndex | TantivyCorpusIndex | ZimCorpus

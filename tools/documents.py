@@ -9,6 +9,7 @@ that cannot be read is named with the reason and left out; the rest are used.
 from __future__ import annotations
 
 import bisect
+import io
 import logging
 import re
 import threading
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -73,7 +75,7 @@ def _read(path: Path) -> tuple[str, str, str | None]:
     """(title, plain text, the file's own text where the plain text was read out of its markup)."""
     suffix = path.suffix.lower()
     if suffix in PDF_SUFFIXES:
-        return (*_pdf_text(path), None)
+        return (*_pdf_text(path, path.stem), None)
     raw = path.read_bytes()
     if b"\x00" in raw[:8192]:
         raise ValueError("looks binary, not text")
@@ -98,9 +100,17 @@ def uploaded_text(name: str, content: str) -> tuple[str, str]:
     return Path(name).stem, content
 
 
-def uploaded_document(name: str, content: str):
+def uploaded_document(name: str, content: str | bytes):
     """An uploaded document as a :class:`~mermaid_verifier.models.GivenDocument` whose spans index the upload as
-    written (its markup included)."""
+    written (its markup included); a ``.pdf`` comes as its bytes, and its spans index the text read out of it.
+    ``ValueError`` saying what is wrong with it."""
+    if Path(name).suffix.lower() in PDF_SUFFIXES:
+        if not isinstance(content, bytes):
+            raise ValueError("a PDF is sent as its bytes, not as text")
+        title, text = _pdf_text(io.BytesIO(content), Path(name).stem)
+        return given_document(name, title, text, extracted=True)
+    if isinstance(content, bytes):
+        raise ValueError("only a PDF is sent as bytes; a text, Markdown or HTML file is sent as its text")
     title, text = uploaded_text(name, content)
     return given_document(name, title, text, content)
 
@@ -173,17 +183,18 @@ def file_span(offsets: list[tuple[int, int, int]], start: int, end: int) -> tupl
     return file_start, max(file_start, file_end)
 
 
-def _pdf_text(path: Path) -> tuple[str, str]:
+def _pdf_text(source: Path | BinaryIO, stem: str) -> tuple[str, str]:
+    """(title, text) of a PDF file or of its bytes; ``stem`` is the title where the PDF names none."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
         with _pypdf_quiet():
-            reader = PdfReader(path)
+            reader = PdfReader(source)
             if reader.is_encrypted:
                 raise ValueError("the PDF is encrypted")
             text = "\n\n".join(page.extract_text() or "" for page in reader.pages)
-            title = (reader.metadata.title if reader.metadata else None) or path.stem
+            title = (reader.metadata.title if reader.metadata else None) or stem
     except PdfReadError as exc:
         raise ValueError(f"not a readable PDF ({exc})") from None
     if not text.strip():

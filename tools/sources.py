@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import socket
 import sys
+import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -71,19 +72,37 @@ def plan_sources(
     return SourcePlan(servers, skipped)
 
 
-def toolbox_for(settings) -> tuple[Toolbox, dict[str, str]]:
-    """The toolbox for a run's chosen sources (not yet started), and the sources left out and why."""
+def toolbox_for(settings, stop: threading.Event | None = None) -> tuple[Toolbox, dict[str, str]]:
+    """The toolbox for a run's chosen sources (not yet started), and the sources left out and why. Blocking: the
+    default corpus is converted on first use (seconds) and the live sources' hosts are probed; a set ``stop``
+    ends the conversion early (:class:`~mermaid_verifier.tools.corpora.ConversionStopped`)."""
     from mermaid_verifier.errors import ConfigError
     from mermaid_verifier.tools.corpora import resolve_corpora
     from mermaid_verifier.tools.toolbox import Toolbox
 
-    corpora = resolve_corpora(settings.corpora, settings.cache_dir) if "local" in settings.sources else []
+    corpora = resolve_corpora(settings.corpora, settings.cache_dir, stop) if "local" in settings.sources else []
     plan = plan_sources(
         settings.sources, corpora, settings.index_cache_dir, settings.cache_dir, index_backend=settings.index_backend
     )
     if not plan.servers:
         raise ConfigError("no evidence source is reachable: " + "; ".join(f"{k}: {v}" for k, v in plan.skipped.items()))
     return Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped
+
+
+async def toolbox_in_thread(settings) -> tuple[Toolbox, dict[str, str]]:
+    """:func:`toolbox_for` in a worker thread, so that the event loop (and with it Ctrl-C) is not held while a
+    first run converts the default corpus. Cancelled, it tells the conversion to stop and waits for the thread,
+    which ends at the next summary having written nothing, then passes the cancellation on."""
+    stop = threading.Event()
+    work = asyncio.ensure_future(asyncio.to_thread(toolbox_for, settings, stop))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        stop.set()
+        await asyncio.wait([work])
+        if not work.cancelled():
+            work.exception()  # ConversionStopped, or what the thread ended with: the cancellation is what matters
+        raise
 
 
 @contextlib.asynccontextmanager
@@ -95,7 +114,7 @@ async def toolbox_started_early(settings) -> AsyncIterator[tuple[Toolbox, dict[s
     finished and the toolbox closed on leaving, on every path."""
     from mermaid_verifier.errors import ToolServerError
 
-    toolbox, skipped = toolbox_for(settings)
+    toolbox, skipped = await toolbox_in_thread(settings)
 
     async def start_quietly() -> None:
         with contextlib.suppress(ToolServerError):  # open_pipeline raises it again, once, with its message

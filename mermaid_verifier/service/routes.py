@@ -82,7 +82,10 @@ async def _documents(body: CheckRequest) -> list[GivenDocument]:
 
     documents = []
     for source in body.sources:
-        document = await asyncio.to_thread(uploaded_document, source.name, source.content)
+        try:
+            document = await asyncio.to_thread(uploaded_document, source.name, source.data())
+        except ValueError as exc:  # not base64, not a readable PDF, a PDF with no text
+            raise UsageError(f"{source.name}: {exc}") from None
         if not document.text.strip():
             raise UsageError(f"{source.name}: the document holds no text")
         documents.append(document)

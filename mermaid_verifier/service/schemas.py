@@ -3,10 +3,12 @@ other events are the text job's, :mod:`mermaid_verifier.texts.events`), and the 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from mermaid_verifier.claims import MAX_CLAIM_CHARS
 from mermaid_verifier.texts import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS
@@ -24,10 +26,30 @@ class SourceDocument(BaseModel):
     name: str = Field(
         min_length=1,
         max_length=200,
-        pattern=r"^[^/\\\x00]*[^/\\\x00.][.](txt|md|markdown|html|htm)$",
-        description="A plain file name (no folder) ending .txt, .md, .markdown, .html or .htm",
+        pattern=r"^[^/\\\x00]*[^/\\\x00.][.](txt|md|markdown|html|htm|pdf)$",
+        description="A plain file name (no folder) ending .txt, .md, .markdown, .html, .htm or .pdf",
     )
-    content: str = Field(description="The document's text (UTF-8)")
+    content: str = Field(description="The document's text (UTF-8); for a .pdf, the file's bytes in base64")
+    encoding: Literal["text", "base64"] = Field(
+        default="text", description="How content is written: 'text', or 'base64' (a .pdf's bytes; required for one)"
+    )
+
+    @model_validator(mode="after")
+    def _pdf_as_base64(self) -> Self:
+        if self.name.lower().endswith(".pdf") != (self.encoding == "base64"):
+            raise ValueError(
+                f"{self.name}: a .pdf is sent as its bytes in base64 (encoding 'base64'), any other file as its text"
+            )
+        return self
+
+    def data(self) -> str | bytes:
+        """The content as the reader takes it: the text, or a PDF's bytes (``ValueError`` if not base64)."""
+        if self.encoding == "text":
+            return self.content
+        try:
+            return base64.b64decode(self.content, validate=True)
+        except binascii.Error:
+            raise ValueError("its content is not base64") from None
 
 
 class CheckRequest(BaseModel):
