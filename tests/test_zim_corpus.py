@@ -211,6 +211,18 @@ def test_redirects_case_and_paths_reach_the_article(mini):
     assert [p.title for p in mini.get_page("Lady Lovelace")][:1] == ["Ada Lovelace"]
 
 
+def test_a_sentence_reached_through_a_redirect_has_the_articles_id_and_is_listed_once(zim_dir, monkeypatch):
+    """A title search finds the redirect "Obama": its sentences are Barack Obama's, with the ids get_page gives
+    them, so evidence found both ways is one row each; a search that finds a redirect and its article reads it once."""
+    titles_only = ZimCorpus(zim_dir / "titles-only.zim")
+    found = [p for p, _ in titles_only.search("Obama born Honolulu", 20)]
+    page = {p.id: p for p in titles_only.get_page("Barack Obama")}
+    assert found and all(p.id in page and p.page == "Barack_Obama" and p.text == page[p.id].text for p in found)
+    monkeypatch.setattr(titles_only, "article_paths", lambda query, limit: ["Obama", "Barack_Obama"])
+    ids = [p.id for p, _ in titles_only.search("Obama born Honolulu", 20)]
+    assert len(ids) == len(set(ids)) == len(page)
+
+
 def test_a_disambiguation_page_gives_no_passages_but_the_pages_of_that_name(mini):
     assert mini.get_page("Mercury") == []
     assert mini.pages_named("Mercury") == ["Mercury (planet)", "Mercury (element)"]

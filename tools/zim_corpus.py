@@ -103,7 +103,7 @@ class ZimCorpus:
         self.fulltext = bool(self.archive.has_fulltext_index)
         self.source_url = _wiki_base_url(self.archive)
         self._lock = threading.Lock()  # libzim readers are thread-safe; the page cache is not
-        self._pages: OrderedDict[str, tuple[str, Article]] = OrderedDict()
+        self._pages: OrderedDict[str, tuple[str, Article, str]] = OrderedDict()
         self.problem: str | None = None
         if not self.fulltext:
             # said once by the run that opens the corpus (corpora.check_readable), and in each empty search's message
@@ -119,11 +119,16 @@ class ZimCorpus:
         """The ``k`` best sentences for ``query`` from the best articles, with their BM25 scores."""
         paths = self.article_paths(query, CANDIDATE_ARTICLES)
         candidates: list[Passage] = []
+        read: set[str] = set()  # articles by the path redirects lead to: "Obama" and "Barack_Obama" are one page
         for path in paths:
             try:
-                candidates += self.passages_of(path)
+                passages = self.passages_of(path)
             except CorpusError as exc:  # one damaged article: the others still answer
                 logger.warning("%s", exc)
+                continue
+            if passages and passages[0].page not in read:
+                read.add(passages[0].page)
+                candidates += passages
         return rank_passages(candidates, query, k)
 
     def article_paths(self, query: str, limit: int) -> list[str]:
@@ -188,8 +193,9 @@ class ZimCorpus:
                     break
         return None if entry is None else _followed(entry)
 
-    def article(self, path: str) -> tuple[str, Article]:
-        """(title, read article) of the entry at ``path``, from the cache when it was read lately."""
+    def article(self, path: str) -> tuple[str, Article, str]:
+        """(title, read article, the article's own path: where a redirect at ``path`` leads) of the entry at
+        ``path``, from the cache when it was read lately."""
         with self._lock:
             cached = self._pages.get(path)
             if cached is not None:
@@ -201,6 +207,7 @@ class ZimCorpus:
                 raise RuntimeError(f"more than {MAX_REDIRECTS} redirects")
             item = entry.get_item()
             title = entry.title or path
+            own_path = entry.path
             mimetype = str(item.mimetype)
             content = bytes(item.content) if mimetype.startswith(("text/html", "text/plain")) else b""
         except (RuntimeError, KeyError) as exc:
@@ -215,13 +222,15 @@ class ZimCorpus:
         else:  # an image, a stylesheet, a script: no statements
             read = Article(title)
         with self._lock:
-            self._pages[path] = (title, read)
+            self._pages[path] = (title, read, own_path)
             while len(self._pages) > PAGE_CACHE:
                 self._pages.popitem(last=False)
-        return title, read
+        return title, read, own_path
 
     def passages_of(self, path: str) -> list[Passage]:
-        title, read = self.article(path)
+        """The article's sentences, named by the article's own path however it was reached (a redirect, a title
+        suggestion), so that one sentence has one id."""
+        title, read, path = self.article(path)
         if read.disambiguation:
             return []
         url = self.url_of(path)
@@ -241,7 +250,7 @@ class ZimCorpus:
         entry = self.entry_for(title)
         if entry is None:
             return None
-        _, read = self.article(entry.path)
+        _, read, _ = self.article(entry.path)
         if not read.disambiguation:
             return None
         titles = []
