@@ -22,6 +22,8 @@ import json
 import sys
 from pathlib import Path
 
+from mermaid_verifier.texts.batch import label_metrics
+
 
 def half(key: str) -> int:  # bench/grounding.py's halves: by question (LFQA) or page title (WiCE)
     return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 2
@@ -58,12 +60,9 @@ def _results(run: Path) -> dict[str, dict]:
 
 
 def balanced(pairs: list[tuple[bool, bool]]) -> float | None:
-    """(gold, called) pairs: the mean of the recall of supported and of not supported."""
-    positives = [called for gold, called in pairs if gold]
-    negatives = [not called for gold, called in pairs if not gold]
-    if not positives or not negatives:
-        return None
-    return round((sum(positives) / len(positives) + sum(negatives) / len(negatives)) / 2, 4)
+    """(gold, called) pairs: the mean of the recall of supported and of not supported (the batch command's own
+    figure, :func:`~mermaid_verifier.texts.batch.label_metrics`)."""
+    return label_metrics([{"label": gold, "supported": called} for gold, called in pairs])["balanced_accuracy"]
 
 
 def lfqa_sentences(data: Path, run: Path) -> list[tuple[str, bool, bool]]:

@@ -217,16 +217,17 @@ def label_metrics(rows: list[dict]) -> dict:
     true_positive = sum(r["supported"] for r in positives)
     true_negative = sum(not r["supported"] for r in negatives)
     called_not = sum(not r["supported"] for r in labelled)
-    recall_supported, recall_not = _share(true_positive, len(positives)), _share(true_negative, len(negatives))
-    balanced = (recall_supported + recall_not) / 2 if recall_supported is not None and recall_not is not None else None
+    balanced = (
+        (true_positive / len(positives) + true_negative / len(negatives)) / 2 if positives and negatives else None
+    )  # from the unrounded recalls
     return {
         "labelled": len(labelled),
         "supported": len(positives),
         "not_supported": len(negatives),
         "balanced_accuracy": None if balanced is None else round(balanced, 4),
         "not_supported_precision": _share(true_negative, called_not),
-        "not_supported_recall": recall_not,
-        "supported_recall": recall_supported,
+        "not_supported_recall": _share(true_negative, len(negatives)),
+        "supported_recall": _share(true_positive, len(positives)),
     }
 
 
