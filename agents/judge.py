@@ -41,6 +41,7 @@ from importlib import resources
 
 from pydantic import BaseModel, Field, model_validator
 
+from mermaid_verifier.agents.quantities import found_in, quantities
 from mermaid_verifier.agents.slots import ClaimReader, SlotReading
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
@@ -392,9 +393,34 @@ def threshold_label(w: Weighing, config: JudgeConfig) -> tuple[Label, float]:
     return Label.REFUTES, w.refute
 
 
-def verdict_of(w: Weighing, config: JudgeConfig) -> Verdict:
+THIN_EVIDENCE = 3  # fewer items read than this is "too little evidence" in an abstention's reason
+OTHER_SUBJECTS = 0.5  # topic coverage under this: the evidence is about other subjects
+
+
+def why_abstained(w: Weighing, evidence: list[Evidence], claim: str) -> str:
+    """Why a verdict that abstains on its confidence could not be trusted, in words a reader of it understands,
+    the most telling cause first: the claim's number or date is in none of the evidence, the evidence is about
+    other subjects, too little of it was read, or what was read is too weak either way."""
+    read = [quantities(e.text) for e in evidence]
+    missing = [q.text for q in quantities(claim) if not any(found_in(q, found) for found in read)]
+    if not w.has_evidence:
+        return "no evidence was found"
+    if missing:
+        what = "number or date" if len(missing) == 1 else "numbers or dates"
+        return (
+            f"the claim's {what} {', '.join(repr(m) for m in missing)} is in none of the {len(evidence)} item(s) read"
+        )
+    if w.coverage < OTHER_SUBJECTS:
+        return f"the evidence read is about other subjects (it names {w.coverage:.0%} of what the claim is about)"
+    if len(evidence) < THIN_EVIDENCE:
+        return f"too little evidence was read ({len(evidence)} item(s))"
+    return f"the evidence read is too weak either way (best support {w.support:.2f}, refutation {w.refute:.2f})"
+
+
+def verdict_of(w: Weighing, config: JudgeConfig, why: str | None = None) -> Verdict:
     """The verdict of a weighing: label and confidence (:func:`label_and_confidence`), the reason in words, and
-    the abstention: when trusted evidence conflicts, or the confidence is under ``abstain_below``."""
+    the abstention: when trusted evidence conflicts, or the confidence is under ``abstain_below`` (``why``:
+    :func:`why_abstained`, said first)."""
     label, confidence, conflict = label_and_confidence(w, config)
     support_item = f" ({w.support_title})" if w.support_title else ""
     refute_item = f" ({w.refute_title})" if w.refute_title else ""
@@ -418,9 +444,14 @@ def verdict_of(w: Weighing, config: JudgeConfig) -> Verdict:
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below
     if conflict:
-        reason += f"; abstained: strong trusted evidence conflicts (support {w.support:.2f}, refutation {w.refute:.2f})"
+        both = f"{w.support_title or 'an item'} supports it, {w.refute_title or 'another'} says otherwise"
+        reason += (
+            f"; abstained: the evidence points both ways ({both}; strong trusted support {w.support:.2f} and "
+            f"refutation {w.refute:.2f})"
+        )
     elif abstained:
-        reason += f"; abstained: confidence {confidence:.2f} is below {config.abstain_below:.2f}"
+        because = f"{why}; " if why else ""
+        reason += f"; abstained: {because}confidence {confidence:.2f} is below {config.abstain_below:.2f}"
     best = max(w.support, config.refute_weight * w.refute)
     return Verdict(
         label=label,
@@ -442,7 +473,8 @@ def decide(
     evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
 ) -> Verdict:
     """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
-    return verdict_of(weigh(evidence, config, entities, claim), config)
+    w = weigh(evidence, config, entities, claim)
+    return verdict_of(w, config, why_abstained(w, evidence, claim))
 
 
 class OfflineJudge:

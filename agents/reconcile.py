@@ -70,7 +70,7 @@ def verdict_from_llm_answer(
         support, refute = (
             stance_reading.side_strengths.get(k, 0.0) for k in (Label.SUPPORTS.value, Label.REFUTES.value)
         )
-        why = f"strong trusted evidence conflicts (support {support:.2f}, refutation {refute:.2f})"
+        why = f"the evidence points both ways (strong trusted support {support:.2f} and refutation {refute:.2f})"
     elif disagrees and not stance_reading.abstained and check == "strict":
         why = "the LLM judge contradicts a confident stance-model verdict"
     elif confidence < config.abstain_below:

@@ -128,9 +128,36 @@ def test_low_confidence_abstains_but_keeps_best_label():
     assert verdict.label == Label.SUPPORTS and verdict.abstained and "below 0.50" in verdict.reason
 
 
-def test_strong_conflict_abstains():
-    verdict = decide([item(1, 0.92, 0.0), item(2, 0.0, 0.85)], RAW)
-    assert verdict.abstained and "conflicts" in verdict.reason
+def test_strong_conflict_abstains_naming_both_sides():
+    verdict = decide([item(1, 0.92, 0.0, title="Ulm"), item(2, 0.0, 0.85, title="Munich")], RAW)
+    assert verdict.abstained and verdict.conflict
+    assert "abstained: the evidence points both ways (Ulm supports it, Munich says otherwise;" in verdict.reason
+
+
+EIFFEL = "The Eiffel Tower is 500 metres tall."
+
+
+def test_an_abstention_says_first_that_the_claims_number_is_in_none_of_the_evidence():
+    evidence = [item(1, 0.45, 0.0, text="The Eiffel Tower is 330 metres tall.", title="Eiffel Tower")]
+    verdict = decide(evidence, RAW, ["Eiffel Tower"], EIFFEL)
+    assert verdict.abstained
+    assert "abstained: the claim's number or date '500 metres' is in none of the 1 item(s) read;" in verdict.reason
+    assert verdict.reason.endswith("confidence 0.45 is below 0.50")
+    rounded = [item(1, 0.45, 0.0, text="The tower is 500.2 m tall.", title="Eiffel Tower")]
+    assert "is in none" not in decide(rounded, RAW, ["Eiffel Tower"], EIFFEL).reason  # a quantity, not a string
+
+
+def test_an_abstention_says_the_evidence_is_about_other_subjects_or_too_little_or_too_weak():
+    def why(evidence):
+        verdict = decide(evidence, RAW, ["Eiffel Tower"], "The Eiffel Tower is in Paris.")
+        assert verdict.abstained
+        return verdict.reason.split("; abstained: ")[1]
+
+    elsewhere = [item(i, 0.3, 0.1, text="Lyon lies on the Rhône.", title="Lyon") for i in range(4)]
+    assert why(elsewhere).startswith("the evidence read is about other subjects (it names 0% of what the claim is")
+    about = [item(i, 0.3, 0.1, text="The Eiffel Tower is a landmark.", title="Eiffel Tower") for i in range(4)]
+    assert why(about[:2]).startswith("too little evidence was read (2 item(s));")
+    assert why(about).startswith("the evidence read is too weak either way (best support 0.30, refutation 0.10);")
 
 
 def test_annotate_sets_stance_and_orders_by_trusted_score():
