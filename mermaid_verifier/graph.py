@@ -57,6 +57,7 @@ from mermaid_verifier.errors import LLMOutputError, LLMServiceError
 from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep, Verdict
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
+from mermaid_verifier.tools.sources import corpora_ready
 from mermaid_verifier.wiring import Agents, Resources, claim_extractor_for, judge_config_for, wire_agents
 
 __all__ = ["Resources", "build_graph", "judge_config_for", "make_graph", "open_verifier", "wire_agents"]
@@ -360,6 +361,9 @@ async def open_pipeline(
     never blocks (``langgraph dev`` refuses code that does)."""
     resources: Resources | None = None
     try:
+        if "toolbox" not in resource_overrides:  # a first run converts the default corpus: stoppable by Ctrl-C
+            settings = settings or await asyncio.to_thread(Settings.from_env)
+            await corpora_ready(settings)
         resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
         extractor = None
         if claims:

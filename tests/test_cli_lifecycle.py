@@ -332,16 +332,18 @@ FIRST_RUN = textwrap.dedent(
         return convert(*args)
     corpora.summaries_to_sentences = marked
     corpora.default_summaries_file = lambda: Path(os.environ["SUMMARIES_FILE"])
-    from mermaid_verifier.cli import verify_main
-    sys.argv = ["verify", "Paris is the capital of France."]
-    verify_main()
+    from mermaid_verifier.cli import app
+    sys.argv = ["mermaid-verifier", *sys.argv[1:]]
+    app()
     """
 )
 
 
-def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_writes_nothing(tmp_path):
+@pytest.mark.parametrize("command", ["verify", "fever"])
+def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_writes_nothing(tmp_path, command):
     """The conversion runs off the event loop and stops when told: Ctrl-C is answered while it works (it used to
-    hold the loop until every summary was split, seconds, and then write the corpus anyway)."""
+    hold the loop until every summary was split, seconds, and then write the corpus anyway). ``verify`` starts its
+    servers early; ``fever`` builds its pipeline in a worker thread."""
     summaries = {
         f"Page {i}": {"title": f"Page {i}", "extract": f"Page {i} is a page. It holds {i} words. It ends here."}
         for i in range(60_000)
@@ -349,6 +351,13 @@ def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_write
     summaries_file = tmp_path / "summaries.json"
     summaries_file.write_text(json.dumps(summaries))
     started, cache = tmp_path / "started", tmp_path / "cache"
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(json.dumps({"id": 1, "claim": "Paris is the capital of France.", "label": "SUPPORTS"}) + "\n")
+    arguments = (
+        ["verify", "Paris is the capital of France."]
+        if command == "verify"
+        else ["fever", str(claims), "--out", str(tmp_path / "run"), "--no-memory"]
+    )
     env = {
         **os.environ,
         "STARTED_FILE": str(started),
@@ -358,7 +367,7 @@ def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_write
     }
     env.pop("MERMAID_CORPUS", None)
     process = subprocess.Popen(
-        [sys.executable, "-c", FIRST_RUN],
+        [sys.executable, "-c", FIRST_RUN, *arguments],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -381,7 +390,9 @@ def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_write
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert (process.returncode, err.splitlines(), out) == (130, ["interrupted"], "")
+    said = "interrupted" if command == "verify" else "error: interrupted: the claims decided so far are kept in"
+    assert (process.returncode, out) == (130, "")
+    assert err.splitlines()[-1].startswith(said), err
     written = (
         sorted(p.name for p in (cache / "default-corpus").iterdir()) if (cache / "default-corpus").exists() else []
     )

@@ -73,7 +73,7 @@ async def test_an_early_start_has_the_server_process_running_before_the_caller_h
     marker = tmp_path / "server-started"
     args = ["-c", MARKED_SERVER, str(marker), "--cache-dir", str(tmp_path / "index"), "--corpus", str(WIKI_MINI)]
     toolbox = Toolbox([stdio_server("local-corpus", sys.executable, args)])
-    monkeypatch.setattr(sources, "toolbox_for", lambda settings: (toolbox, {}))
+    monkeypatch.setattr(sources, "toolbox_for", lambda settings, stop=None: (toolbox, {}))
     async with sources.toolbox_started_early(None) as (started, skipped, task):
         assert started is toolbox and skipped == {}
         deadline = time.monotonic() + 20

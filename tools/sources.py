@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from mermaid_verifier.source_registry import BY_NAME
 from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_server, stdio_server
 
+T = TypeVar("T")
 LAUNCH_WAIT_S = 5.0  # the most an early start waits for its server processes to be running
 
 
@@ -89,20 +92,35 @@ def toolbox_for(settings, stop: threading.Event | None = None) -> tuple[Toolbox,
     return Toolbox(plan.servers, settings.tool_timeout_s), plan.skipped
 
 
-async def toolbox_in_thread(settings) -> tuple[Toolbox, dict[str, str]]:
-    """:func:`toolbox_for` in a worker thread, so that the event loop (and with it Ctrl-C) is not held while a
-    first run converts the default corpus. Cancelled, it tells the conversion to stop and waits for the thread,
-    which ends at the next summary having written nothing, then passes the cancellation on."""
+async def stoppable(work: Callable[[threading.Event], T]) -> T:
+    """``work(stop)`` in a worker thread, so that the event loop (and with it Ctrl-C) is not held while it runs.
+    Cancelled, it sets ``stop`` and waits for the thread, which ends soon after (the default corpus's conversion
+    stops at its next summary, having written nothing), then passes the cancellation on."""
     stop = threading.Event()
-    work = asyncio.ensure_future(asyncio.to_thread(toolbox_for, settings, stop))
+    running = asyncio.ensure_future(asyncio.to_thread(work, stop))
     try:
-        return await asyncio.shield(work)
+        return await asyncio.shield(running)
     except asyncio.CancelledError:
         stop.set()
-        await asyncio.wait([work])
-        if not work.cancelled():
-            work.exception()  # ConversionStopped, or what the thread ended with: the cancellation is what matters
+        await asyncio.wait([running])
+        if not running.cancelled():
+            running.exception()  # ConversionStopped, or what the thread ended with: the cancellation is what matters
         raise
+
+
+async def toolbox_in_thread(settings) -> tuple[Toolbox, dict[str, str]]:
+    """:func:`toolbox_for` off the event loop, stopping a first run's conversion when cancelled (:func:`stoppable`)."""
+    return await stoppable(functools.partial(toolbox_for, settings))
+
+
+async def corpora_ready(settings) -> None:
+    """The run's local corpora checked and the default corpus converted if the run needs it and a first run has not
+    yet done it, off the event loop and stopping when cancelled (:func:`stoppable`): what then builds the toolbox
+    in a thread of its own (``Resources.create``) finds the corpus ready."""
+    if "local" in settings.sources:
+        from mermaid_verifier.tools.corpora import resolve_corpora
+
+        await stoppable(functools.partial(resolve_corpora, settings.corpora, settings.cache_dir))
 
 
 @contextlib.asynccontextmanager
