@@ -550,7 +550,11 @@ def comparison_commands(run: Path) -> str:
         f"  for f in {files}; do python bench/stance_pairs.py $f --model-dir {model}; done",
         f"  python bench/given_evidence.py contrast --model-dir {model}",
         f"  MERMAID_STANCE_MODEL={model} python bench/grounding.py run --out {run}/grounding_ledger.jsonl.gz"
-        f" && python bench/grounding.py score --ledger {run}/grounding_ledger.jsonl.gz",
+        " --sets wice_deleted wice unmentioned --limit 200",
+        f"  MERMAID_STANCE_MODEL={model} python bench/grounding.py run --out {run}/grounding_ledger.jsonl.gz"
+        " --sets lfqa --limit 78",
+        f"  python bench/grounding.py score --ledger {run}/grounding_ledger.jsonl.gz    # the shipped file's, same"
+        " texts: bench/results/grounding/shipped-file/scores.json (read with the code of that folder's ledger.run.json)",
         f"  mermaid-verifier doctor --model-dir {model}    # on an AVX2-only and on an AVX-512 machine",
         f"then, only if it wins on all of them: cp {model}/{{model.onnx,tokenizer.json,stance_config.json}}"
         " data/stance_model/, refit the judge on the train part, and run paper_test_rest once",
