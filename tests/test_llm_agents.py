@@ -395,7 +395,7 @@ async def test_conflicting_trusted_evidence_still_abstains_however_sure_the_mode
     config = JudgeConfig(conflict_level=0.3)
     model = ScriptedChatModel(script=[answer(verdict_json("SUPPORTS", 1.0, ["E1"]))])
     verdict = await LLMJudge(model, config).judge(CLAIM, evidence, ENTITIES)
-    assert verdict.conflict and verdict.abstained and "conflicts" in verdict.reason
+    assert verdict.conflict and verdict.abstained and "the evidence points both ways" in verdict.reason
 
 
 async def test_without_evidence_the_judge_model_is_not_asked():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Literal, Self
+from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 from mermaid_verifier.claims import MAX_CLAIM_CHARS
 from mermaid_verifier.texts import DEFAULT_CONCURRENCY, MAX_TEXT_CHARS
@@ -34,16 +34,12 @@ class SourceDocument(BaseModel):
         default="text", description="How content is written: 'text', or 'base64' (a .pdf's bytes; required for one)"
     )
 
-    @model_validator(mode="after")
-    def _pdf_as_base64(self) -> Self:
-        if self.name.lower().endswith(".pdf") != (self.encoding == "base64"):
-            raise ValueError(
-                f"{self.name}: a .pdf is sent as its bytes in base64 (encoding 'base64'), any other file as its text"
-            )
-        return self
-
     def data(self) -> str | bytes:
-        """The content as the reader takes it: the text, or a PDF's bytes (``ValueError`` if not base64)."""
+        """The content as the reader takes it: the text, or a PDF's bytes; ``ValueError`` for a .pdf not sent in
+        base64, another file sent so, or content that is not base64 (the check ends with an error event naming the
+        file, as for a file that holds no text)."""
+        if self.name.lower().endswith(".pdf") != (self.encoding == "base64"):
+            raise ValueError("a .pdf is sent as its bytes in base64 (encoding 'base64'), any other file as its text")
         if self.encoding == "text":
             return self.content
         try:
