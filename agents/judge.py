@@ -444,7 +444,11 @@ def verdict_of(w: Weighing, config: JudgeConfig, why: str | None = None) -> Verd
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below
     if conflict:
-        both = f"{w.support_title or 'an item'} supports it, {w.refute_title or 'another'} says otherwise"
+        both = (
+            f"{w.support_title or 'an item'} supports it, {w.refute_title or 'another'} says otherwise"
+            if w.support_title != w.refute_title or not w.support_title
+            else f"one item of {w.support_title} supports it, another says otherwise"
+        )
         reason += (
             f"; abstained: the evidence points both ways ({both}; strong trusted support {w.support:.2f} and "
             f"refutation {w.refute:.2f})"

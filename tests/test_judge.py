@@ -132,6 +132,8 @@ def test_strong_conflict_abstains_naming_both_sides():
     verdict = decide([item(1, 0.92, 0.0, title="Ulm"), item(2, 0.0, 0.85, title="Munich")], RAW)
     assert verdict.abstained and verdict.conflict
     assert "abstained: the evidence points both ways (Ulm supports it, Munich says otherwise;" in verdict.reason
+    one_page = decide([item(1, 0.92, 0.0, title="Ulm"), item(2, 0.0, 0.85, title="Ulm")], RAW)
+    assert "(one item of Ulm supports it, another says otherwise;" in one_page.reason
 
 
 EIFFEL = "The Eiffel Tower is 500 metres tall."
