@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -232,6 +233,41 @@ def stacks_of(process: subprocess.Popen) -> str:
     return process.communicate()[1]
 
 
+def interrupted_when(
+    command: list[str], env: dict[str, str], ready: Callable[[], bool], not_ready: Callable[[], str]
+) -> tuple[subprocess.Popen, str, str]:
+    """Run ``command``, press Ctrl-C once ``ready()`` holds, and return the ended process with its stdout and
+    stderr; the test fails (with the child's stacks) if it is not ready in START_S (``not_ready()`` says how far it
+    got) or still runs EXIT_S after the signal."""
+    # Ctrl-C as a terminal delivers it: a test run started in the background (where the shell ignores SIGINT)
+    # would otherwise pass the ignored disposition on, and the command would never see the signal
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + START_S
+        while not ready():
+            assert process.poll() is None, process.communicate()[1]
+            if time.monotonic() > deadline:
+                pytest.fail(f"{not_ready()} in {START_S:.0f} s; the child's threads:\n{stacks_of(process)}")
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        try:
+            out, err = process.communicate(timeout=EXIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {EXIT_S:.0f} s after Ctrl-C; the child's threads:\n{stacks_of(process)}")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process, out, err
+
+
 @pytest.mark.parametrize("command", ["check", "verify"])
 def test_ctrl_c_while_working_prints_one_line_and_exits_130(tmp_path, command):
     """Ctrl-C comes once every claim in flight waits on the stance model (two for ``check --concurrency 2``,
@@ -249,35 +285,12 @@ def test_ctrl_c_while_working_prints_one_line_and_exits_130(tmp_path, command):
         "PYTHONWARNINGS": "always",  # every warning shown, whatever the environment filters
     }
     env.pop("MERMAID_DEBUG", None)
-    # Ctrl-C as a terminal delivers it: a test run started in the background (where the shell ignores SIGINT)
-    # would otherwise pass the ignored disposition on, and the command would never see the signal
-    process = subprocess.Popen(
+    process, out, err = interrupted_when(
         [sys.executable, "-c", WORKING, *arguments, "--corpus", str(WIKI_MINI), "--no-memory"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        env,
+        lambda: len(claims_waiting(ready)) >= in_flight,
+        lambda: f"{len(claims_waiting(ready))} of {in_flight} claims reached the stance model",
     )
-    try:
-        deadline = time.monotonic() + START_S
-        while len(claims_waiting(ready)) < in_flight:
-            assert process.poll() is None, process.communicate()[1]
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"{len(claims_waiting(ready))} of {in_flight} claims reached the stance model in {START_S:.0f} s; "
-                    f"the child's threads:\n{stacks_of(process)}"
-                )
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        try:
-            out, err = process.communicate(timeout=EXIT_S)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"still running {EXIT_S:.0f} s after Ctrl-C; the child's threads:\n{stacks_of(process)}")
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert "never awaited" not in err
     assert err.splitlines() == ["interrupted"], err
     assert out == ""
@@ -366,30 +379,9 @@ def test_ctrl_c_while_a_first_run_converts_the_default_corpus_stops_it_and_write
         "MERMAID_SOURCES": "local",
     }
     env.pop("MERMAID_CORPUS", None)
-    process = subprocess.Popen(
-        [sys.executable, "-c", FIRST_RUN, *arguments],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    process, out, err = interrupted_when(
+        [sys.executable, "-c", FIRST_RUN, *arguments], env, started.exists, lambda: "the conversion did not start"
     )
-    try:
-        deadline = time.monotonic() + START_S
-        while not started.exists():
-            assert process.poll() is None, process.communicate()[1]
-            if time.monotonic() > deadline:
-                pytest.fail(f"the conversion did not start in {START_S:.0f} s:\n{stacks_of(process)}")
-            time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
-        try:
-            out, err = process.communicate(timeout=EXIT_S)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"still running {EXIT_S:.0f} s after Ctrl-C; the child's threads:\n{stacks_of(process)}")
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     said = "interrupted" if command == "verify" else "error: interrupted: the claims decided so far are kept in"
     assert (process.returncode, out) == (130, "")
     assert err.splitlines()[-1].startswith(said), err
