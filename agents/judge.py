@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -401,10 +402,10 @@ def why_abstained(w: Weighing, evidence: list[Evidence], claim: str) -> str:
     """Why a verdict that abstains on its confidence could not be trusted, in words a reader of it understands,
     the most telling cause first: the claim's number or date is in none of the evidence, the evidence is about
     other subjects, too little of it was read, or what was read is too weak either way."""
-    read = [quantities(e.text) for e in evidence]
-    missing = [q.text for q in quantities(claim) if not any(found_in(q, found) for found in read)]
     if not w.has_evidence:
         return "no evidence was found"
+    read = [quantities(e.text) for e in evidence]
+    missing = [q.text for q in quantities(claim) if not any(found_in(q, found) for found in read)]
     if missing:
         what = "number or date" if len(missing) == 1 else "numbers or dates"
         return (
@@ -417,10 +418,10 @@ def why_abstained(w: Weighing, evidence: list[Evidence], claim: str) -> str:
     return f"the evidence read is too weak either way (best support {w.support:.2f}, refutation {w.refute:.2f})"
 
 
-def verdict_of(w: Weighing, config: JudgeConfig, why: str | None = None) -> Verdict:
+def verdict_of(w: Weighing, config: JudgeConfig, why: Callable[[], str] | None = None) -> Verdict:
     """The verdict of a weighing: label and confidence (:func:`label_and_confidence`), the reason in words, and
-    the abstention: when trusted evidence conflicts, or the confidence is under ``abstain_below`` (``why``:
-    :func:`why_abstained`, said first)."""
+    the abstention: when trusted evidence conflicts, or the confidence is under ``abstain_below`` (``why()``, asked
+    only then: :func:`why_abstained`, said first)."""
     label, confidence, conflict = label_and_confidence(w, config)
     support_item = f" ({w.support_title})" if w.support_title else ""
     refute_item = f" ({w.refute_title})" if w.refute_title else ""
@@ -454,7 +455,7 @@ def verdict_of(w: Weighing, config: JudgeConfig, why: str | None = None) -> Verd
             f"refutation {w.refute:.2f})"
         )
     elif abstained:
-        because = f"{why}; " if why else ""
+        because = f"{why()}; " if why is not None else ""
         reason += f"; abstained: {because}confidence {confidence:.2f} is below {config.abstain_below:.2f}"
     best = max(w.support, config.refute_weight * w.refute)
     return Verdict(
@@ -478,7 +479,7 @@ def decide(
 ) -> Verdict:
     """The verdict for a claim from its stance-scored (and trust-assessed) evidence."""
     w = weigh(evidence, config, entities, claim)
-    return verdict_of(w, config, why_abstained(w, evidence, claim))
+    return verdict_of(w, config, functools.partial(why_abstained, w, evidence, claim))
 
 
 class OfflineJudge:
