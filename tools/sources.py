@@ -114,13 +114,13 @@ async def toolbox_in_thread(settings) -> tuple[Toolbox, dict[str, str]]:
 
 
 async def corpora_ready(settings) -> None:
-    """The run's local corpora checked and the default corpus converted if the run needs it and a first run has not
-    yet done it, off the event loop and stopping when cancelled (:func:`stoppable`): what then builds the toolbox
-    in a thread of its own (``Resources.create``) finds the corpus ready."""
-    if "local" in settings.sources:
-        from mermaid_verifier.tools.corpora import resolve_corpora
+    """The default corpus converted if the run searches it and a first run has not yet done it, off the event loop
+    and stopping when cancelled (:func:`stoppable`): what then builds the toolbox in a thread of its own
+    (``Resources.create``) finds it ready. The user's own corpora are checked there, once."""
+    if "local" in settings.sources and not settings.corpora:
+        from mermaid_verifier.tools.corpora import default_corpus
 
-        await stoppable(functools.partial(resolve_corpora, settings.corpora, settings.cache_dir))
+        await stoppable(functools.partial(default_corpus, settings.cache_dir))
 
 
 @contextlib.asynccontextmanager
