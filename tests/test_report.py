@@ -9,7 +9,8 @@ from importlib import resources
 import pytest
 
 from mermaid_verifier.evaluation.metrics import LABELS
-from mermaid_verifier.evaluation.report import MAX_CURVE_POINTS, render_report, wikipedia_url, write_report
+from mermaid_verifier.evaluation.report import MAX_CURVE_POINTS, render_report, write_report
+from mermaid_verifier.rendering import wikipedia_url
 
 from .report_kit import _PAGES, make_evidence, make_metrics, make_rows, make_trace, reliability_bins  # noqa: F401  # noqa: F401
 

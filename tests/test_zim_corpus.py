@@ -489,7 +489,7 @@ async def test_the_evidence_memory_remembers_what_a_zim_gave(zim_dir, make_resou
 
 
 def test_reports_name_the_zim_and_link_the_article():
-    from mermaid_verifier.evaluation.report import evidence_view
+    from mermaid_verifier.rendering import evidence_view
 
     view = evidence_view(
         {"id": "wikipedia_en_all:Ada_Lovelace:3", "source": "local-corpus", "corpus": "wikipedia_en_all",

@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
 from pathlib import Path
-from urllib.parse import quote
 
-import jinja2
 from markupsafe import Markup, escape
 
 from mermaid_verifier.models import Label
-from mermaid_verifier.names import unescape_fever
+from mermaid_verifier.rendering import (
+    SHOWN_EVIDENCE,
+    environment,
+    evidence_view,
+    finite,
+    fmt_decimal,
+    fmt_percent,
+    fmt_seconds,
+)
 
 DEFAULT_TITLE = "mermaid-verifier FEVER run"
 LABELS = [label.value for label in Label]
-SHOWN_EVIDENCE = 5
 MAX_CURVE_POINTS = 400  # a risk–coverage curve has one point per distinct confidence; thin it for file size
-WIKIPEDIA = "https://en.wikipedia.org/wiki/"
 
 # Chart geometry (SVG user units).
 _WIDTH, _HEIGHT = 420, 300
@@ -32,30 +35,6 @@ _TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 # ---- number formatting --------------------------------------------------------------------------
-
-
-def _number(value) -> float | None:
-    """``value`` as a finite float, else None (missing, NaN, not a number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def fmt_percent(value, digits: int = 1) -> str:
-    number = _number(value)
-    return "n/a" if number is None else f"{number * 100:.{digits}f}%"
-
-
-def fmt_decimal(value, digits: int = 3) -> str:
-    number = _number(value)
-    return "n/a" if number is None else f"{number:.{digits}f}"
-
-
-def fmt_seconds(value) -> str:
-    number = _number(value)
-    if number is None:
-        return "n/a"
-    return f"{number * 1000:.0f} ms" if number < 1 else f"{number:.2f} s"
 
 
 # ---- headline numbers ---------------------------------------------------------------------------
@@ -82,7 +61,7 @@ def headline_numbers(metrics: dict, rows: list[dict]) -> list[tuple[str, str]]:
         ("Mean tool calls", fmt_decimal(mean_tools if mean_tools is not None else metrics.get("mean_tool_calls"), 2)),
         ("Latency p50", fmt_seconds(_nested(metrics, "latency", "p50"))),
         ("Latency p95", fmt_seconds(_nested(metrics, "latency", "p95"))),
-        ("Throughput", "n/a" if _number(throughput) is None else f"{throughput:.2f} claims/s"),
+        ("Throughput", "n/a" if finite(throughput) is None else f"{throughput:.2f} claims/s"),
     ]
     return cards + optional_numbers(metrics)
 
@@ -298,7 +277,7 @@ def curve_points(metrics: dict) -> list[tuple[float, float]]:
     if not isinstance(curve, dict):
         return []
     coverage, risk = curve.get("coverage") or [], curve.get("risk") or []
-    points = [(_number(c), _number(r)) for c, r in zip(coverage, risk)]
+    points = [(finite(c), finite(r)) for c, r in zip(coverage, risk)]
     return sorted((c, r) for c, r in points if c is not None and r is not None)
 
 
@@ -335,7 +314,7 @@ def reliability_bins(metrics: dict) -> list[dict]:
     for item in bins:
         if not isinstance(item, dict):
             continue
-        low, high, accuracy = _number(item.get("bin_low")), _number(item.get("bin_high")), _number(item.get("accuracy"))
+        low, high, accuracy = finite(item.get("bin_low")), finite(item.get("bin_high")), finite(item.get("accuracy"))
         if low is None or high is None or accuracy is None or not item.get("count"):
             continue
         kept.append(
@@ -344,7 +323,7 @@ def reliability_bins(metrics: dict) -> list[dict]:
                 "high": high,
                 "accuracy": accuracy,
                 "count": item.get("count"),
-                "confidence": _number(item.get("mean_confidence")),
+                "confidence": finite(item.get("mean_confidence")),
             }
         )
     return kept
@@ -379,31 +358,6 @@ def reliability_svg(metrics: dict) -> Markup | None:
 
 
 # ---- per-claim rows -----------------------------------------------------------------------------
-
-
-def wikipedia_url(page: str) -> str:
-    """The English Wikipedia address of a FEVER page id (underscores for spaces, brackets unescaped)."""
-    title = unescape_fever(page.replace(" ", "_"))
-    return WIKIPEDIA + quote(title, safe="()_,:-.~!")
-
-
-def evidence_link(item: dict) -> str | None:
-    if item.get("url"):
-        return str(item["url"])
-    return wikipedia_url(str(item["page"])) if item.get("page") else None
-
-
-def evidence_view(item: dict) -> dict:
-    return {
-        "title": item.get("title") or item.get("page") or item.get("id") or "untitled",
-        "text": item.get("text") or "",
-        "stance": item.get("stance") or "unscored",
-        "score": fmt_decimal(item.get("score"), 2),
-        "source": item.get("source") or "",
-        "corpus": item.get("corpus") if item.get("corpus") != item.get("source") else None,  # a ZIM or JSONL file
-        "href": evidence_link(item),
-        "line": item.get("line"),
-    }
 
 
 def trace_view(step: dict) -> dict:
@@ -441,23 +395,12 @@ def claim_view(row: dict) -> dict:
 # ---- rendering ----------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("mermaid_verifier.evaluation", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-
-
 def render_report(metrics: dict, rows: list[dict], title: str = DEFAULT_TITLE) -> str:
     """The whole report as one HTML string."""
     metrics = metrics or {}
     claims = [claim_view(row) for row in rows]
     return (
-        _environment()
+        environment()
         .get_template("report.html.j2")
         .render(
             title=title,

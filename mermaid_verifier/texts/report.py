@@ -10,13 +10,10 @@ settings, evidence views and formatting (``report.evidence_view``).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-import jinja2
-
-from mermaid_verifier.evaluation.report import SHOWN_EVIDENCE, _environment, evidence_view, fmt_decimal, fmt_percent
 from mermaid_verifier.models import GroundingResult, TextCheckResult
+from mermaid_verifier.rendering import SHOWN_EVIDENCE, environment, evidence_view, fmt_decimal, fmt_percent
 
 DOCUMENTS_CORPUS = "documents"  # tools.documents writes the user's documents under this corpus name
 
@@ -92,13 +89,12 @@ def text_view(result: TextCheckResult) -> dict:
     }
 
 
-@lru_cache(maxsize=1)
-def _pages() -> jinja2.Environment:
-    return _environment().overlay(loader=jinja2.PackageLoader("mermaid_verifier.texts", "templates"))
-
-
 def render_text_report(result: TextCheckResult, title: str = "mermaid-verifier: checked text") -> str:
-    return _pages().get_template("text_report.html.j2").render(title=title, **text_view(result))
+    return (
+        environment("mermaid_verifier.texts")
+        .get_template("text_report.html.j2")
+        .render(title=title, **text_view(result))
+    )
 
 
 def write_text_report(path: Path, result: TextCheckResult) -> Path:
@@ -143,7 +139,11 @@ def grounding_view(result: GroundingResult) -> dict:
 def render_grounding_report(
     result: GroundingResult, title: str = "mermaid-verifier: text against its documents"
 ) -> str:
-    return _pages().get_template("grounding_report.html.j2").render(title=title, **grounding_view(result))
+    return (
+        environment("mermaid_verifier.texts")
+        .get_template("grounding_report.html.j2")
+        .render(title=title, **grounding_view(result))
+    )
 
 
 def write_grounding_report(path: Path, result: GroundingResult) -> Path:
@@ -206,7 +206,11 @@ def batch_view(metrics: dict, rows: list[dict]) -> dict:
 def render_batch_report(
     metrics: dict, rows: list[dict], title: str = "mermaid-verifier: answers against their contexts"
 ) -> str:
-    return _pages().get_template("grounding_batch.html.j2").render(title=title, **batch_view(metrics, rows))
+    return (
+        environment("mermaid_verifier.texts")
+        .get_template("grounding_batch.html.j2")
+        .render(title=title, **batch_view(metrics, rows))
+    )
 
 
 def write_batch_report(path: Path, metrics: dict, rows: list[dict]) -> Path:
