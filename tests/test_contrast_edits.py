@@ -16,15 +16,14 @@ from contrast import (
     contrastive_pairs,
     date_edit,
     entity_edit,
-    evidence_text,
     format_edit,
     negation_edit,
     number_edit,
     paraphrase_edit,
     role_edit,
     synonym_edit,
-    wordnet,
 )
+from edits import evidence_text, wordnet
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 

@@ -12,7 +12,8 @@ import re
 from collections import Counter
 
 import pytest
-from contrast import MONTHS, evidence_text, wordnet
+from contrast import MONTHS
+from edits import evidence_text, wordnet
 from failure_kinds import (
     date_coarse,
     date_wrong_decade,

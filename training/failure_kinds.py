@@ -53,18 +53,8 @@ import random
 import re
 from collections import Counter
 
-from contrast import (
-    MONTHS,
-    NUMBER_WORDS,
-    _dominant_sense,
-    _has,
-    _numbers_in,
-    _replace_span,
-    _vowel_sound,
-    evidence_text,
-    stated_counts,
-    wordnet,
-)
+from contrast import MONTHS, stated_counts
+from edits import NUMBER_WORDS, dominant_sense, evidence_text, mentions, numbers_in, replace_span, vowel_sound, wordnet
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -327,7 +317,7 @@ MIN_HYPERNYM_DEPTH = 6
 
 
 def _article(word: str) -> str:
-    return "an" if _vowel_sound(word) else "a"
+    return "an" if vowel_sound(word) else "a"
 
 
 def _predicate_noun(doc: Doc) -> Token | None:
@@ -365,7 +355,7 @@ def specific_date(claim: str, evidence: str, rng: random.Random) -> str | None:
     if match is None or match.group(2) or match.group(4) or _RANGE.match(claim[match.end() :]):
         return None
     year, month = match.group(5), match.group(3)
-    if not _has(evidence, year):
+    if not mentions(evidence, year):
         return None
     day_before = rf"\d{{1,2}} (?:{_MONTH_RE}) {year}"
     day_after = rf"(?:{_MONTH_RE}) \d{{1,2}},? {year}"
@@ -387,12 +377,12 @@ def specific_adjective(doc: Doc, evidence: str, rng: random.Random) -> str | Non
         return None
     det = next(c for c in noun.children if c.dep_ == "det")
     adjectives = PERSON_ADJECTIVES if noun.lower_ in PERSON_NOUNS else THING_ADJECTIVES
-    options = [a for a in adjectives if not _has(evidence, a.split()[-1])]
+    options = [a for a in adjectives if not mentions(evidence, a.split()[-1])]
     if not options or det.i + 1 > noun.i:
         return None
     adjective = rng.choice(options)
     first = doc[det.i + 1]
-    return _replace_span(doc, det.i + 1, det.i + 2, f"{adjective} {first.text}")
+    return replace_span(doc, det.i + 1, det.i + 2, f"{adjective} {first.text}")
 
 
 def specific_place(doc: Doc, raw_evidence: str, rng: random.Random) -> str | None:
@@ -416,7 +406,7 @@ def specific_conjunct(doc: Doc, other: Doc, evidence: str) -> str | None:
     if not predicate or other[len(other_subject.split())].pos_ not in {"AUX", "VERB"}:
         return None
     content = [t.lower_ for t in other if t.pos_ in {"NOUN", "PROPN", "NUM", "ADJ"} and t.idx >= len(other_subject)]
-    if not content or all(_has(evidence, w) for w in content):
+    if not content or all(mentions(evidence, w) for w in content):
         return None
     return _sentence_end(doc.text.rstrip(". ") + " and " + predicate)
 
@@ -424,7 +414,7 @@ def specific_conjunct(doc: Doc, other: Doc, evidence: str) -> str | None:
 def hyponym(doc: Doc, rng: random.Random) -> str | None:
     """The predicate noun replaced by a more specific kind of it."""
     noun = _predicate_noun(doc)
-    if noun is None or (sense := _dominant_sense(noun.lower_, "n")) is None:
+    if noun is None or (sense := dominant_sense(noun.lower_, "n")) is None:
         return None
     names = sorted(
         {
@@ -436,7 +426,7 @@ def hyponym(doc: Doc, rng: random.Random) -> str | None:
     )
     if not names:
         return None
-    return _replace_span(doc, noun.i, noun.i + 1, rng.choice(names).lower())
+    return replace_span(doc, noun.i, noun.i + 1, rng.choice(names).lower())
 
 
 # --- SUPPORTS: the claim says less than the evidence ---------------------------------------------
@@ -445,7 +435,7 @@ def hyponym(doc: Doc, rng: random.Random) -> str | None:
 def hypernym(doc: Doc) -> str | None:
     """The predicate noun replaced by the kind it is a kind of, when that kind is still specific."""
     noun = _predicate_noun(doc)
-    if noun is None or (sense := _dominant_sense(noun.lower_, "n")) is None:
+    if noun is None or (sense := dominant_sense(noun.lower_, "n")) is None:
         return None
     for parent in sense.hypernyms():
         if parent.min_depth() < MIN_HYPERNYM_DEPTH:
@@ -453,7 +443,7 @@ def hypernym(doc: Doc) -> str | None:
         for lemma in parent.lemmas():
             name = lemma.name()
             if name.isalpha() and name.lower() not in TOO_GENERAL and lemma.count() >= 1:
-                return _replace_span(doc, noun.i, noun.i + 1, name.lower())
+                return replace_span(doc, noun.i, noun.i + 1, name.lower())
     return None
 
 
@@ -465,7 +455,7 @@ def _stated_nationality(doc: Doc, evidence: str, known: dict[str, str]) -> tuple
     if noun is None or subject is None or noun.lower_ not in PERSON_NOUNS:
         return None
     for token in noun.children:
-        if token.dep_ in {"amod", "compound"} and token.text in known and _has(evidence, token.text):
+        if token.dep_ in {"amod", "compound"} and token.text in known and mentions(evidence, token.text):
             return subject, noun.head.text.lower(), token.text
     return None
 
@@ -488,7 +478,7 @@ def region(doc: Doc, evidence: str) -> str | None:
 
 def _date_match(claim: str, evidence: str):
     match = _YEAR_IN_CLAIM.search(claim)
-    if match is None or not _has(evidence, match.group(5)) or _RANGE.match(claim[match.end() :]):
+    if match is None or not mentions(evidence, match.group(5)) or _RANGE.match(claim[match.end() :]):
         return None
     return match
 
@@ -522,7 +512,7 @@ def date_wrong_decade(claim: str, evidence: str, rng: random.Random) -> str | No
         return None
     decade = int(match.group(5)) // 10 * 10
     other = decade + rng.choice([-30, -20, -10, 10, 20, 30])
-    if other > 2020 or _has(evidence, str(other)[:3]):
+    if other > 2020 or mentions(evidence, str(other)[:3]):
         return None
     return claim[: match.start()] + f"in the {other}s" + claim[match.end() :]
 
@@ -558,7 +548,7 @@ def other_subject(doc: Doc, row: dict, names: dict[str, list[str]], rng: random.
     options = [
         other
         for other in names.get(label, [])
-        if other != name and other not in name and name not in other and not _has(evidence, other)
+        if other != name and other not in name and name not in other and not mentions(evidence, other)
     ]
     if not options:
         return None
@@ -706,7 +696,7 @@ def number_bound(doc: Doc, evidence: str, rng: random.Random) -> tuple[str, str]
     more than 7,500 cases" SUPPORTS, "had under 7,500 cases" REFUTES); the label is decided by comparing
     the values. None when the count is approximate in the claim or the evidence, or a year."""
     text = evidence_text(evidence)
-    for token, value in stated_counts(doc, _numbers_in(text)):
+    for token, value in stated_counts(doc, numbers_in(text)):
         start = token.i - 1 if token.i > 0 and doc[token.i - 1].text in _CURRENCY else token.i
         after = doc[token.i + 1] if token.i + 1 < len(doc) else None
         if (start > 0 and doc[start - 1].lower_ in _DETERMINERS) or (
@@ -728,7 +718,7 @@ def number_bound(doc: Doc, evidence: str, rng: random.Random) -> tuple[str, str]
             written = f"{bound:,}" if "," in token.text or bound >= 10_000 else str(bound)
         label = SUPPORTS if holds(value, bound) else REFUTES
         currency = doc[start].text if start < token.i else ""
-        return _replace_span(doc, start, token.i + 1, f"{phrase} {currency}{written}"), label
+        return replace_span(doc, start, token.i + 1, f"{phrase} {currency}{written}"), label
     return None
 
 

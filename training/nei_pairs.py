@@ -48,14 +48,14 @@ REMOVABLE_ENTITIES = {
 NEI = "NOT ENOUGH INFO"
 
 
-def _words(text: str) -> set[str]:
+def claim_words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def _subject_words(doc: Doc) -> set[str]:
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     subject = next((t for t in (root.children if root is not None else []) if t.dep_ in {"nsubj", "nsubjpass"}), None)
-    return _words("".join(t.text_with_ws for t in subject.subtree)) if subject is not None else set()
+    return claim_words("".join(t.text_with_ws for t in subject.subtree)) if subject is not None else set()
 
 
 def about_words(doc: Doc, title: str) -> set[str]:
@@ -63,13 +63,13 @@ def about_words(doc: Doc, title: str) -> set[str]:
 
     Conservative: when the subject is itself the decisive span ("Fox 2000 Pictures released Soul Food")
     no pair is made."""
-    return _words(without_disambiguator(title)) | _subject_words(doc)
+    return claim_words(without_disambiguator(title)) | _subject_words(doc)
 
 
 def claim_slots(doc: Doc, title: str) -> tuple[set[str], set[str]]:
     """(entity texts, content lemmas) of the claim that are not the page's own name."""
-    name_words = _words(without_disambiguator(title))
-    entities = {ent.text.lower() for ent in doc.ents if not _words(ent.text) <= name_words}
+    name_words = claim_words(without_disambiguator(title))
+    entities = {ent.text.lower() for ent in doc.ents if not claim_words(ent.text) <= name_words}
     lemmas = {
         t.lemma_.lower()
         for t in doc
@@ -86,7 +86,7 @@ def claim_slots(doc: Doc, title: str) -> tuple[set[str], set[str]]:
 def settles_nothing(sentence: str, slots: tuple[set[str], set[str]], lemma_share: float = 0.34) -> bool:
     """True when the sentence names none of the claim's entities and shares few of its content words."""
     entities, lemmas = slots
-    lowered, words = sentence.lower(), _words(sentence)
+    lowered, words = sentence.lower(), claim_words(sentence)
     if any(entity in lowered for entity in entities):
         return False
     if not lemmas:
@@ -149,7 +149,7 @@ def _decisive_spans(claim: Doc, evidence: Doc, label: str, title: str) -> list[S
     (``about_words``) is never removed."""
     protected = about_words(claim, title)
     evidence_lower = evidence.text.lower()
-    claim_ents = [e for e in claim.ents if e.label_ in REMOVABLE_ENTITIES and not _words(e.text) & protected]
+    claim_ents = [e for e in claim.ents if e.label_ in REMOVABLE_ENTITIES and not claim_words(e.text) & protected]
     if label == "SUPPORTS":
         wanted = {e.text.lower() for e in claim_ents if e.text.lower() in evidence_lower}
         if not wanted:
@@ -165,9 +165,9 @@ def _decisive_spans(claim: Doc, evidence: Doc, label: str, title: str) -> list[S
         spans = [e for e in evidence.ents if e.text.lower() in wanted]
         spans += [evidence[t.i : t.i + 1] for t in evidence if t.lower_ in wanted and not t.ent_type_]
         return spans
-    stated = set().union(*(_words(e.text) for e in claim.ents)) | protected
+    stated = set().union(*(claim_words(e.text) for e in claim.ents)) | protected
     missing = {e.label_ for e in claim_ents if e.text.lower() not in evidence_lower}
-    return [e for e in evidence.ents if e.label_ in missing and not _words(e.text) & stated]
+    return [e for e in evidence.ents if e.label_ in missing and not claim_words(e.text) & stated]
 
 
 def _removal_tokens(span: Span) -> set[int]:
@@ -208,8 +208,8 @@ def span_removed_pairs(rows: list[dict], nlp: Language) -> list[dict]:
         cut = remove_spans(evidence, spans)
         if cut is None or any(span.text.lower() in cut.lower() for span in spans):
             continue  # the fact is stated twice, or nothing readable is left
-        kept_subject = _subject_words(claim) & _words(evidence.text)
-        if not kept_subject <= _words(cut):
+        kept_subject = _subject_words(claim) & claim_words(evidence.text)
+        if not kept_subject <= claim_words(cut):
             continue  # the cut took what the claim is about with it
         if row["label"] == "SUPPORTS" and not settles_nothing(cut, claim_slots(claim, row.get("title") or "")):
             continue  # the rest still states the claim's facts ("the capital" after cutting "city")

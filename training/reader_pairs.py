@@ -48,17 +48,18 @@ from pathlib import Path
 
 import orjson
 from augment import entity_pool
-from build_pairs import _names_pattern, contrast_set_pages, fever_split, test_rest_pages, write_rows
-from contrast import _CUES, ROLE_SWAPS, _has, _replace_span, comparative_edit, date_edit, evidence_text, number_edit
+from build_pairs import contrast_set_pages, fever_split, names_pattern, test_rest_pages, write_rows
+from contrast import ROLE_CUES, ROLE_SWAPS, comparative_edit, date_edit, number_edit
+from edits import evidence_text, mentions, replace_span
 from failure_kinds import COUNTRIES
-from nei_pairs import _words, about_words, claim_slots, settles_nothing
+from nei_pairs import about_words, claim_slots, claim_words, settles_nothing
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from synthesize import synthetic_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
-from mermaid_verifier.evaluation.datasets import _bucket, pages_of
+from mermaid_verifier.evaluation.datasets import hash_bucket, pages_of
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, clean_fever_text, read_corpus
 
@@ -232,26 +233,24 @@ def make_pair(claim: str, sentences: list[Passage], label: str, origin: str) -> 
     }
 
 
-def _about(doc: Doc, title: str) -> set[str]:
-    return about_words(doc, title)
-
-
 def claim_families(doc: Doc, title: str) -> set[str]:
     """The kinds of value the claim states, beyond what it is about (its page's name, its subject)."""
-    about = _about(doc, title)
-    return {FAMILY[e.label_] for e in doc.ents if e.label_ in FAMILY and not _words(e.text) <= about}
+    about = about_words(doc, title)
+    return {FAMILY[e.label_] for e in doc.ents if e.label_ in FAMILY and not claim_words(e.text) <= about}
 
 
 def holds_value(sentence: Passage, families: set[str], entities, about: set[str]) -> bool:
     """Whether the sentence names an entity of one of ``families`` that is not what the claim is about."""
-    return any(FAMILY.get(label) in families and not _words(text) <= about for label, text in entities[sentence.text])
+    return any(
+        FAMILY.get(label) in families and not claim_words(text) <= about for label, text in entities[sentence.text]
+    )
 
 
 def silent(doc: Doc, title: str, sentences: list[Passage], entities) -> bool:
     """The passage settles nothing about the claim: every sentence and the whole passage share none of its
     entities and few of its content words, and no sentence holds a value of a kind the claim states."""
     slots = claim_slots(doc, title)
-    families, about = claim_families(doc, title), _about(doc, title)
+    families, about = claim_families(doc, title), about_words(doc, title)
     return (
         all(settles_nothing(p.text, slots) for p in sentences)
         and settles_nothing(joined(sentences), slots)
@@ -324,8 +323,8 @@ def own_page_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
             continue
         doc = inputs.docs[case.claim]
         if case.label == NEI:
-            words = _words(case.claim) - _words(without_disambiguator(page[0].title)) - STOP_WORDS
-            best = max(range(len(page)), key=lambda i: (len(words & _words(page[i].text)), -i))
+            words = claim_words(case.claim) - claim_words(without_disambiguator(page[0].title)) - STOP_WORDS
+            best = max(range(len(page)), key=lambda i: (len(words & claim_words(page[i].text)), -i))
             stretch = with_neighbours([page[best]], page, rng.randint(0, MAX_SENTENCES - 1), rng)
             while stretch and not fits(stretch):
                 stretch = stretch[:-1]
@@ -345,18 +344,18 @@ def own_page_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> list[
 def _other_value(ent: Span, page_text: str, pool: dict[str, list[str]], rng: random.Random) -> str | None:
     """Another value of the entity's kind that the page never states."""
     if ent.label_ == "NORP":  # a nationality for a nationality; other groups (religions, parties) are left alone
-        options = [n for n in NATIONALITIES if not _same_state(n, ent.text) and not _has(page_text, n)]
+        options = [n for n in NATIONALITIES if not _same_state(n, ent.text) and not mentions(page_text, n)]
         options = options if ent.text in COUNTRIES else []
     elif ent.label_ == "DATE" and re.fullmatch(r"1[5-9]\d\d|20[0-2]\d", ent.text):
         year = int(ent.text)
-        options = [str(year + d) for d in range(-12, 13) if d and not _has(page_text, str(year + d))]
+        options = [str(year + d) for d in range(-12, 13) if d and not mentions(page_text, str(year + d))]
     else:
         options = [
             text
             for text in pool.get(ent.label_, [])
             if text.lower() not in ent.text.lower()
             and ent.text.lower() not in text.lower()
-            and not _has(page_text, text)
+            and not mentions(page_text, text)
             and (ent.label_ not in {"DATE", "CARDINAL"} or any(ch.isdigit() for ch in text))
         ]
     return rng.choice(options) if options else None
@@ -376,11 +375,13 @@ def slot_absent_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> li
         page = inputs.pages.get(gold.page, [])
         page_text = evidence_text(joined(page))
         doc = inputs.docs[case.claim]
-        about = _about(doc, gold.title)
+        about = about_words(doc, gold.title)
         ents = [
             e
             for e in doc.ents
-            if e.label_ in SLOT_LABELS and not _words(e.text) & about and _has(evidence_text(gold.text), e.text)
+            if e.label_ in SLOT_LABELS
+            and not claim_words(e.text) & about
+            and mentions(evidence_text(gold.text), e.text)
         ]
         rng.shuffle(ents)
         for ent in ents:
@@ -394,12 +395,12 @@ def slot_absent_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> li
                 others,
                 lambda p, f=family, a=about, v=values: (
                     not holds_value(p, f, inputs.entities, a)
-                    and not any(_has(evidence_text(p.text), value) for value in v)
+                    and not any(mentions(evidence_text(p.text), value) for value in v)
                 ),
                 rng,
             )
             if stretch:
-                claim = _replace_span(doc, ent.start, ent.end, new)
+                claim = replace_span(doc, ent.start, ent.end, new)
                 out.append(make_pair(claim, stretch, NEI, "reader-slot-absent-nei"))
             break
     return out
@@ -408,7 +409,9 @@ def slot_absent_nei(cases: list[Case], inputs: Inputs, rng: random.Random) -> li
 # -- 3. topic-near sentences of other pages ------------------------------------------------------------
 def names_page(title: str, sentences: list[Passage]) -> bool:
     """Whether the sentences hold a word of the page's name (``title``, its disambiguator and stop words aside)."""
-    return bool({w for w in _words(without_disambiguator(title)) if w not in STOP_WORDS} & _words(joined(sentences)))
+    return bool(
+        {w for w in claim_words(without_disambiguator(title)) if w not in STOP_WORDS} & claim_words(joined(sentences))
+    )
 
 
 def other_page_hits(
@@ -471,10 +474,10 @@ def place_edit(doc: Doc, passage: str, rng: random.Random, title: str = "") -> s
     """A country the passage states, in a single-valued slot ("born in", "located in", "a town in", "the
     capital of"), or a nationality of "X is a <nationality> <noun>", swapped for another the passage lacks."""
     ev = evidence_text(passage)
-    title_words = _words(without_disambiguator(title))
+    title_words = claim_words(without_disambiguator(title))
     candidates = []
     for ent in doc.ents:
-        if not _has(ev, ent.text) or _words(ent.text) <= title_words or _indefinite(doc, ent.root.i):
+        if not mentions(ev, ent.text) or claim_words(ent.text) <= title_words or _indefinite(doc, ent.root.i):
             continue
         root = ent.root
         if ent.label_ == "NORP" and ent.text in COUNTRIES:
@@ -486,9 +489,9 @@ def place_edit(doc: Doc, passage: str, rng: random.Random, title: str = "") -> s
                 candidates.append((ent, COUNTRY_NAMES))
     rng.shuffle(candidates)
     for ent, values in candidates:
-        options = [v for v in values if not _same_state(v, ent.text) and not _has(ev, v)]
+        options = [v for v in values if not _same_state(v, ent.text) and not mentions(ev, v)]
         if options:
-            return _replace_span(doc, ent.start, ent.end, rng.choice(options))
+            return replace_span(doc, ent.start, ent.end, rng.choice(options))
     return None
 
 
@@ -522,7 +525,9 @@ def kinship_edit(doc: Doc, passage: str) -> str | None:
     for pattern, new, old_role, new_role in ROLE_SWAPS:
         if old_role not in KINSHIP or (match := re.search(pattern, doc.text, flags=re.IGNORECASE)) is None:
             continue
-        if any(_has(ev, cue) for cue in _CUES[old_role]) and not any(_has(ev, cue) for cue in _CUES[new_role]):
+        if any(mentions(ev, cue) for cue in ROLE_CUES[old_role]) and not any(
+            mentions(ev, cue) for cue in ROLE_CUES[new_role]
+        ):
             edited = doc.text[: match.start()] + new + doc.text[match.end() :]
             return edited[:1].upper() + edited[1:]
     return None
@@ -598,23 +603,23 @@ SLOT_CUES = {
     "launch": {"launched", "launch"},
 }
 YEAR_ONLY = {"release", "publish", "open", "complete", "build", "premiere", "launch", "found", "establish", "form"}
-_YEAR = re.compile(r"1[5-9]\d\d|20[0-2]\d")
+YEAR = re.compile(r"1[5-9]\d\d|20[0-2]\d")
 
 
 def bound_value(doc: Doc, title: str) -> tuple[Span, set[str]] | None:
     """An entity of the claim in a single-valued slot, with the words that would state that slot: a place after
     "born in", "located in", "the capital of", …; a place that "is the capital of" something; a year after
     "born in", "died in", "founded in". Never what the claim is about, never a value another could share."""
-    about, name = _about(doc, title), _words(without_disambiguator(title))
+    about, name = about_words(doc, title), claim_words(without_disambiguator(title))
     for ent in doc.ents:
         root = ent.root
-        if _words(ent.text) & name or _indefinite(doc, root.i):
+        if claim_words(ent.text) & name or _indefinite(doc, root.i):
             continue
         place = ent.label_ in {"GPE", "LOC"}
-        year = ent.label_ == "DATE" and _YEAR.fullmatch(ent.text) is not None
+        year = ent.label_ == "DATE" and YEAR.fullmatch(ent.text) is not None
         if not (place or year):
             continue
-        if root.dep_ == "pobj" and root.head.lower_ in {"in", "of", "at"} and not _words(ent.text) & about:
+        if root.dep_ == "pobj" and root.head.lower_ in {"in", "of", "at"} and not claim_words(ent.text) & about:
             governor = root.head.head.lemma_.lower()
             if place and governor in PLACE_HEADS and governor not in SLOT_CUES:  # "a town in X", "a county of X"
                 return ent, {governor, "located", "lies", "situated"}
@@ -632,7 +637,7 @@ def bound_value(doc: Doc, title: str) -> tuple[Span, set[str]] | None:
 
 
 def _same_kind(label: str, value: str) -> bool:
-    return label in {"GPE", "LOC"} if not _YEAR.fullmatch(value) else label == "DATE"
+    return label in {"GPE", "LOC"} if not YEAR.fullmatch(value) else label == "DATE"
 
 
 def other_values(ent: Span, sentences: list[Passage], entities, about: set[str]) -> list[tuple[str, Passage]]:
@@ -642,9 +647,9 @@ def other_values(ent: Span, sentences: list[Passage], entities, about: set[str])
     out = []
     for sentence in sentences:
         for label, text in entities[sentence.text]:
-            if not _same_kind(label, ent.text) or (_YEAR.fullmatch(ent.text) and not _YEAR.fullmatch(text)):
+            if not _same_kind(label, ent.text) or (YEAR.fullmatch(ent.text) and not YEAR.fullmatch(text)):
                 continue
-            if own in text or text in own or _same_state(text, own) or _words(text) & about:
+            if own in text or text in own or _same_state(text, own) or claim_words(text) & about:
                 continue
             match = re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", sentence.text, flags=re.IGNORECASE)
             if match:
@@ -656,7 +661,7 @@ def exclusive(value: str, other: str, sentences: list[Passage]) -> bool:
     """Whether a single-valued slot holding ``value`` cannot hold ``other`` too: two years; two countries, or two
     places neither of which is a country, never written within a few words of each other (a place "in" another,
     "Ulm, in the Kingdom of Württemberg", may hold both)."""
-    if _YEAR.fullmatch(value):
+    if YEAR.fullmatch(value):
         return True
     if (value in COUNTRY_NAMES) != (other in COUNTRY_NAMES):
         return False
@@ -699,14 +704,14 @@ def value_elsewhere(
         page = inputs.pages.get(gold[0].page, [])
         doc, title = inputs.docs[case.claim], gold[0].title
         found = bound_value(doc, title)
-        if found is None or not _has(evidence_text(joined(gold)), found[0].text):
+        if found is None or not mentions(evidence_text(joined(gold)), found[0].text):
             continue
         ent, cues = found
-        about = _about(doc, title)
+        about = about_words(doc, title)
 
         def quiet(p: Passage, e: Span = ent, c: set[str] = cues) -> bool:
             text = evidence_text(p.text)
-            return not _has(text, e.text) and not (_words(text) & c)
+            return not mentions(text, e.text) and not (claim_words(text) & c)
 
         others = [p for p in page if (p.page, p.line) not in case.gold]
         silent_own = [p for p in others if quiet(p)]
@@ -732,7 +737,7 @@ def value_elsewhere(
                     break
         if values and fits(stretch):
             new, _ = rng.choice(values)
-            pair = make_pair(_replace_span(doc, ent.start, ent.end, new), stretch, REFUTES,
+            pair = make_pair(replace_span(doc, ent.start, ent.end, new), stretch, REFUTES,
                              "reader-value-elsewhere-refutes")  # fmt: skip
             out.append(pair | {"title": title})
         if nei:
@@ -740,7 +745,7 @@ def value_elsewhere(
             passage = [] if sentence.page == gold[0].page else [rng.choice(silent_own)]
             passage = [sentence, *passage] if rng.random() < 0.5 else [*passage, sentence]
             if fits(passage):
-                pair = make_pair(_replace_span(doc, ent.start, ent.end, new), passage, NEI,
+                pair = make_pair(replace_span(doc, ent.start, ent.end, new), passage, NEI,
                                  "reader-value-elsewhere-nei")  # fmt: skip
                 out.append(pair | {"title": title})
     return out
@@ -748,7 +753,7 @@ def value_elsewhere(
 
 # -- 5. several sentences together --------------------------------------------------------------------
 def _covers(slot: str, text: str) -> bool:
-    words = _words(text)
+    words = claim_words(text)
     if " " in slot or not slot.isalnum():
         return slot in text.lower()
     return slot in words or (len(slot) >= 5 and slot[:5] in {w[:5] for w in words if len(w) >= 5})
@@ -756,9 +761,9 @@ def _covers(slot: str, text: str) -> bool:
 
 def needed_slots(doc: Doc, title: str) -> set[str]:
     """The claim's entities and its noun and number words, beyond its page's name and its subject."""
-    about = _about(doc, title)
-    name_words = _words(without_disambiguator(title))
-    entities = {e.text.lower() for e in doc.ents if not _words(e.text) <= about}
+    about = about_words(doc, title)
+    name_words = claim_words(without_disambiguator(title))
+    entities = {e.text.lower() for e in doc.ents if not claim_words(e.text) <= about}
     nouns = {
         t.lemma_.lower()
         for t in doc
@@ -872,7 +877,7 @@ def wice_pairs(rows: list[dict], part: str, held_out_titles: set[str]) -> list[d
     for row in rows:
         if row.get("label") != "partially_supported" or row.get("supported") or not row.get("non_supported_tokens"):
             continue
-        held = _bucket(f"wice:{row['title']}") in WICE_VALIDATION_BUCKETS
+        held = hash_bucket(f"wice:{row['title']}") in WICE_VALIDATION_BUCKETS
         if held != (part == "validation") or (part == "train" and row["title"] in held_out_titles):
             continue
         if any(re.search(r"\d", token) for token in row["non_supported_tokens"]):
@@ -1075,7 +1080,7 @@ def main() -> None:
             by_text.setdefault(p.text, by_key[(p.page, p.line)])
     gold_rows = [orjson.loads(line) for line in (args.shared / "train" / "fever_gold_pairs.jsonl").open("rb")]
     gold_rows = [r for r in gold_rows if r.get("fever_split") != "paper_dev"]
-    names = _names_pattern(held_out_titles)
+    names = names_pattern(held_out_titles)
     feverous = [
         r
         for r in map(orjson.loads, (args.shared / "train" / "claim_evidence_pairs.jsonl").open("rb"))

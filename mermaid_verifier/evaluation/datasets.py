@@ -158,7 +158,7 @@ def read_labelled_claims(path: Path, *, unique_ids: bool = False) -> tuple[list[
     return claims, bad
 
 
-def _bucket(key: str) -> int:
+def hash_bucket(key: str) -> int:
     return int(hashlib.sha1(key.encode()).hexdigest(), 16) % 100
 
 
@@ -204,7 +204,7 @@ def page_disjoint_split(anchor_pages: dict[str, set[str]]) -> dict[str, str]:
     """
     split: dict[str, str] = {}
     for claim_id, group in page_groups(anchor_pages).items():
-        bucket = _bucket(group)
+        bucket = hash_bucket(group)
         split[claim_id] = (
             "calibration"
             if bucket in CALIBRATION_BUCKETS
