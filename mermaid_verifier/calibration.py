@@ -7,7 +7,9 @@ answered claims). ``fit_threshold`` picks the smallest t — the most coverage �
 is Wilson's for independent claims; when outcomes carry a ``group`` (claims about the same pages,
 whose errors go together) it is the larger of Wilson's and the cluster-robust normal bound, which
 counts groups rather than claims.
-Claims the judge abstains on for conflicting evidence stay unanswered whatever t is.
+Claims the judge abstains on for conflicting evidence stay unanswered whatever t is, and t is never below
+``MOST_LIKELY_RIGHT``: a verdict whose own confidence (the judge's probability that it is right) calls it more
+likely wrong than right is never answered, however much risk the budget allows.
 
 Outcomes may carry a ``weight``: :func:`label_prior_weights` gives each claim the weight that makes every
 gold label count the same (a tuning set's own label mix — FEVER ``paper_dev`` here is 44 % NOT ENOUGH INFO
@@ -32,6 +34,7 @@ from pydantic import BaseModel
 
 from mermaid_verifier.errors import CalibrationError, ConfigError
 
+MOST_LIKELY_RIGHT = 0.5  # the lowest threshold a fit returns: never answer a verdict more likely wrong than right
 _Z = {0.5: 0.0, 0.2: 0.8416, 0.1: 1.2816, 0.05: 1.6449, 0.01: 2.3263}
 
 
@@ -191,8 +194,11 @@ def area_under_risk_coverage(outcomes: list[Outcome]) -> float:
     return sum(risk for _, _, risk in curve) / len(curve) if curve else 0.0
 
 
-def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) -> tuple[float, float, float, float]:
-    """(threshold, coverage, risk, risk upper bound) with the most coverage whose bound ≤ ``max_risk``.
+def fit_threshold(
+    outcomes: list[Outcome], max_risk: float, delta: float = 0.1, floor: float = 0.0
+) -> tuple[float, float, float, float]:
+    """(threshold, coverage, risk, risk upper bound) with the most coverage whose bound ≤ ``max_risk``, among
+    thresholds of at least ``floor`` (``MOST_LIKELY_RIGHT`` where the confidence is a probability of being right).
 
     If no threshold qualifies, the threshold is above every confidence: nothing is answered."""
     if not 0 < max_risk < 1:
@@ -202,6 +208,8 @@ def fit_threshold(outcomes: list[Outcome], max_risk: float, delta: float = 0.1) 
     total = sum(o.weight for o in outcomes)
     tally = AnsweredTally()
     for answered, outcome in enumerate(answerable, 1):
+        if outcome.confidence < floor:
+            break  # sorted by confidence: every later threshold is lower still
         tally.add(outcome)
         if answered < len(answerable) and answerable[answered].confidence == outcome.confidence:
             continue  # a threshold cannot split equal confidences
@@ -233,7 +241,12 @@ def can_fill_folds(groups: int, folds: int) -> bool:
 
 
 def check_held_out(
-    outcomes: list[Outcome], max_risk: float, delta: float, folds: int = 5, seed: int = 0
+    outcomes: list[Outcome],
+    max_risk: float,
+    delta: float,
+    folds: int = 5,
+    seed: int = 0,
+    floor: float = MOST_LIKELY_RIGHT,
 ) -> HeldOutCheck:
     """Fit the threshold without each fold of groups in turn and answer that fold's claims with it."""
     keys = [group_key(o, i) for i, o in enumerate(outcomes)]
@@ -246,7 +259,7 @@ def check_held_out(
     answered_weight = errors = 0.0
     for held in deal_folds(list(groups), folds, random.Random(seed)):
         fitted = [o for o, key in zip(outcomes, keys) if key not in held]
-        threshold, *_ = fit_threshold(fitted, max_risk, delta)
+        threshold, *_ = fit_threshold(fitted, max_risk, delta, floor)
         fold_answered = [
             o for o, key in zip(outcomes, keys) if key in held and not o.forced_abstention and o.confidence >= threshold
         ]
@@ -278,12 +291,13 @@ def fit(
     fitted_on: str,
     held_out: HeldOutCheck | None = None,
     label_prior: str = "as-given",
+    floor: float = MOST_LIKELY_RIGHT,
 ) -> Calibration:
     """The threshold with the most coverage whose error bound meets ``max_risk``.
 
     Raises :class:`CalibrationError` when no threshold answers any claim within the budget: saving it
     would make ``verify`` abstain on everything, silently."""
-    threshold, coverage, risk, bound = fit_threshold(outcomes, max_risk, delta)
+    threshold, coverage, risk, bound = fit_threshold(outcomes, max_risk, delta, floor)
     if coverage == 0.0:
         raise CalibrationError(
             f"no confidence threshold keeps errors at or below {max_risk:.1%} (bound at delta {delta}) on these "

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import JudgeConfig
-from mermaid_verifier.calibration import LABEL_PRIORS, fit_threshold, label_prior_weights
+from mermaid_verifier.calibration import LABEL_PRIORS, MOST_LIKELY_RIGHT, fit_threshold, label_prior_weights
 from mermaid_verifier.errors import MermaidError
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
@@ -185,7 +185,9 @@ def main() -> None:
                 tuning_outcomes = outcomes_from_probabilities(
                     validation, tuning_weighed, out_of_fold, model.classes, chosen, prior
                 )
-            threshold, val_coverage, val_risk, bound = fit_threshold(tuning_outcomes, args.max_risk, args.delta)
+            threshold, val_coverage, val_risk, bound = fit_threshold(
+                tuning_outcomes, args.max_risk, args.delta, MOST_LIKELY_RIGHT if "confidence model" in decider else 0.0
+            )
             final = chosen.model_copy(update={"abstain_below": threshold})
             key = f"{name}, {decider}"
             tuning = {

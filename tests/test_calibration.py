@@ -7,11 +7,13 @@ import pytest
 from typer.testing import CliRunner
 
 from mermaid_verifier.calibration import (
+    MOST_LIKELY_RIGHT,
     Outcome,
     area_under_risk_coverage,
     check_held_out,
     cluster_upper,
     deal_folds,
+    fit,
     fit_threshold,
     label_prior_weights,
     load,
@@ -56,6 +58,19 @@ def test_fit_without_margin_takes_the_most_coverage_within_budget():
     # delta 0.5 means no margin (z = 0): risk 0.20 at threshold 0.70 is the last within 0.25
     threshold, coverage, risk, bound = fit_threshold(OUTCOMES, max_risk=0.25, delta=0.5)
     assert (threshold, coverage, risk, bound) == pytest.approx((0.70, 5 / 8, 0.20, 0.20))
+
+
+def test_no_fitted_threshold_answers_a_verdict_more_likely_wrong_than_right():
+    # a generous budget takes every claim down to 0.2 without a floor; with it, nothing under 0.5 is answered
+    low = [Outcome(0.9, True)] * 8 + [Outcome(0.45, True), Outcome(0.3, True), Outcome(0.2, False)]
+    assert fit_threshold(low, max_risk=0.5, delta=0.5)[0] == pytest.approx(0.2)
+    threshold, coverage, _, _ = fit_threshold(low, max_risk=0.5, delta=0.5, floor=MOST_LIKELY_RIGHT)
+    assert threshold == pytest.approx(0.9) and coverage == pytest.approx(8 / 11)
+    saved = fit(low, max_risk=0.5, delta=0.5, fitted_on="test")  # what `calibrate` saves
+    assert saved.abstain_below == pytest.approx(0.9) and saved.coverage == pytest.approx(8 / 11, abs=1e-4)
+    assert check_held_out(low, max_risk=0.5, delta=0.5, folds=2).answered == 8  # the held-out check fits the same way
+    nothing_sure = [Outcome(0.4, True)] * 20
+    assert fit_threshold(nothing_sure, max_risk=0.5, delta=0.5, floor=MOST_LIKELY_RIGHT)[1] == 0.0
 
 
 def test_wilson_margin_is_conservative_on_few_claims():
