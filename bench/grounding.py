@@ -48,6 +48,8 @@ SETS = ("lfqa", "wice", "wice_deleted", "unmentioned")
 PASSAGES, WINDOWS, WINDOW = 8, 2, 4  # what the ledger reads: a superset of the settings scored
 SLOT_FROM = 0.3  # passages read at or above this P(refutes) get the slot check in the ledger
 THRESHOLDS = [round(0.30 + 0.02 * i, 2) for i in range(34)]
+BAND_EDGES = [round(0.05 * i, 2) for i in range(1, 20)] + [0.97, 0.99]  # where an undecided band may start or end
+MAX_UNDECIDED = 0.25  # the band leaves at most this share of each set's units undecided
 MAX_READS = 8  # what ships reads no more passages a claim than before, so no claim is slower
 SETTINGS = {  # (passages, windows, coverage): what the fit chooses among
     "hits 8": (8, 0, False),
@@ -346,6 +348,62 @@ def halves(part: list[dict], settings: dict[str, tuple[int, int, bool]]) -> dict
     return {"halves": out, "held_out_mean": round(sum(held) / len(held), 4) if held else None}
 
 
+def band_reading(rows: list[dict], setting: tuple[int, int, bool], band: tuple[float, float]) -> dict:
+    """With an undecided band (lo, hi): the share of units undecided (their sentence's lowest claim support in
+    [lo, hi): no claim decided against, one the reader cannot tell), the balanced accuracy on the decided ones
+    (supported from ``hi``), and how often the threshold's label is right inside the band."""
+    lo, hi = band
+    supports = [(sentence_support(r, setting), r["gold"]) for r in rows]
+    decided = [(s, gold) for s, gold in supports if not lo <= s < hi]
+    inside = [(s, gold) for s, gold in supports if lo <= s < hi]
+    positives = [s >= hi for s, gold in decided if gold]
+    negatives = [s < lo for s, gold in decided if not gold]
+    balanced = (
+        (sum(positives) / len(positives) + sum(negatives) / len(negatives)) / 2 if positives and negatives else None
+    )
+    return {
+        "undecided": round(len(inside) / len(rows), 4) if rows else None,
+        "balanced_decided": None if balanced is None else round(balanced, 4),
+        "inside": len(inside),
+    }
+
+
+def fitted_band(parts: list[list[dict]], setting: tuple[int, int, bool], threshold: float) -> tuple[float, float]:
+    """The band around ``threshold`` with the best mean balanced accuracy on the decided units of ``parts``, among
+    bands that leave at most ``MAX_UNDECIDED`` of each part undecided."""
+    best, best_score = (threshold, threshold), -1.0
+    for lo in [e for e in BAND_EDGES if e <= threshold] + [threshold]:
+        for hi in [threshold] + [e for e in BAND_EDGES if e >= threshold]:
+            readings = [band_reading(part, setting, (lo, hi)) for part in parts]
+            if any(r["undecided"] is None or r["undecided"] > MAX_UNDECIDED for r in readings):
+                continue
+            score = sum(r["balanced_decided"] or 0 for r in readings) / len(readings)
+            if score > best_score + 1e-9:
+                best, best_score = (lo, hi), score
+    return best
+
+
+def band_figures(by_set: dict[str, list[dict]], setting: tuple[int, int, bool], threshold: float) -> dict:
+    """The undecided band fitted on both sets' dev units, and fitted on one half of each, scored on the other."""
+    names = [n for n in ("lfqa", "wice") if by_set.get(n)]
+    band = fitted_band([by_set[n] for n in names], setting, threshold)
+    halves_out = []
+    for tuned in (0, 1):
+        fit = [[r for r in by_set[n] if r["half"] == tuned] for n in names]
+        held = {n: [r for r in by_set[n] if r["half"] != tuned] for n in names}
+        half_band = fitted_band(fit, setting, threshold)
+        halves_out.append(
+            {"tuned_on_half": tuned, "band": list(half_band)}
+            | {n: band_reading(held[n], setting, half_band) for n in names}
+        )
+    return {
+        "band": list(band),
+        "max_undecided": MAX_UNDECIDED,
+        "fitted_on_all_dev": {n: band_reading(by_set[n], setting, band) for n in names},
+        "halves": halves_out,
+    }
+
+
 def shares(rows: list[dict], *args) -> dict:
     """Per text (a WiCE claim): supported (all its claims), contradicted (any), else not stated."""
     counts = {"supported": 0, "contradicted": 0, "not stated": 0}
@@ -420,6 +478,7 @@ def score(ledger: Path, threshold: float | None) -> dict:
         "lfqa": balanced_accuracy(by_set["lfqa"], setting, t),
         "wice": balanced_accuracy(by_set["wice"], setting, t),
     }
+    figures["undecided"] = band_figures(by_set, setting, t)
     checks = {
         "wice_supported_as_is": [r for r in by_set["wice"] if r["gold"]],
         "wice_deleted": by_set["wice_deleted"],

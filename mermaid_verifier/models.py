@@ -328,19 +328,24 @@ class DecidingSentence(BaseModel):
     end: int = Field(ge=0, description="Character offset just past it")
 
 
-GroundingLabel = Literal["supported", "partially supported", "contradicted", "not stated", "nothing to check"]
-ClaimStatus = Literal["supported", "contradicted", "not stated"]
+GroundingLabel = Literal[
+    "supported", "partially supported", "contradicted", "not stated", "undecided", "nothing to check"
+]
+ClaimStatus = Literal["supported", "contradicted", "not stated", "undecided"]
 
 
 class GroundedClaim(BaseModel):
     """One claim of the text, read against the given documents' passages: **supported** (a passage states it),
-    **contradicted** (a passage states another value for the same subject and relation) or **not stated**."""
+    **contradicted** (a passage states another value for the same subject and relation), **not stated**, or
+    **undecided** (the reader's best reading of support is where it is right about as often as not; why in
+    ``reason``)."""
 
     index: int = Field(ge=0, description="The claim's place among the text's claims")
     claim: ExtractedClaim
     status: ClaimStatus = Field(
-        description="supported, contradicted (a passage states something else for its subject and relation) or "
-        "not stated (the documents do not say it, nor its opposite)"
+        description="supported, contradicted (a passage states something else for its subject and relation), "
+        "not stated (the documents do not say it, nor its opposite) or undecided (the reader cannot tell; see "
+        "`reason`)"
     )
     supported: bool = Field(description="A passage of the documents states it (support at or above the threshold)")
     support: float = Field(description="The highest P(supports) over the passages read (see `read`)")
@@ -369,7 +374,7 @@ class GroundedClaim(BaseModel):
     reason: str | None = Field(
         default=None,
         description="Why a claim a passage reads as contradicting is not stated (the passage does not speak to its "
-        "subject and relation), or what makes the contradiction",
+        "subject and relation), what makes the contradiction, or why the claim is undecided",
     )
 
     @model_validator(mode="before")
@@ -387,7 +392,8 @@ class GroundedClaim(BaseModel):
 class GroundedSentence(BaseModel):
     """One sentence of the text, from its claims: **supported** (all are), **contradicted** (one is, whatever
     the others), **partially supported** (some are, the rest not stated), **not stated** (none is supported or
-    contradicted), or **nothing to check** (no claim in it, with why)."""
+    contradicted), **undecided** (none is contradicted or not stated, and one or more is undecided), or
+    **nothing to check** (no claim in it, with why)."""
 
     sentence: str
     start: int = Field(ge=0)
@@ -400,6 +406,9 @@ class GroundedSentence(BaseModel):
     )
     not_stated: list[str] = Field(
         default_factory=list, description="Those of its unsupported claims the documents do not state either way"
+    )
+    undecided: list[str] = Field(
+        default_factory=list, description="Those of its unsupported claims the reader cannot decide"
     )
     passage: GroundingPassage | None = Field(
         default=None, description="The passage that supports it best (contradicted: the one that contradicts it)"
@@ -427,12 +436,14 @@ class GroundingSummary(BaseModel):
     partially_supported: int
     contradicted: int = 0
     not_stated: int = 0
+    undecided: int = 0
     not_supported: int = Field(description="Sentences neither supported nor partially: contradicted + not stated")
     nothing_to_check: int
     claims: int
     claims_supported: int
     claims_contradicted: int = 0
     claims_not_stated: int = 0
+    claims_undecided: int = 0
     supported_share: float | None = Field(
         description="Supported sentences among those with something to check; None when none had"
     )
@@ -447,12 +458,14 @@ class GroundingSummary(BaseModel):
             partially_supported=count["partially supported"],
             contradicted=count["contradicted"],
             not_stated=count["not stated"],
+            undecided=count["undecided"],
             not_supported=count["contradicted"] + count["not stated"],
             nothing_to_check=count["nothing to check"],
             claims=len(claims),
             claims_supported=sum(c.status == "supported" for c in claims),
             claims_contradicted=sum(c.status == "contradicted" for c in claims),
             claims_not_stated=sum(c.status == "not stated" for c in claims),
+            claims_undecided=sum(c.status == "undecided" for c in claims),
             supported_share=round(count["supported"] / checkable, 4) if checkable else None,
         )
 
@@ -465,7 +478,14 @@ class GroundingResult(BaseModel):
     sentences: list[GroundedSentence]
     claims: list[GroundedClaim]
     summary: GroundingSummary
-    threshold: float = Field(description="The support a passage must reach for a claim to count as supported")
+    threshold: float = Field(
+        description="The support at or above which a passage states a claim (with an undecided band, a claim is "
+        "supported only at the band's upper end)"
+    )
+    undecided_band: tuple[float, float] | None = Field(
+        default=None,
+        description="Best readings of support in [lo, hi), not contradicted, leave a claim undecided (None: no band)",
+    )
     extractor: Literal["offline", "llm"] = "offline"
     extraction_fallback: str | None = None
     spans: dict[str, str] = Field(

@@ -21,6 +21,7 @@ from mermaid_verifier.texts import TextJob, check_grounding
 from mermaid_verifier.texts.grounding import (
     GroundingConfig,
     as_documents,
+    band,
     decide_claim,
     passages_for,
     read_claim,
@@ -215,6 +216,71 @@ def test_each_sentence_is_labelled_from_its_claims():
     assert counts == (0, 1, 1, 1) and summary.nothing_to_check == 1 and summary.not_supported == 2
     assert (summary.claims_supported, summary.claims_contradicted, summary.claims_not_stated) == (2, 1, 2)
     assert summary.supported_share == 0.0
+
+
+def test_a_claim_whose_best_support_is_in_the_undecided_band_is_undecided_and_says_why():
+    passages = [passage("Acme employs 450 people.")]
+    employs = claim("Acme employs 450 people.")
+
+    def decided(supports: float, refutes: float = 0.0, **kwargs) -> GroundedClaim:
+        readings = [{"supports": supports, "refutes": refutes, "neutral": 1 - supports - refutes}]
+        return decide_claim(0, employs, passages, readings, 0.5, undecided=(0.3, 0.9), **kwargs)
+
+    assert decided(0.95).status == "supported" and decided(0.95).supported
+    for supports in (0.89, 0.5, 0.3):  # above and below the threshold, inside the band
+        grounded = decided(supports)
+        assert grounded.status == "undecided" and not grounded.supported and not grounded.contradicted
+        assert f"{supports:.2f} for support, between 0.30 and 0.90" in grounded.reason
+    assert decided(0.29).status == "not stated" and decided(0.29).reason is None
+    on_slot = SlotReading(about_subject=True, states_slot=True, reason="states count '2,000 people'")
+    assert decided(0.35, 0.6, refute_threshold=0.5, speaks=lambda p: on_slot).status == "contradicted"
+    without = decide_claim(0, employs, passages, [{"supports": 0.6, "refutes": 0.0}], 0.5)
+    assert without.status == "supported"  # no band: the threshold alone decides, as before
+
+
+def test_a_band_must_hold_its_threshold():
+    assert band(None, 0.7) is None and band([0.3, 0.9], 0.7) == (0.3, 0.9)
+    with pytest.raises(UsageError, match="undecided band"):
+        band([0.8, 0.9], 0.7)
+    with_band = GroundingConfig.of(
+        {"threshold": 0.7, "passages": 2, "sizes": [1], "max_length": 256, "undecided": [0.3, 0.9]}
+    )
+    assert with_band.undecided == (0.3, 0.9) and with_band.settles == 0.9
+    assert GroundingConfig.of({"threshold": 0.7, "passages": 2, "sizes": [1], "max_length": 256}).settles == 0.7
+
+
+def test_reading_goes_on_past_a_support_inside_the_band():
+    index = PassageIndex([COMPANY], sizes=(1, 2))
+    config = GroundingConfig(threshold=0.5, passages=4, sizes=(1, 2), max_length=256, undecided=(0.3, 0.99))
+    states = ScriptedStance({"450 people": "supports"})  # reads its passages at the scripted stance's top
+    employs = claim("Acme employs 450 people.")
+    grounded = asyncio.run(read_claim(index, states, config, 0, employs))
+    assert grounded.read == len(passages_for(index, employs, config)) == states.pairs_scored  # none settled it
+    assert grounded.status == "undecided" and grounded.support == 0.95
+
+
+def test_a_sentence_is_undecided_only_where_its_undecided_claims_could_change_its_label():
+    def grounded(index: int, status: str) -> GroundedClaim:
+        supports = {"supported": 0.95, "undecided": 0.6, "not stated": 0.1}[status]
+        reading = {"supports": supports, "refutes": 0.0, "neutral": 1 - supports}
+        text = f"Claim {index} of the sentence."
+        return decide_claim(index, claim(text, 0, 40), [passage("x")], [reading], 0.5, undecided=(0.3, 0.9))
+
+    def label(*statuses: str) -> str:
+        items = [grounded(i, status) for i, status in enumerate(statuses)]
+        assert [c.status for c in items] == list(statuses)
+        (sentence,) = sentences_of(TextClaims(claims=[c.claim for c in items], dropped=[]), items)
+        return sentence.label
+
+    assert label("supported", "undecided") == "undecided"
+    assert label("undecided") == "undecided"
+    assert label("supported", "undecided", "not stated") == "partially supported"  # not wholly supported, surely
+    assert label("undecided", "not stated") == "not stated"
+    items = [grounded(0, "supported"), grounded(1, "undecided")]
+    (sentence,) = sentences_of(TextClaims(claims=[c.claim for c in items], dropped=[]), items)
+    assert sentence.undecided == ["Claim 1 of the sentence."] and sentence.unsupported == sentence.undecided
+    summary = GroundingSummary.of([sentence], items)
+    assert (summary.undecided, summary.claims_undecided, summary.claims_supported) == (1, 1, 1)
 
 
 def test_documents_are_checked_before_anything_is_read():

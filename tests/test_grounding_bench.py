@@ -71,3 +71,24 @@ def test_the_ledger_reads_every_claim_and_replays_its_decision(tmp_path):
         "not stated",
     }
     assert (tmp_path / "ledger.run.json").is_file()
+
+
+def test_the_undecided_band_takes_the_units_the_reader_gets_wrong_within_its_budget():
+    bench = load_bench()
+    setting = (1, 0, False)
+
+    def unit(support: float, gold: bool, half: int = 0) -> dict:
+        claim = {"hits": [0], "windows": [], "passages": [{"s": support, "m": []}]}
+        return {"gold": gold, "half": half, "claims": [claim]}
+
+    # sure readings are right; those between 0.4 and 0.8 are right half the time
+    rows = [unit(0.95, True)] * 40 + [unit(0.1, False)] * 40
+    rows += [unit(0.6, True), unit(0.6, False), unit(0.5, True), unit(0.5, False)] * 5
+    band = bench.fitted_band([rows], setting, threshold=0.55)
+    assert band[0] <= 0.5 and band[1] > 0.6  # every coin-flip reading is inside, within the 25 % budget
+    reading = bench.band_reading(rows, setting, band)
+    assert reading["undecided"] == 20 / 100 and reading["balanced_decided"] == 1.0
+    assert bench.band_reading(rows, setting, (0.55, 0.55))["undecided"] == 0.0
+    crowded = [unit(0.6, True), unit(0.6, False)] * 30 + [unit(0.95, True), unit(0.1, False)] * 10
+    lo, hi = bench.fitted_band([crowded], setting, threshold=0.55)
+    assert bench.band_reading(crowded, setting, (lo, hi))["undecided"] <= bench.MAX_UNDECIDED  # never over budget

@@ -31,6 +31,7 @@ _GROUNDING_COLOURS = {
     "partially supported": "yellow",
     "contradicted": "red",
     "not stated": "magenta",
+    "undecided": "cyan",
     "nothing to check": "dim",
 }
 
@@ -226,7 +227,9 @@ def shortened(text: str, limit: int = 200) -> str:
 
 def print_grounding_result(result) -> None:
     """Each sentence with its label, the passage that backs (or contradicts) it, document and span, and each of
-    its claims that is not supported: contradicted (with the passage) or not stated; then the summary."""
+    its claims that is not supported: contradicted (with the passage), not stated, or undecided (with why); then
+    the summary."""
+    reasons = {c.claim.text: c.reason for c in result.claims if c.status == "undecided"}
     for sentence in result.sentences:
         colour = _GROUNDING_COLOURS[sentence.label]
         if sentence.label == "nothing to check":
@@ -236,12 +239,24 @@ def print_grounding_result(result) -> None:
             continue
         stdout.print(Text.assemble((sentence.label.upper(), f"bold {colour}"), "  ", (sentence.sentence, "bold")))
         for claim in sentence.unsupported:
-            status = "contradicted" if claim in sentence.contradicted else "not stated"
-            said = "contradicted by the documents" if status == "contradicted" else "not stated in the documents"
-            stdout.print(Text(f"      {said}: {claim}", style=_GROUNDING_COLOURS[status]))
+            status = (
+                "contradicted" if claim in sentence.contradicted else "undecided" if claim in sentence.undecided
+                else "not stated"
+            )  # fmt: skip
+            said = {
+                "contradicted": "contradicted by the documents",
+                "undecided": "undecided",
+                "not stated": "not stated in the documents",
+            }[status]
+            why = f" — {reasons[claim]}" if status == "undecided" and reasons.get(claim) else ""
+            stdout.print(Text(f"      {said}: {claim}{why}", style=_GROUNDING_COLOURS[status]))
         passage = sentence.passage
         if passage is not None:
-            verb = {"contradicted": "contradicted by", "not stated": "closest passage"}.get(sentence.label, "backed by")
+            verb = {
+                "contradicted": "contradicted by",
+                "not stated": "closest passage",
+                "undecided": "closest passage",
+            }.get(sentence.label, "backed by")
             quoted = sentence.deciding or [passage]
             for item in quoted:  # the sentence(s) that decided, each with its own span in the document
                 stdout.print(
@@ -265,9 +280,13 @@ def print_grounding_result(result) -> None:
     stdout.print(
         Text(
             f"\n{s.sentences} sentence(s): {s.supported} supported, {s.partially_supported} partially supported, "
-            f"{s.contradicted} contradicted, {s.not_stated} not stated, {s.nothing_to_check} with nothing to check — "
+            f"{s.contradicted} contradicted, {s.not_stated} not stated, "
+            + (f"{s.undecided} undecided, " if s.undecided else "")
+            + f"{s.nothing_to_check} with nothing to check — "
             f"{share} ({s.claims_supported} of {s.claims} claims supported, {s.claims_contradicted} contradicted, "
-            f"{s.claims_not_stated} not stated, by {len(result.documents)} document(s))",
+            f"{s.claims_not_stated} not stated"
+            + (f", {s.claims_undecided} undecided" if s.claims_undecided else "")
+            + f", by {len(result.documents)} document(s))",
             style="bold",
         )
     )

@@ -190,6 +190,15 @@ def predicted_supported(result: GroundingResult) -> bool:
     return summary.supported == summary.sentences - summary.nothing_to_check
 
 
+def predicted_undecided(result: GroundingResult) -> bool:
+    """No sentence is decided against (contradicted, not stated, partially supported) and one or more is undecided:
+    whether the record is supported turns on what the reader cannot tell."""
+    summary = result.summary
+    return (
+        summary.undecided > 0 and summary.supported + summary.undecided == summary.sentences - summary.nothing_to_check
+    )
+
+
 def result_row(record: GroundRecord, result: GroundingResult, seconds: float) -> dict:
     """One line of ``results.jsonl``."""
     data = result.model_dump(mode="json", exclude={"text"})
@@ -200,6 +209,7 @@ def result_row(record: GroundRecord, result: GroundingResult, seconds: float) ->
         "form": record.form,
         "label": record.label,
         "supported": predicted_supported(result),
+        "undecided": predicted_undecided(result),
         "seconds": round(seconds, 3),
         **data,
     }
@@ -210,8 +220,21 @@ def _share(part: int, whole: int) -> float | None:
 
 
 def label_metrics(rows: list[dict]) -> dict:
-    """Over rows with a label: balanced accuracy of supported vs not, and precision / recall of "not supported"."""
+    """Over rows with a label: balanced accuracy of supported vs not (an undecided record counts as not supported),
+    precision / recall of "not supported"; and the same balanced accuracy over the decided records alone, with
+    their share."""
     labelled = [r for r in rows if r.get("label") is not None]
+    decided = [r for r in labelled if not r.get("undecided")]
+    return _label_figures(labelled) | {
+        "decided": {
+            "records": len(decided),
+            "share": _share(len(decided), len(labelled)),
+            "balanced_accuracy": _label_figures(decided)["balanced_accuracy"],
+        }
+    }
+
+
+def _label_figures(labelled: list[dict]) -> dict:
     positives = [r for r in labelled if r["label"]]
     negatives = [r for r in labelled if not r["label"]]
     true_positive = sum(r["supported"] for r in positives)
@@ -243,6 +266,8 @@ def share_metrics(rows: list[dict]) -> dict:
         "claims": claims,
         "claims_supported": _share(sum(r["summary"]["claims_supported"] for r in rows), claims),
         "claims_contradicted": _share(sum(r["summary"]["claims_contradicted"] for r in rows), claims),
+        "claims_undecided": _share(sum(r["summary"].get("claims_undecided", 0) for r in rows), claims),
+        "records_undecided": _share(sum(bool(r.get("undecided")) for r in rows), len(rows)),
     }
 
 

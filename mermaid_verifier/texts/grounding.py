@@ -7,6 +7,8 @@ from its claims:
   say otherwise), naming it;
 * **partially supported**: some claims are supported and the rest not stated, naming those;
 * **not stated**: no claim is supported or contradicted;
+* **undecided**: no claim is contradicted or not stated, and one or more the reader cannot decide (below); the
+  sentence is supported or not as they turn out;
 * **nothing to check**: the extractor found no claim in it (with why).
 
 This is the question RAG faithfulness checks ask (MiniCheck, AlignScore, RAGAS faithfulness), and it is not
@@ -34,7 +36,11 @@ documents, read as passages of one to a few sentences and windows of up to four 
     it is **contradicted** only when a passage reads P(refutes) at or above ``refute_threshold`` *and* speaks
     to the claim's slot: it is about the claim's subject and states a value of the claim's kind for the same
     relation (:func:`mermaid_verifier.agents.slots.speaks_to_slot`; a passage about the company's headcount
-    does not contradict where it is listed). Otherwise it is **not stated**;
+    does not contradict where it is listed). Otherwise it is **not stated**. Where the configuration names an
+    ``undecided`` band (lo, hi) around ``threshold``, a claim whose best reading of support falls in it and that
+    is not contradicted is **undecided**, with why: there the reader is right about as often as not (measured on
+    WiCE and LFQA, ``bench/grounding.py``), so a label would be a guess; a passage must read ``hi`` to settle a
+    claim as supported;
 ``sentences``
     each sentence of the text labelled from its claims, as above.
 
@@ -92,6 +98,12 @@ class GroundingConfig:
     windows: int = 0  # the best hits widened to a window of neighbouring sentences, read as well
     window_sentences: int = 4  # sentences in such a window
     coverage: bool = False  # support needs the claim's numbers, dates and names in the passage
+    undecided: tuple[float, float] | None = None  # (lo, hi): a best support in [lo, hi), not contradicted: undecided
+
+    @property
+    def settles(self) -> float:
+        """The support a passage must read to settle a claim as supported (``hi`` where a band is set)."""
+        return max(self.threshold, self.undecided[1]) if self.undecided else self.threshold
 
     @classmethod
     def bundled(cls) -> GroundingConfig:
@@ -109,7 +121,18 @@ class GroundingConfig:
             windows=int(raw.get("windows", 0)),
             window_sentences=int(raw.get("window_sentences", 4)),
             coverage=bool(raw.get("coverage", False)),
+            undecided=band(raw.get("undecided"), float(raw["threshold"])),
         )
+
+
+def band(raw, threshold: float) -> tuple[float, float] | None:
+    """The undecided band of a configuration (``[lo, hi]`` with lo ≤ threshold ≤ hi), or None."""
+    if raw is None:
+        return None
+    lo, hi = (float(x) for x in raw)
+    if not 0 <= lo <= threshold <= hi <= 1:
+        raise UsageError(f"the grounding configuration's undecided band {raw} must hold its threshold {threshold}")
+    return lo, hi
 
 
 def as_documents(documents: Sequence[GivenDocument | str | tuple[str, str] | dict]) -> list[GivenDocument]:
@@ -159,12 +182,14 @@ def decide_claim(
     refute_threshold: float | None = None,
     missing: Callable[[GroundingPassage], list[str]] | None = None,
     speaks: Callable[[GroundingPassage], SlotReading] | None = None,
+    undecided: tuple[float, float] | None = None,
 ) -> GroundedClaim:
     """The claim's grounding from its passages' readings. **Supported** when a passage reads P(supports) at or
     above ``threshold`` and (given ``missing``) lacks none of the claim's numbers, dates and names;
     **contradicted** when, unsupported, a passage reads P(refutes) at or above ``refute_threshold`` (the
-    threshold unless given) and (given ``speaks``) speaks to the claim's slot; else **not stated**. Nothing else
-    weighs in: the documents are given."""
+    threshold unless given) and (given ``speaks``) speaks to the claim's slot; else **not stated**. Given an
+    ``undecided`` band (lo, hi): supported only at ``hi``, and **undecided** where not contradicted and the best
+    support is in [lo, hi). Nothing else weighs in: the documents are given."""
     refute_threshold = threshold if refute_threshold is None else refute_threshold
     read = [
         GroundingPassage(
@@ -207,6 +232,13 @@ def decide_claim(
             if reason is None:
                 reason = f"read as contradicting (P(refutes) {p.refutes:.2f}), but the passage {slot.reason}"
     status = "supported" if supported else "contradicted" if contradicting is not None else "not stated"
+    level = best.supports if supported else top
+    if undecided is not None and status != "contradicted" and undecided[0] <= level < undecided[1]:
+        status, supported, lacking = "undecided", False, []
+        reason = (
+            f"the best passage reads {level:.2f} for support, between {undecided[0]:.2f} and {undecided[1]:.2f},"
+            " where the reader is right about as often as not: a label would be a guess"
+        )
     return GroundedClaim(
         index=index,
         claim=claim,
@@ -259,7 +291,7 @@ async def read_claim(
         )
         read.append(passage)
         readings.append(probabilities)
-        if await states_it(passage, probabilities, reading.threshold, missing):
+        if await states_it(passage, probabilities, reading.settles, missing):
             break  # settled: the claim is supported, whatever the passages after it read
     speaks = functools.cache(lambda text, title: claim_reader().speaks(text, title))
     decided = await asyncio.to_thread(
@@ -272,6 +304,7 @@ async def read_claim(
         refute_threshold=reading.refute_threshold,
         missing=missing,
         speaks=lambda p: speaks(p.text, p.title),
+        undecided=reading.undecided,
     )
     return await asyncio.to_thread(
         with_deciding_sentences,
@@ -358,7 +391,9 @@ def sentence_label(items: list[GroundedClaim]) -> str:
         return "supported"
     if "contradicted" in statuses:
         return "contradicted"
-    return "partially supported" if "supported" in statuses else "not stated"
+    if "not stated" in statuses:  # decided: not wholly supported, whatever an undecided claim turns out to be
+        return "partially supported" if "supported" in statuses else "not stated"
+    return "undecided"
 
 
 def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[GroundedSentence]:
@@ -383,6 +418,7 @@ def sentences_of(extraction: TextClaims, grounded: list[GroundedClaim]) -> list[
                 unsupported=[c.claim.text for c in items if not c.supported],
                 contradicted=[c.claim.text for c in contradicted],
                 not_stated=[c.claim.text for c in items if c.status == "not stated"],
+                undecided=[c.claim.text for c in items if c.status == "undecided"],
                 passage=shown,
                 deciding=decider.deciding,
             )
@@ -454,6 +490,7 @@ class GivenDocuments(Reader[GroundedClaim, GroundingResult]):
             claims=items,
             summary=GroundingSummary.of(labelled, items),
             threshold=self.config.threshold,
+            undecided_band=self.config.undecided,
             **made_by(extraction),
             spans={d.name: "file" for d in documents if d.file_offsets}
             | {d.name: "extracted text" for d in documents if d.extracted},

@@ -115,6 +115,7 @@ _TONES = {
     "partially supported": "partially",
     "contradicted": "contradicted",
     "not stated": "not-stated",
+    "undecided": "undecided",
     "nothing to check": "nothing",
 }
 
@@ -122,8 +123,10 @@ _TONES = {
 def grounding_view(result: GroundingResult) -> dict:
     """The grounding page's data: each sentence beside the passage that backs it (or the closest one)."""
     data = result.model_dump(mode="json")
+    why = {c["claim"]["text"]: c["reason"] for c in data["claims"] if c["status"] == "undecided"}
     for sentence in data["sentences"]:
         sentence["tone"] = _TONES[sentence["label"]]
+        sentence["why"] = {claim: why.get(claim) or "" for claim in sentence["undecided"]}
         if sentence["passage"]:
             sentence["passage"]["supports"] = fmt_decimal(sentence["passage"]["supports"], 2)
             sentence["passage"]["refutes"] = fmt_decimal(sentence["passage"]["refutes"], 2)
@@ -133,6 +136,7 @@ def grounding_view(result: GroundingResult) -> dict:
         "supported_share": fmt_percent(data["summary"]["supported_share"], 0),
         "documents": data["documents"],
         "threshold": fmt_decimal(result.threshold, 2),
+        "undecided_band": [fmt_decimal(x, 2) for x in result.undecided_band] if result.undecided_band else None,
     }
 
 
@@ -160,6 +164,8 @@ def _label_cells(labels: dict) -> dict:
         "precision": fmt_decimal(labels["not_supported_precision"]),
         "recall": fmt_decimal(labels["not_supported_recall"]),
         "supported_recall": fmt_decimal(labels["supported_recall"]),
+        "decided": fmt_percent((labels.get("decided") or {}).get("share"), 1),
+        "decided_balanced": fmt_decimal((labels.get("decided") or {}).get("balanced_accuracy")),
     }
 
 
