@@ -32,7 +32,7 @@ SourceOpt = Annotated[
         "--source",
         help="Check the text against these documents only (grounding: is it backed by them?): a file or folder of"
         " .txt, .md, .html, .pdf (or .jsonl corpora); repeatable. Each sentence comes back supported, partially"
-        " supported, contradicted or not stated, with the passage and its span.",
+        " supported, contradicted, not stated or undecided, with the passage and its span.",
     ),
 ]
 HtmlOpt = Annotated[

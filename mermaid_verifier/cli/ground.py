@@ -73,7 +73,7 @@ def ground_command(
     ] = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Ground many answers against their contexts: each sentence and claim supported, contradicted or not stated."""
+    """Ground many answers against their contexts: each sentence and claim supported, contradicted, not stated or undecided."""
 
     def body() -> None:
         from mermaid_verifier.texts.batch import GroundOptions, run

@@ -7,8 +7,8 @@ Three tools, each answering with the same pydantic record the CLI's ``--json`` a
   abstention, with the evidence, where each item came from and why it was trusted;
 * ``check_text(text)``                     -> ``TextCheckResult``: every claim of a whole text, verified;
 * ``check_grounding(text, documents)``     -> ``GroundingResult``: is the text backed by these documents? each
-  claim supported, contradicted or not stated (``status``), each sentence supported, partially supported,
-  contradicted or not stated, with the passage and its span.
+  claim supported, contradicted, not stated or undecided (``status``), each sentence supported, partially supported,
+  contradicted, not stated or undecided, with the passage and its span.
 
 The long ones report progress (``notifications/progress``, one per claim decided) when the client asks for it
 with a progress token. Offline and keyless by default; the settings are those of ``verify`` (corpus, sources,
@@ -50,8 +50,8 @@ INSTRUCTIONS = (
     "(a local corpus, and Wikipedia, arXiv or PubMed when allowed) and says SUPPORTS, REFUTES, NOT ENOUGH INFO "
     "or abstains, with the evidence. check_text checks every claim of a whole text (an article, an answer). "
     "check_grounding checks whether a text is backed by the documents you give it (RAG faithfulness): each "
-    "claim supported, contradicted or not stated by them, each sentence supported, partially supported, "
-    "contradicted or not stated, with the passage that backs or contradicts it."
+    "claim supported, contradicted, not stated or undecided by them, each sentence supported, partially supported, "
+    "contradicted, not stated or undecided, with the passage that backs or contradicts it."
 )
 Progress = Callable[[int, int, str], Awaitable[None]]
 
@@ -218,8 +218,8 @@ def create_server(
     ) -> GroundingResult:
         """Check whether a text is backed by the given documents (RAG faithfulness), using those documents
         only: each claim comes back supported, contradicted (a passage states something else for its subject
-        and relation) or not stated (its ``status``), each sentence supported, partially supported (naming the
-        claims that are not), contradicted or not stated, with the passage that backs (or contradicts) it and
+        and relation), not stated or undecided (its ``status``; why in ``reason``), each sentence supported, partially supported (naming the
+        claims that are not), contradicted, not stated or undecided, with the passage that backs (or contradicts) it and
         its character span in its document."""
         return await verifier(ctx).check_grounding(text, documents, _progress(ctx))
 

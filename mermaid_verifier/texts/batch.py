@@ -8,7 +8,7 @@ A record comes in one of the forms people keep such logs in:
 * RAGAS: ``{"user_input"?, "response", "retrieved_contexts": [str], "label"?}``.
 
 ``DIR/results.jsonl`` holds one row per record (its ``id``, or ``line-N`` for line N of the file): every sentence
-and claim supported, contradicted or not stated, with the passage and the sentence(s) that decided. A record is
+and claim supported, contradicted, not stated or undecided, with the passage and the sentence(s) that decided. A record is
 called **supported** when every sentence of it with something to check is supported (a sentence with no claim
 flags nothing), the rule LLM-AggreFact's balanced accuracy is computed with. ``DIR/metrics.json`` holds the
 shares of sentences and claims supported and, over records that carry a label, balanced accuracy with precision

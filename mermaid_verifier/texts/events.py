@@ -93,7 +93,7 @@ class ClaimEvent(ClaimDone):
 
 
 class GroundedEvent(ClaimDone):
-    """A claim read against the given documents: supported, contradicted or not stated."""
+    """A claim read against the given documents: supported, contradicted, not stated or undecided."""
 
     event: Literal["grounded"] = "grounded"
     grounded: GroundedClaim

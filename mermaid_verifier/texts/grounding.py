@@ -1,5 +1,5 @@
 """Grounding against given documents, one of the two readers of a text job (:class:`GivenDocuments`): is a
-text backed by the documents given with it? Per claim: supported, contradicted or not stated; per sentence,
+text backed by the documents given with it? Per claim: supported, contradicted, not stated or undecided; per sentence,
 from its claims:
 
 * **supported**: every claim of it is;
