@@ -8,7 +8,7 @@ Endpoints (the OpenAPI schema is at ``/openapi.json``, its browsable form at ``/
   limit, a failure) and nothing after it;
 * the same with ``"sources": [{"name", "content"}]``: grounding (``mermaid_verifier.texts.grounding``), the text against
   those documents only: ``extraction``, one ``grounded`` per claim as it is read (its ``status``: supported,
-  contradicted or not stated), then ``grounding`` (each sentence supported, partially supported, contradicted,
+  contradicted, not stated or undecided), then ``grounding`` (each sentence supported, partially supported, contradicted,
   not stated or undecided, with the passage and its span) — or ``error``;
 * ``GET /healthz``; ``GET /`` the page: paste a text, watch its claims appear and colour as they are decided.
 

@@ -278,7 +278,8 @@ async def check_grounding(
     stance: StanceModel | None = None,
 ) -> GroundingResult:
     """Is ``text`` backed by ``documents``? Each sentence supported, partially supported, contradicted, not
-    stated or with nothing to check, each claim supported, contradicted or not stated with the passage that
+    stated, undecided or with nothing to check, each claim supported, contradicted, not stated or undecided with the
+    passage that
     backs (or contradicts) it and its span. ``documents``: texts, (title, text) pairs, ``{"name", "title",
     "text"}`` dicts or :class:`~mermaid_verifier.models.GivenDocument`."""
     async with TextJob.open(settings, extractor=extractor, stance=stance, documents_only=True) as job:
