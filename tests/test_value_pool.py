@@ -7,7 +7,7 @@ import random
 import orjson
 import pytest
 from reader_pairs import NEI, REFUTES, by_page
-from value_pool import clean_swap, part_of, pool_pairs, pool_rows, written_claims
+from value_pool import clean_swap, near_cue, part_of, pool_pairs, pool_rows, written_claims
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
@@ -114,3 +114,10 @@ def test_written_claims_come_from_the_sentences_given(nlp):
     assert [(w["claim"], w["origin"], w["passage"]) for w in written] == [
         ("Ulm was founded in 850.", "written-corpus", sentences[0])
     ]
+
+
+def test_a_value_written_right_after_the_slots_word_is_never_swapped_in():
+    born = "Duff Clark Jackson (born July 3, 1953, Freeport, New York) is an American jazz drummer."
+    assert near_cue("Freeport", born, {"born", "birth"})  # it may be the slot's own value, inside the claim's town
+    assert not near_cue("Toronto", CANADA, {"capital"})  # another role, far from the slot's word
+    assert not near_cue("1921", "He was born in 1879. He received the 1921 Nobel Prize.", {"born"})

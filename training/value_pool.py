@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import collections
 import random
+import re
 import time
 from pathlib import Path
 
@@ -103,6 +104,23 @@ def clean_swap(value: str, other: str, label: str) -> bool:
     if label != "GPE":
         return False
     return _wide(value) == _wide(other) and (not _wide(value) or value.lower() != other.lower())
+
+
+CUE_REACH = 30  # characters after a slot word, in its sentence, within which a value may fill that slot
+
+
+def near_cue(value: str, text: str, cues: set[str]) -> bool:
+    """Whether ``value`` is written within ``CUE_REACH`` characters after a word stating the slot: there it may be
+    the slot's own value (a village inside the town the claim named), so swapping it in need not make the claim
+    false. "Its capital is Ottawa and its three largest metropolitan areas are Toronto": Toronto is far from it."""
+    lowered = text.lower()
+    for cue in cues:
+        for found in re.finditer(rf"\b{re.escape(cue)}\b", lowered):
+            for at in re.finditer(re.escape(value.lower()), lowered):
+                between = lowered[found.end() : at.start()]
+                if 0 <= len(between) <= CUE_REACH and ". " not in between and ";" not in between:
+                    return True
+    return False
 
 
 def pool_rows(shared: Path) -> list[dict]:
@@ -189,13 +207,16 @@ def pool_pairs(
             text = evidence_text(p.text)
             return not mentions(text, e.text) and not (claim_words(text) & c)
 
-        def swaps(sentences: list[Passage], context: list[Passage], e=ent, a=about) -> list[tuple[str, Passage]]:
+        def swaps(
+            sentences: list[Passage], context: list[Passage], e=ent, a=about, c=cues
+        ) -> list[tuple[str, Passage]]:
             return [
                 v
                 for v in other_values(e, sentences, entities, a)
                 if exclusive(e.text, v[0], context)
                 and clean_swap(e.text, v[0], e.label_)
                 and all(lab in {"GPE", "DATE"} for lab, t in entities[v[1].text] if t == v[0])
+                and not near_cue(v[0], v[1].text, c)
             ]
 
         values = swaps([evidence], [evidence])
