@@ -22,8 +22,8 @@ python bench/stance_pairs.py training/runs/cpu6/run/pairs/pairs_validation_value
 # the shipped judge's counts with the lines of Python in training/records/reader-job-cpu5/evaluation/commands.sh
 #!/usr/bin/env bash
 # evaluate one reader as the runtime reads it: eval_model.sh NAME MODEL_DIR PAIRS_DIR
-# (pair files, contrast set, canaries, FEVER tuning parts end to end with the judge refitted, grounding with the
-# code the committed shipped ledger was read with: worktree /tmp/wtb3 at b3d9d6f)
+# (pair files, contrast set, canaries, FEVER tuning parts end to end with the judge refitted, grounding with
+# today's code, as bench/results/grounding/shipped-file/ was read)
 set -u
 cd /work/main
 . .venv/bin/activate
