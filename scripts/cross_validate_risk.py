@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from evaluate_scoring import run, tuning_arguments
 
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
-from mermaid_verifier.calibration import deal_folds, fit_threshold
+from mermaid_verifier.calibration import MOST_LIKELY_RIGHT, deal_folds, fit_threshold
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
     Claim,
@@ -69,7 +69,7 @@ def fold_outcomes(
     held_outcomes = outcomes([claims[i] for i in held], [weighed[i] for i in held], config)
     by_delta = {}
     for delta in deltas:
-        threshold, *_ = fit_threshold(fitted_outcomes, max_risk, delta)
+        threshold, *_ = fit_threshold(fitted_outcomes, max_risk, delta, MOST_LIKELY_RIGHT)
         by_delta[delta] = [
             HeldOut(parts[i], not o.forced_abstention and o.confidence >= threshold, o.correct)
             for i, o in zip(held, held_outcomes)

@@ -139,9 +139,9 @@ def main() -> None:
     if test:
         print(
             f"| configuration | accuracy | macro-F1 | F1 S / R / NEI | coverage @ risk≤{args.max_risk:.2f} | "
-            f"selective accuracy | test risk | AURC |"
+            f"selective accuracy | test risk | AURC | ECE |"
         )
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
     for name, (reliability, judge_settings) in CONFIGS.items():
         base = JudgeConfig.bundled().model_copy(update={**judge_settings, "model": None, "confidence_model": None})
         if args.unstated_refutes is not None:
@@ -217,7 +217,8 @@ def main() -> None:
                 f"| {key} | {figures['accuracy']:.3f} | {figures['macro_f1']:.3f} | "
                 f"{per_class['SUPPORTS']['f1']:.3f} / {per_class['REFUTES']['f1']:.3f} / {per_class['NOT ENOUGH INFO']['f1']:.3f} | "
                 f"{figures['coverage']:.3f} | {figures['selective_accuracy'] or 0:.3f} | "
-                f"{figures['risk'] if figures['risk'] is not None else float('nan'):.3f} | {figures['aurc']:.3f} |"
+                f"{figures['risk'] if figures['risk'] is not None else float('nan'):.3f} | {figures['aurc']:.3f} | "
+                f"{figures['ece'] if figures['ece'] is not None else float('nan'):.3f} |"
             )
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")

@@ -28,6 +28,7 @@ from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk
 from mermaid_verifier.errors import ResultsError
 from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
 from mermaid_verifier.evaluation.metrics import label_metrics
+from mermaid_verifier.evaluation.run_metrics import expected_calibration_error, reliability_diagram
 from mermaid_verifier.models import Evidence
 from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.topicality import Topicality
@@ -269,6 +270,11 @@ def report(claims: list[Claim], weighed: list[Weighing], config: JudgeConfig) ->
     }
     scored = outcomes(claims, weighed, config)
     metrics["aurc"] = area_under_risk_coverage(scored)
+    rows = [
+        {"confidence": confidence, "verdict": label, "gold": c.gold}
+        for c, (label, confidence, _) in zip(claims, decided)
+    ]
+    metrics["ece"] = round(expected_calibration_error(reliability_diagram(rows)), 4) if rows else None
     metrics["risk_coverage"] = [(round(t, 4), round(c, 4), round(r, 4)) for t, c, r in risk_coverage(scored)]
     return metrics
 
