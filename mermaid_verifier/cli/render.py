@@ -248,8 +248,8 @@ def print_grounding_result(result) -> None:
                 "undecided": "undecided",
                 "not stated": "not stated in the documents",
             }[status]
-            why = f" — {reasons[claim]}" if status == "undecided" and reasons.get(claim) else ""
-            stdout.print(Text(f"      {said}: {claim}{why}", style=_GROUNDING_COLOURS[status]))
+            because = f" — {reasons[claim]}" if status == "undecided" and reasons.get(claim) else ""
+            stdout.print(Text(f"      {said}: {claim}{because}", style=_GROUNDING_COLOURS[status]))
         passage = sentence.passage
         if passage is not None:
             verb = {
