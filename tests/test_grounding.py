@@ -391,6 +391,36 @@ def test_the_printed_listing_and_the_json_carry_each_claims_status():
     assert "states no org" in payload.claims[1].reason
 
 
+def test_an_undecided_claim_is_printed_and_shown_with_why_not_as_a_number():
+    from mermaid_verifier.cli.options import stdout
+    from mermaid_verifier.cli.render import print_grounding_result
+    from mermaid_verifier.models import GroundingResult
+    from mermaid_verifier.texts.report import render_grounding_report
+
+    employs = claim("Acme employs 450 people.", 0, 24)
+    reading = {"supports": 0.6, "refutes": 0.02}
+    grounded = [decide_claim(0, employs, [passage("Acme has a large staff.")], [reading], 0.5, undecided=(0.3, 0.9))]
+    sentences = sentences_of(TextClaims(claims=[employs]), grounded)
+    result = GroundingResult(
+        text=employs.text,
+        documents=["d.txt"],
+        sentences=sentences,
+        claims=grounded,
+        summary=GroundingSummary.of(sentences, grounded),
+        threshold=0.5,
+        undecided_band=(0.3, 0.9),
+    )
+    with stdout.capture() as captured:
+        print_grounding_result(result)
+    listing = " ".join(captured.get().split())  # the console wraps long lines
+    assert "UNDECIDED Acme employs 450 people." in listing
+    assert "undecided: Acme employs 450 people. — the best passage reads 0.60 for support" in listing
+    assert "1 undecided" in listing and "0 supported" in listing
+    page = render_grounding_report(result)
+    assert "undecided: Acme employs 450 people. — the best passage reads 0.60 for support" in page
+    assert 'class="sentence undecided"' in page and "between 0.30 and 0.90" in page
+
+
 NOTES = GivenDocument(
     name="notes.txt",
     text="Albert Einstein was born on 14 March 1879 in Ulm, in the Kingdom of Württemberg. The Great Wall of China "
