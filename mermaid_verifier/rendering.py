@@ -18,13 +18,10 @@ SHOWN_EVIDENCE = 5  # evidence items a report shows per claim
 WIKIPEDIA = "https://en.wikipedia.org/wiki/"
 
 
-def environment(package: str = "mermaid_verifier.evaluation") -> jinja2.Environment:
-    """A Jinja environment over ``package``'s ``templates`` folder: escaped, strict about missing names."""
-    return _environment(package)
-
-
 @lru_cache(maxsize=4)
-def _environment(package: str) -> jinja2.Environment:
+def environment(package: str = "mermaid_verifier.evaluation") -> jinja2.Environment:
+    """A Jinja environment over ``package``'s ``templates`` folder (one per package, kept): escaped, strict about
+    missing names."""
     return jinja2.Environment(
         loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,

@@ -89,11 +89,12 @@ _WIDE = {
     "vermont", "virginia", "washington", "west virginia", "wisconsin", "wyoming", "ontario", "quebec",
     "british columbia", "alberta", "bavaria", "tamil nadu", "kerala", "punjab", "siberia", "lancashire", "yorkshire",
 }  # fmt: skip
+_WIDE |= {country.lower() for country in COUNTRY_NAMES}
 
 
 def _wide(place: str) -> bool:
     name = place.lower().removeprefix("the ")
-    return name in _WIDE or name in {c.lower() for c in COUNTRY_NAMES}
+    return name in _WIDE
 
 
 def clean_swap(value: str, other: str, label: str) -> bool:
