@@ -161,6 +161,42 @@ def assert_imported_as_trained(left: dict, imported: dict) -> None:
             assert torch.allclose(got, want), name
 
 
+def test_a_quantisation_aware_run_ships_the_very_integers_it_trained_with(setup, tmp_path):
+    from onnx_weights import initializers
+
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    out, work, run = tmp_path / "out", tmp_path / "work", tmp_path / "run"
+    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
+            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32", "--lr", "1e-3",
+            "--quant-aware"]  # fmt: skip
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rounding = json.loads((out / "metrics.json").read_text())["student"]["quantisation_aware"]
+    assert rounding["linears"] > 0 and rounding["frozen"] >= 1
+    assert reader_job.main(["import", "--returned", str(out), "--job", str(job), "--run-dir", str(run)]) == 0
+
+    latent = torch.load(work / "student" / "checkpoint.pt", weights_only=False)["model"]
+    names = json.loads((job / json.loads((job / "manifest.json").read_text())["onnx_names"]).read_text())
+    shipped, exported = initializers(setup["shipped"] / "model.onnx"), initializers(run / "model" / "model.onnx")
+    moved = 0
+    for key, weight in latent.items():
+        if not key.endswith(".parametrizations.weight.original"):
+            continue
+        onnx_name, transposed = names[key.replace(".parametrizations.weight.original", ".weight")]
+        suffix = next(s for s in ("_quantized", "_Transposed_quantized") if onnx_name + s in exported)
+        trained = torch.round(weight / (weight.abs().amax(dim=1, keepdim=True) / 127)).to(torch.int64)
+        for levels, file in ((exported[onnx_name + suffix], "exported"), (shipped[onnx_name + suffix], "shipped")):
+            levels = torch.from_numpy(levels.astype("int64") - (128 if levels.dtype.name == "uint8" else 0))
+            levels = levels.T if suffix == "_Transposed_quantized" else levels  # as onnx_weights reads them
+            levels = levels.T if transposed else levels
+            if file == "exported":
+                assert torch.equal(levels, trained), key  # what training computed with is what the runtime reads
+            else:
+                moved += int((levels != trained).sum())
+    assert moved > 0  # and training did move weights across rounding steps
+
+
 def test_a_mapping_that_misses_a_parameter_stops_the_device_run(setup, tmp_path):
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0

@@ -6,7 +6,7 @@ import random
 
 import orjson
 import pytest
-from reader_pairs import NEI, REFUTES, by_page
+from reader_pairs import NEI, REFUTES, SUPPORTS, by_page
 from value_pool import clean_swap, near_cue, part_of, pool_pairs, pool_rows, written_claims
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
@@ -49,6 +49,16 @@ def test_another_value_of_the_evidence_makes_a_refuting_claim(nlp):
     assert {p["claim"] for p in refutes} <= {
         f"{c} is the capital of Canada." for c in ("Toronto", "Montreal", "Vancouver")
     }
+
+
+def test_every_refuting_pair_has_its_twin_the_claim_as_written_against_the_same_passage(nlp):
+    rows = [{"claim": "Ottawa is the capital of Canada.", "evidence": CANADA, "title": "Canada", "origin": "x"}]
+    pairs = pairs_of(nlp, rows)
+    refutes = [p for p in pairs if p["origin"] == "reader-value-pool-refutes"]
+    twins = [p for p in pairs if p["origin"] == "reader-value-pool-supports"]
+    assert refutes and len(twins) == len(refutes)
+    assert all(p["label"] == SUPPORTS and p["claim"] == "Ottawa is the capital of Canada." for p in twins)
+    assert sorted(p["evidence"] for p in twins) == sorted(p["evidence"] for p in refutes)
 
 
 def test_a_year_named_on_another_page_refutes_beside_the_evidence_and_is_not_enough_info_alone(nlp):

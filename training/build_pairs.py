@@ -45,6 +45,7 @@ import collections
 import json
 import random
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -128,6 +129,29 @@ def test_rest_pages(shared: Path) -> set[str]:
             for evidence_set in orjson.loads(raw).get("evidence") or []:
                 pages |= {p[2] for p in evidence_set if len(p) >= 4 and p[2]}
     return pages
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The pages no training pair may come from, as the passage-level builds keep them out."""
+
+    validation: set[str]  # the FEVER split's validation part: its passage pairs are measured on
+    evaluation: set[str]  # validation, calibration and test parts
+    never: set[str]  # paper_test_rest and the contrast set: read by no build
+    titles: set[str]  # their titles, with and without a disambiguator: claims naming them are left out
+
+    @property
+    def pages(self) -> set[str]:
+        return self.evaluation | self.never
+
+
+def held_out(shared: Path, index: CorpusIndex, split: dict[str, str], anchors: dict[str, set[str]]) -> HeldOut:
+    """The held-out pages of ``fever_split``'s parts, the test part and the contrast set, and their titles."""
+    validation = pages_of(split, anchors, "validation")
+    evaluation = validation | pages_of(split, anchors, "calibration") | pages_of(split, anchors, "test")
+    never = test_rest_pages(shared) | contrast_set_pages()
+    titles = {p.title for p in index.passages if p.page in evaluation | never}
+    return HeldOut(validation, evaluation, never, titles | {without_disambiguator(t) for t in titles})
 
 
 def fever_pairs(

@@ -31,7 +31,7 @@ class WeightRecoveryError(RuntimeError):
     """The ONNX file does not hold the weights of the given architecture."""
 
 
-def _initializers(path: Path) -> dict[str, np.ndarray]:
+def initializers(path: Path) -> dict[str, np.ndarray]:
     import onnx
     from onnx import numpy_helper
 
@@ -68,7 +68,7 @@ def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "probe.onnx"
             export(model, path)
-            exported = _initializers(path)
+            exported = initializers(path)
     finally:
         with torch.no_grad():
             for name, p in model.named_parameters():
@@ -109,7 +109,7 @@ def load_onnx_weights(
     missing = [name for name, _ in model.named_parameters() if name not in names]
     if missing:
         raise WeightRecoveryError(f"{len(missing)} parameters have no ONNX name in the mapping given: {missing[:5]}")
-    shipped = _initializers(Path(onnx_path))
+    shipped = initializers(Path(onnx_path))
     state = {}
     counts = {"float": 0, "dequantised": 0}
     for name, p in model.named_parameters():

@@ -48,6 +48,8 @@ from pathlib import Path
 
 import torch
 from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, freeze_bottom, label_with, run_log, train_phase
+from onnx_weights import initializers
+from quant_aware import plain, quantisation_aware, quantised_names
 from safetensors.torch import load_file, save_file
 from train_stance import LABELS, export_fp32, keep_layers, model_inputs
 from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
@@ -413,7 +415,7 @@ def train(args) -> int:
         "pairs": manifest["files"],
         "mix": manifest["mix"],
     }
-    tokenizer, student, description, _ = student_from_onnx(
+    tokenizer, student, description, names = student_from_onnx(
         json.loads((args.job / manifest["architecture"]).read_text()),
         model_dir,
         args.max_length,
@@ -421,6 +423,11 @@ def train(args) -> int:
         onnx_path,
     )
     student.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    rounding = None
+    if args.quant_aware:  # every pair read, shipped model's figures included, as the int8 export reads it
+        rounding = quantisation_aware(student, quantised_names(initializers(onnx_path), names))
+        description += (f"; quantisation-aware: {rounding['linears']} Linears read s8 weights and per-token u8"
+                        f" inputs, {rounding['frozen']} embedding tables frozen")  # fmt: skip
     student.to(args.device)
     log(f"read {len(train_rows)} training pairs and {len(validation)} validation files; {description}")
 
@@ -436,7 +443,7 @@ def train(args) -> int:
     metrics["shipped_scoring_seconds"] = round(scoring, 1)
     metrics["seconds"] = round(time.monotonic() - started, 1)
     write_json(args.out / "metrics.json", metrics)
-    metrics["student"] = {"base": description, "word_embeddings": "frozen"}
+    metrics["student"] = {"base": description, "word_embeddings": "frozen", "quantisation_aware": rounding}
     if args.freeze_layers:
         trainable = freeze_bottom(student, args.freeze_layers)
         metrics["student"]["frozen_layers"] = args.freeze_layers
@@ -467,6 +474,8 @@ def train(args) -> int:
         write_json(args.out / "metrics.json", metrics)
         log(f"stopped: {metrics['student']['stopped_early']} (the checkpoint is in {args.work}); no student written")
         return 130
+    if rounding:
+        plain(student)  # each weight at its rounded value: the export rounds it to the same integers
     state = trained_state(student)
     returned = {}
     for number, part in enumerate(pack_state(state, STUDENT_PARTS), start=1):
@@ -611,6 +620,11 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--freeze-layers", type=int, default=0,
                    help="freeze the embeddings, this many bottom layers and the attention bias every layer shares"
                         " (faster steps where a whole pass does not fit)")  # fmt: skip
+    t.add_argument(
+        "--quant-aware",
+        action="store_true",
+        help="train and score as the int8 export reads: s8 weights per channel, u8 inputs per token",
+    )
     t.add_argument("--epochs", type=int, default=3, help="at most this many")
     t.add_argument("--steps", type=int, default=0, help="exactly this many steps instead (measurements, smoke runs)")
     t.add_argument("--probe-steps", type=int, default=24)

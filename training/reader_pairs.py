@@ -48,7 +48,7 @@ from pathlib import Path
 
 import orjson
 from augment import entity_pool
-from build_pairs import contrast_set_pages, fever_split, names_pattern, test_rest_pages, write_rows
+from build_pairs import fever_split, held_out, names_pattern, write_rows
 from contrast import ROLE_CUES, ROLE_SWAPS, comparative_edit, date_edit, number_edit
 from edits import evidence_text, mentions, replace_span
 from failure_kinds import COUNTRIES
@@ -59,7 +59,7 @@ from spacy.tokens import Doc, Span
 from synthesize import synthetic_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
-from mermaid_verifier.evaluation.datasets import hash_bucket, pages_of
+from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, clean_fever_text, read_corpus
 
@@ -1058,14 +1058,10 @@ def main() -> None:
     nlp = load_pipeline()
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)
-    validation_pages = pages_of(split, anchors, "validation")
-    evaluation_pages = validation_pages | pages_of(split, anchors, "calibration") | pages_of(split, anchors, "test")
-    never = test_rest_pages(args.shared) | contrast_set_pages()
-    held_out = evaluation_pages | never
+    kept_out = held_out(args.shared, index, split, anchors)
     all_pages = {p.page for p in index.passages}
-    allowed = {"train": all_pages - held_out, "validation": validation_pages - never}
-    held_out_titles = {p.title for p in index.passages if p.page in held_out}
-    held_out_titles |= {without_disambiguator(t) for t in held_out_titles}
+    allowed = {"train": all_pages - kept_out.pages, "validation": kept_out.validation - kept_out.never}
+    held_out_titles = kept_out.titles
 
     fever_dump = frozenset(
         (r["page"], r["line"])

@@ -11,6 +11,9 @@ is changed to another of its kind that a passage names in another role:
   cities are Toronto, Montreal and Vancouver"). The new value comes from the evidence itself where it names one
   ("born in 1921" against "born in 1879 … the 1921 Nobel Prize"), else from a sentence of another corpus page that
   retrieval ranks high for the claim, does not name the claim's subject and states no such slot;
+* ``reader-value-pool-supports`` -- the claim as written against the same passage -> SUPPORTS: the refuting
+  pair's twin, so that the value's binding decides, not another value's presence ("Annie Hall was released in
+  1977" against "… Annie Hall (1977) and Manhattan (1979)");
 * ``reader-value-pool-nei`` -- that other page's sentence alone -> NOT ENOUGH INFO: the value is present, the slot
   is not stated.
 
@@ -34,7 +37,7 @@ import time
 from pathlib import Path
 
 import orjson
-from build_pairs import contrast_set_pages, fever_split, names_pattern, test_rest_pages, write_rows
+from build_pairs import fever_split, held_out, names_pattern, write_rows
 from edits import evidence_text, mentions, replace_span
 from nei_pairs import about_words, claim_words
 from reader_pairs import (
@@ -58,8 +61,7 @@ from spacy.language import Language
 from synthesize import simple_claim
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
-from mermaid_verifier.evaluation.datasets import hash_bucket, pages_of
-from mermaid_verifier.names import without_disambiguator
+from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, read_corpus
 
 REPO = Path(__file__).resolve().parents[1]
@@ -170,7 +172,8 @@ def pool_pairs(
     allowed: set[str],
     rng: random.Random,
 ) -> list[dict]:
-    """The REFUTES and NOT ENOUGH INFO pairs of every row whose evidence binds the claim's value (module doc)."""
+    """The REFUTES pairs and their SUPPORTS twins, and the NOT ENOUGH INFO pairs, of every row whose evidence binds
+    the claim's value (module doc)."""
     docs = dict(zip([r["claim"] for r in rows], nlp.pipe([r["claim"] for r in rows], batch_size=256)))
     found = []
     for i, row in enumerate(rows):
@@ -243,6 +246,9 @@ def pool_pairs(
             new, _ = rng.choice(values)
             pair = make_pair(replace_span(doc, ent.start, ent.end, new), stretch, REFUTES, "reader-value-pool-refutes")
             out.append(pair | {"title": evidence.title} | meta)
+            # its twin: the claim as written against the same passage, so the value's binding is what decides
+            twin = make_pair(row["claim"], stretch, SUPPORTS, "reader-value-pool-supports")
+            out.append(twin | {"title": evidence.title} | meta)
         if nei is not None:
             new, sentence = nei
             pair = make_pair(replace_span(doc, ent.start, ent.end, new), [sentence], NEI, "reader-value-pool-nei")
@@ -261,11 +267,9 @@ def main() -> None:
     nlp = load_pipeline()
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)
-    evaluation = pages_of(split, anchors, "validation") | pages_of(split, anchors, "calibration")
-    held_out = evaluation | pages_of(split, anchors, "test") | test_rest_pages(args.shared) | contrast_set_pages()
-    allowed = {p.page for p in index.passages} - held_out
-    held_out_titles = {p.title for p in index.passages if p.page in held_out}
-    held_out_titles |= {without_disambiguator(t) for t in held_out_titles}
+    kept_out = held_out(args.shared, index, split, anchors)
+    allowed = {p.page for p in index.passages} - kept_out.pages
+    held_out_titles = kept_out.titles
     names = names_pattern(held_out_titles)
     pages = by_page(index.passages)
 
