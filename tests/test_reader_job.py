@@ -197,6 +197,21 @@ def test_a_quantisation_aware_run_ships_the_very_integers_it_trained_with(setup,
     assert moved > 0  # and training did move weights across rounding steps
 
 
+def test_keep_shipped_teaches_every_row_the_shipped_models_reading_beside_its_label(setup, tmp_path):
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    out, work = tmp_path / "out", tmp_path / "work"
+    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
+            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32",
+            "--keep-shipped", "--distill-weight", "0.3"]  # fmt: skip
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    student = json.loads((out / "metrics.json").read_text())["student"]
+    # the 12 sampled rows: the replayed ones carry the committed labels, the passage ones the shipped model's
+    assert 0 < student["shipped_model_labelled"] < 12 and student["with_teacher"] == 12
+    assert student["distill_weight"] == 0.3
+
+
 def test_a_mapping_that_misses_a_parameter_stops_the_device_run(setup, tmp_path):
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0

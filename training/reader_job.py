@@ -449,6 +449,11 @@ def train(args) -> int:
         metrics["student"]["frozen_layers"] = args.freeze_layers
         log(f"froze the embeddings, the bottom {args.freeze_layers} layers and the shared attention bias:"
             f" {trainable:,} parameters train")  # fmt: skip
+    if args.keep_shipped:  # the shipped model's own reading of each row, learnt beside its gold label
+        unlabelled = [row for row in train_rows if "teacher" not in row]
+        label_with(student, tokenizer, unlabelled, args.device, batch_size=64, bf16=bf16, max_length=args.max_length)
+        metrics["student"]["shipped_model_labelled"] = len(unlabelled)
+        log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
     if args.layers:  # a shallower student, taught by the shipped model it starts from, read here on every pair
         total = student.config.num_hidden_layers
         kept = kept_layers(total, args.layers)
@@ -632,7 +637,18 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--layers", type=int, default=0,
                    help="train a shallower student: this many of the shipped model's layers (evenly spaced), taught "
                         "by the shipped model's readings of every pair (default: all layers)")  # fmt: skip
-    t.add_argument("--distill-weight", type=float, default=0.5)
+    t.add_argument(
+        "--distill-weight",
+        type=float,
+        default=0.5,
+        help="share of the loss that follows the teacher's (or with --keep-shipped the shipped model's) readings",
+    )
+    t.add_argument(
+        "--keep-shipped",
+        action="store_true",
+        help="every row without teacher probabilities learns the shipped model's reading of it beside its"
+        " gold label: what the new pairs do not speak to stays as the shipped reader reads it",
+    )
     t.add_argument("--max-length", type=int, default=320, help="tokens of a pair kept (passages: several sentences)")
     t.add_argument("--batch-size", type=int, default=32)
     t.add_argument("--score-limit", type=int, default=0, help="first N rows of each validation file (0: all)")
