@@ -411,19 +411,18 @@ def main() -> None:
                 sort_keys=True,
             )
         )
-    evaluation_pages = set().union(*(pages_of(split, anchors, part) for part in ("validation", "calibration", "test")))
-    held_out = evaluation_pages | test_rest_pages(args.shared) | contrast_set_pages()
+    kept_out = held_out(args.shared, index, split, anchors)
+    held_out_pages, held_out_titles = kept_out.pages, kept_out.titles
 
-    fever_train, train_records = fever_pairs(claims, split, index, "train", held_out)
-    gold_train = [r for r in fever_train if r["origin"] == "fever"] + fever_gold_pairs(args.shared, index, held_out)
-    training_pages = group_by_page(p for p in index.passages if p.page not in held_out)
+    fever_train, train_records = fever_pairs(claims, split, index, "train", held_out_pages)
+    gold_train = [r for r in fever_train if r["origin"] == "fever"] + fever_gold_pairs(
+        args.shared, index, held_out_pages
+    )
+    training_pages = group_by_page(p for p in index.passages if p.page not in held_out_pages)
     synthetic = synthetic_pairs(training_pages, nlp, rng, args.synthetic_sentences)
     page_of = {(p.title, p.text): p.page for p in index.passages}
     pool = entity_pool(list(nlp.pipe([r["claim"] for r in gold_train + synthetic], batch_size=256)))
     synthetic_gold = [r for r in synthetic if r["origin"] == "synthetic"]
-    held_out_titles = {p.title for p in index.passages if p.page in held_out} | {
-        without_disambiguator(p.title) for p in index.passages if p.page in held_out
-    }
     if args.validation_only:
         contrastive, vitaminc_validation = contrastive_shared_pairs(args.shared, held_out_titles, rng, args.with_anli)
         replay = shared_pairs(args.shared) + [r for r in gold_train if r["origin"] == "fever-gold"] + contrastive

@@ -94,6 +94,16 @@ def parameter_names(model, export) -> dict[str, tuple[str, bool]]:
     return found
 
 
+def quantised_names(initializers: dict[str, np.ndarray], names: dict[str, tuple[str, bool]]) -> set[str]:
+    """The parameters (torch names, with ``parameter_names``' mapping) whose weights the int8 file's
+    ``initializers`` store quantised (``NAME_quantized``, or ``NAME_Transposed_quantized`` for a Gemm's)."""
+    return {
+        name
+        for name, (onnx_name, _) in names.items()
+        if f"{onnx_name}_quantized" in initializers or f"{onnx_name}_Transposed_quantized" in initializers
+    }
+
+
 def load_onnx_weights(
     model, onnx_path: Path, export=None, names: dict[str, tuple[str, bool]] | None = None
 ) -> dict[str, int]:

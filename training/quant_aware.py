@@ -20,17 +20,17 @@ from __future__ import annotations
 import torch
 from torch import nn
 from torch.nn.utils import parametrize
+from weight_pack import dequantise, quantise
 
-WEIGHT_LEVELS = 127  # s8 weights within [-127, 127], per output channel
-ROW_LEVELS = 127  # u8 activations within [0, 127], per token (mermaid_verifier.model_check.ROW_LEVELS)
+from mermaid_verifier.model_check import ROW_LEVELS  # u8 activations within [0, 127], per token
+
 SMALLEST_SCALE = 1e-30  # a row of zeros: every level is its zero point (as row_quantised writes it)
 
 
 def rounded_weight(weight: torch.Tensor) -> torch.Tensor:
-    """``weight`` ([out, in]) rounded to s8 per output channel, dequantised, with a straight-through gradient."""
-    scale = (weight.detach().abs().amax(dim=1, keepdim=True) / WEIGHT_LEVELS).clamp_min(SMALLEST_SCALE)
-    levels = torch.clamp(torch.round(weight.detach() / scale), -WEIGHT_LEVELS, WEIGHT_LEVELS)
-    return weight + (levels * scale - weight).detach()
+    """``weight`` ([out, in]) rounded to s8 per output channel (``weight_pack.quantise``: the runtime's grid),
+    dequantised, with a straight-through gradient."""
+    return weight + (dequantise(*quantise(weight.detach())) - weight).detach()
 
 
 def rounded_rows(x: torch.Tensor) -> torch.Tensor:
@@ -54,15 +54,6 @@ class RoundedWeight(nn.Module):
 
 def _round_input(_module, args):
     return (rounded_rows(args[0]), *args[1:])
-
-
-def quantised_names(initializers, names: dict[str, tuple[str, bool]]) -> set[str]:
-    """The parameters (torch names) whose weights the int8 file ``initializers`` stores quantised."""
-    return {
-        name
-        for name, (onnx_name, _) in names.items()
-        if f"{onnx_name}_quantized" in initializers or f"{onnx_name}_Transposed_quantized" in initializers
-    }
 
 
 def quantisation_aware(model, quantised: set[str]) -> dict[str, int]:

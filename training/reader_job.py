@@ -48,8 +48,8 @@ from pathlib import Path
 
 import torch
 from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, freeze_bottom, label_with, run_log, train_phase
-from onnx_weights import initializers
-from quant_aware import plain, quantisation_aware, quantised_names
+from onnx_weights import initializers, quantised_names
+from quant_aware import plain, quantisation_aware
 from safetensors.torch import load_file, save_file
 from train_stance import LABELS, export_fp32, keep_layers, model_inputs
 from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
@@ -449,19 +449,17 @@ def train(args) -> int:
         metrics["student"]["frozen_layers"] = args.freeze_layers
         log(f"froze the embeddings, the bottom {args.freeze_layers} layers and the shared attention bias:"
             f" {trainable:,} parameters train")  # fmt: skip
-    if args.keep_shipped:  # the shipped model's own reading of each row, learnt beside its gold label
-        unlabelled = [row for row in train_rows if "teacher" not in row]
-        label_with(student, tokenizer, unlabelled, args.device, batch_size=64, bf16=bf16, max_length=args.max_length)
-        metrics["student"]["shipped_model_labelled"] = len(unlabelled)
-        log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
-    if args.layers:  # a shallower student, taught by the shipped model it starts from, read here on every pair
-        total = student.config.num_hidden_layers
-        kept = kept_layers(total, args.layers)
+    total = student.config.num_hidden_layers
+    kept = kept_layers(total, args.layers) if args.layers else None  # a wrong --layers stops before any labelling
+    if args.keep_shipped or args.layers:  # the shipped model's own reading of each row, learnt beside its label
         unlabelled = [row for row in train_rows if "teacher" not in row]
         label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16, max_length=args.max_length)
+        metrics["student"]["shipped_model_labelled"] = len(unlabelled)
+        log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
+    if kept is not None:  # a shallower student, taught by the shipped model it starts from, read above on every pair
         keep_layers(student, kept)
         metrics["student"]["layers"] = {"kept": kept, "of": total, "shipped_model_labelled": len(unlabelled)}
-        log(f"student: layers {kept} of {total}; {len(unlabelled)} training pairs labelled by the shipped model")
+        log(f"student: layers {kept} of {total}")
 
     reserve = 1.5 * scoring + 30  # writing the weights, then scoring the student as the shipped model was scored
     hard = min(args.seconds * 1.15, deadline - time.monotonic() - reserve)
