@@ -212,6 +212,22 @@ def test_keep_shipped_teaches_every_row_the_shipped_models_reading_beside_its_la
     assert student["distill_weight"] == 0.3
 
 
+def test_keep_shipped_agreeing_keeps_the_shipped_reading_only_where_it_names_the_label(setup, tmp_path):
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    out, work = tmp_path / "out", tmp_path / "work"
+    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
+            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32",
+            "--keep-shipped", "agreeing"]  # fmt: skip
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    student = json.loads((out / "metrics.json").read_text())["student"]
+    # the passage rows the tiny shipped model reads otherwise than their label lose its reading; the rest keep it
+    assert 0 < student["shipped_model_wrong"] <= student["shipped_model_labelled"]
+    assert student["with_teacher"] == 12 - student["shipped_model_wrong"]
+    assert "read otherwise than their label" in (out / "log.txt").read_text()
+
+
 def test_a_mapping_that_misses_a_parameter_stops_the_device_run(setup, tmp_path):
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0

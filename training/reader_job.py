@@ -456,6 +456,13 @@ def train(args) -> int:
         label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16, max_length=args.max_length)
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
         log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
+        if args.keep_shipped == "agreeing" and not args.layers:  # what it reads wrong is learnt from the label alone
+            wrong = [row for row in unlabelled if LABELS[max(range(len(LABELS)), key=row["teacher"].__getitem__)]
+                     != row["label"]]  # fmt: skip
+            for row in wrong:
+                del row["teacher"]
+            metrics["student"]["shipped_model_wrong"] = len(wrong)
+            log(f"{len(wrong)} of them read otherwise than their label: learnt from the label alone")
     if kept is not None:  # a shallower student, taught by the shipped model it starts from, read above on every pair
         keep_layers(student, kept)
         metrics["student"]["layers"] = {"kept": kept, "of": total, "shipped_model_labelled": len(unlabelled)}
@@ -643,9 +650,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     t.add_argument(
         "--keep-shipped",
-        action="store_true",
-        help="every row without teacher probabilities learns the shipped model's reading of it beside its"
-        " gold label: what the new pairs do not speak to stays as the shipped reader reads it",
+        nargs="?",
+        const="all",
+        choices=("all", "agreeing"),
+        help="every row without teacher probabilities learns the shipped model's reading of it beside its gold"
+        " label: what the new pairs do not speak to stays as the shipped reader reads it; 'agreeing' keeps that"
+        " reading only where it names the gold label (the rows it reads wrong learn from the label alone)",
     )
     t.add_argument("--max-length", type=int, default=320, help="tokens of a pair kept (passages: several sentences)")
     t.add_argument("--batch-size", type=int, default=32)
