@@ -243,3 +243,18 @@ def test_a_sample_keeps_every_pair_of_the_kept_origins_and_fills_the_rest():
     assert sample == train_stance.sample_pairs(pairs, 20, ["new"], seed=3)
     with pytest.raises(SystemExit, match="keeps 5 pairs"):
         train_stance.sample_pairs(pairs, 4, ["new"], seed=3)
+
+
+def test_batched_reading_in_length_order_gives_each_row_its_own_reading():
+    """Rows read in batches sorted by length come back in the caller's order, each as it reads alone."""
+    from trainer import predict
+
+    rows = tiny_rows(11)
+    tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
+    heard: list[str] = []
+    together = predict(model, tokenizer, rows, batch_size=4, progress=heard.append)
+    alone = [predict(model, tokenizer, [row], batch_size=1)[0] for row in rows]
+    assert together.shape == (11, 3)
+    for got, expected in zip(together, alone):
+        assert abs(got - expected).max() < 1e-4
+    assert heard and heard[-1].startswith("read 11 of 11 pairs")

@@ -268,10 +268,10 @@ def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
 
 
 def label_with(model, tokenizer, rows: list[dict], device: str, *, batch_size: int, bf16: bool = True,
-               max_length: int = MAX_LENGTH) -> None:  # fmt: skip
+               max_length: int = MAX_LENGTH, progress=None) -> None:  # fmt: skip
     """Each row's ``teacher``: ``model``'s probabilities for it (LABELS order, four decimals)."""
     probabilities = predict(model, tokenizer, rows, batch_size=batch_size, bf16=bf16, device=device,
-                            max_length=max_length)  # fmt: skip
+                            max_length=max_length, progress=progress)  # fmt: skip
     for row, probs in zip(rows, probabilities):
         row["teacher"] = [round(float(p), 4) for p in probs]
 

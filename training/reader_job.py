@@ -453,7 +453,8 @@ def train(args) -> int:
     kept = kept_layers(total, args.layers) if args.layers else None  # a wrong --layers stops before any labelling
     if args.keep_shipped or args.layers:  # the shipped model's own reading of each row, learnt beside its label
         unlabelled = [row for row in train_rows if "teacher" not in row]
-        label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16, max_length=args.max_length)
+        label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16, max_length=args.max_length,
+                   progress=lambda line: log(f"labelling with the shipped model: {line}"))  # fmt: skip
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
         log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
         if args.keep_shipped == "agreeing" and not args.layers:  # what it reads wrong is learnt from the label alone
