@@ -5,32 +5,19 @@ from __future__ import annotations
 import random
 
 import pytest
-from reader_pairs import (
-    NEI,
-    REFUTES,
-    SUPPORTS,
-    Case,
-    Inputs,
+from reader_cases import NEI, REFUTES, SUPPORTS, Case, Inputs, by_page, locate, sentence_entities
+from reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs
+from reader_pairs import generate, keep_within
+from reader_slots import (
     bound_value,
-    by_page,
     date_edit_or_none,
     exclusive,
-    generate,
-    gold_among_others,
-    gold_context,
-    keep_within,
     kinship_edit,
-    locate,
-    multi_sentence_pairs,
-    own_page_nei,
     place_edit,
-    sentence_entities,
-    slot_absent_nei,
     slot_refutes,
-    topic_near_nei,
     value_elsewhere,
-    wice_pairs,
 )
+from reader_supports import gold_among_others, gold_context, multi_sentence_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.tools.corpus_index import Passage

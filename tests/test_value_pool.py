@@ -6,7 +6,7 @@ import random
 
 import orjson
 import pytest
-from reader_pairs import NEI, REFUTES, SUPPORTS, by_page
+from reader_cases import NEI, REFUTES, SUPPORTS, by_page
 from value_pool import clean_swap, near_cue, part_of, pool_pairs, pool_rows, written_claims
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline

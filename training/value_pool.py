@@ -1,8 +1,8 @@
 """Value-elsewhere pairs from the shared training files: the claim's value present in the passage in another role.
 
-``reader_pairs.value_elsewhere`` makes this shape only from claims whose gold sentence is in the bundled corpus,
+``reader_slots.value_elsewhere`` makes this shape only from claims whose gold sentence is in the bundled corpus,
 and the corpus holds few of them (a few dozen pairs). The shared training files hold several hundred more
-SUPPORTS claims whose evidence binds a value to a single-valued slot (``reader_pairs.bound_value``: "born in
+SUPPORTS claims whose evidence binds a value to a single-valued slot (``reader_slots.bound_value``: "born in
 1879", "located in Ulm", "the capital of X is Y"), each with its evidence text. From each such claim, the value
 is changed to another of its kind that a passage names in another role:
 
@@ -40,23 +40,19 @@ import orjson
 from build_pairs import fever_split, held_out, names_pattern, write_rows
 from edits import evidence_text, mentions, replace_span
 from nei_pairs import about_words, claim_words
-from reader_pairs import (
-    COUNTRY_NAMES,
+from reader_cases import (
     MIN_WORDS,
     NEI,
     REFUTES,
     SUPPORTS,
-    YEAR,
-    bound_value,
     by_page,
-    exclusive,
     fits,
     make_pair,
     names_page,
     near_duplicate,
-    other_values,
     sentence_entities,
 )
+from reader_slots import COUNTRY_NAMES, YEAR, bound_value, exclusive, other_values
 from spacy.language import Language
 from synthesize import simple_claim
 
