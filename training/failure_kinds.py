@@ -55,6 +55,22 @@ from collections import Counter
 
 from contrast import MONTHS, stated_counts
 from edits import NUMBER_WORDS, dominant_sense, evidence_text, mentions, numbers_in, replace_span, vowel_sound, wordnet
+from kind_words import (
+    COUNTRIES,
+    FAMILY_OF,
+    KIND_FAMILIES,
+    KIND_WORDS,
+    LOWER_BOUNDS,
+    MIN_HYPERNYM_DEPTH,
+    PERSON_ADJECTIVES,
+    PERSON_NOUNS,
+    REGIONS,
+    RELATION_FAMILIES,
+    SEASONS,
+    THING_ADJECTIVES,
+    TOO_GENERAL,
+    UPPER_BOUNDS,
+)
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -65,255 +81,6 @@ _YEAR_IN_CLAIM = re.compile(
     rf"\b(in|on|during) (?:(\d{{1,2}}) )?(?:({_MONTH_RE}) )?(?:(\d{{1,2}}), )?(1[5-9]\d\d|20[0-2]\d)\b"
 )
 _RANGE = re.compile(r"\s*(--|-|–|to\b|and\b)")
-SEASONS = {
-    "December": "winter",
-    "January": "winter",
-    "February": "winter",
-    "March": "spring",
-    "April": "spring",
-    "May": "spring",
-    "June": "summer",
-    "July": "summer",
-    "August": "summer",
-    "September": "autumn",
-    "October": "autumn",
-    "November": "autumn",
-}
-
-# Adjectives that add a checkable claim without changing what the noun is: for people, for anything else.
-PERSON_ADJECTIVES = ("award-winning", "wealthy", "self-taught", "prolific", "left-handed", "bilingual", "controversial")
-THING_ADJECTIVES = ("award-winning", "controversial", "critically acclaimed", "commercially successful", "little-known")
-
-# Nationality adjective -> country, for the common ones in the corpus.
-COUNTRIES = {
-    "American": "the United States",
-    "British": "the United Kingdom",
-    "English": "England",
-    "Scottish": "Scotland",
-    "Welsh": "Wales",
-    "Irish": "Ireland",
-    "Canadian": "Canada",
-    "Australian": "Australia",
-    "French": "France",
-    "German": "Germany",
-    "Italian": "Italy",
-    "Spanish": "Spain",
-    "Portuguese": "Portugal",
-    "Dutch": "the Netherlands",
-    "Belgian": "Belgium",
-    "Swiss": "Switzerland",
-    "Austrian": "Austria",
-    "Swedish": "Sweden",
-    "Norwegian": "Norway",
-    "Danish": "Denmark",
-    "Finnish": "Finland",
-    "Polish": "Poland",
-    "Russian": "Russia",
-    "Ukrainian": "Ukraine",
-    "Greek": "Greece",
-    "Turkish": "Turkey",
-    "Israeli": "Israel",
-    "Egyptian": "Egypt",
-    "Indian": "India",
-    "Pakistani": "Pakistan",
-    "Chinese": "China",
-    "Japanese": "Japan",
-    "Korean": "Korea",
-    "South Korean": "South Korea",
-    "Filipino": "the Philippines",
-    "Indonesian": "Indonesia",
-    "Thai": "Thailand",
-    "Vietnamese": "Vietnam",
-    "Mexican": "Mexico",
-    "Brazilian": "Brazil",
-    "Argentine": "Argentina",
-    "Argentinian": "Argentina",
-    "Chilean": "Chile",
-    "Colombian": "Colombia",
-    "Cuban": "Cuba",
-    "Jamaican": "Jamaica",
-    "Nigerian": "Nigeria",
-    "South African": "South Africa",
-    "Kenyan": "Kenya",
-    "New Zealand": "New Zealand",
-    "Hungarian": "Hungary",
-    "Czech": "the Czech Republic",
-    "Romanian": "Romania",
-    "Serbian": "Serbia",
-    "Croatian": "Croatia",
-    "Iranian": "Iran",
-    "Lebanese": "Lebanon",
-}
-# Nationality adjective -> the part of the world it implies, for the unambiguous ones (no transcontinental
-# countries: Russian, Turkish and Egyptian are left out).
-REGIONS = {
-    **dict.fromkeys(
-        "British English Scottish Welsh Irish French German Italian Spanish Portuguese Dutch Belgian Swiss "
-        "Austrian Swedish Norwegian Danish Finnish Polish Ukrainian Greek Hungarian Czech Romanian Serbian "
-        "Croatian".split(),
-        "European",
-    ),
-    **dict.fromkeys("Chinese Japanese Korean Filipino Indonesian Thai Vietnamese Indian Pakistani".split(), "Asian"),
-    **dict.fromkeys("Nigerian Kenyan".split(), "African"),
-    **dict.fromkeys("American Canadian Mexican".split(), "North American"),
-    **dict.fromkeys("Brazilian Argentine Argentinian Chilean Colombian".split(), "South American"),
-    **dict.fromkeys("Cuban Jamaican".split(), "Caribbean"),
-}
-
-PERSON_NOUNS = {
-    "actor",
-    "actress",
-    "singer",
-    "songwriter",
-    "musician",
-    "rapper",
-    "writer",
-    "novelist",
-    "author",
-    "poet",
-    "journalist",
-    "politician",
-    "footballer",
-    "player",
-    "director",
-    "producer",
-    "filmmaker",
-    "comedian",
-    "model",
-    "painter",
-    "artist",
-    "composer",
-    "businessman",
-    "businesswoman",
-    "entrepreneur",
-    "athlete",
-    "boxer",
-    "wrestler",
-    "lawyer",
-    "scientist",
-    "physicist",
-    "chemist",
-    "philosopher",
-    "historian",
-    "television personality",
-    "personality",
-    "dancer",
-    "screenwriter",
-    "presenter",
-    "guitarist",
-    "drummer",
-    "cricketer",
-    "racing driver",
-    "engineer",
-    "architect",
-    "economist",
-    "diplomat",
-    "activist",
-    "bishop",
-    "king",
-    "queen",
-    "surgeon",
-    "physician",
-    "priest",
-    "soldier",
-    "officer",
-    "teacher",
-    "professor",
-    "mathematician",
-    "astronomer",
-    "inventor",
-}
-
-# Kinds of things, in families whose members exclude each other across families.
-KIND_FAMILIES = {
-    "work": ("film", "album", "song", "novel", "television series", "video game", "opera", "painting", "poem"),
-    "person": ("actor", "singer", "footballer", "politician", "novelist", "painter", "boxer", "rapper"),
-    "place": ("city", "river", "mountain", "island", "lake", "village", "country"),
-    "organisation": ("band", "company", "university", "political party", "football club", "record label"),
-    "living thing": ("plant", "bird", "fish", "insect", "mammal"),
-}
-KIND_WORDS = {
-    "film": "film",
-    "movie": "film",
-    "album": "album",
-    "song": "song",
-    "single": "song",
-    "novel": "novel",
-    "book": "novel",
-    "series": "television series",
-    "tv series": "television series",
-    "video game": "video game",
-    "game": "video game",
-    "opera": "opera",
-    "painting": "painting",
-    "poem": "poem",
-    "actor": "actor",
-    "actress": "actor",
-    "singer": "singer",
-    "footballer": "footballer",
-    "politician": "politician",
-    "novelist": "novelist",
-    "writer": "novelist",
-    "painter": "painter",
-    "boxer": "boxer",
-    "rapper": "rapper",
-    "city": "city",
-    "town": "city",
-    "river": "river",
-    "mountain": "mountain",
-    "island": "island",
-    "lake": "lake",
-    "village": "village",
-    "country": "country",
-    "band": "band",
-    "company": "company",
-    "university": "university",
-    "party": "political party",
-    "club": "football club",
-    "label": "record label",
-    "plant": "plant",
-    "bird": "bird",
-    "fish": "fish",
-    "insect": "insect",
-}
-FAMILY_OF = {kind: family for family, kinds in KIND_FAMILIES.items() for kind in kinds}
-# Hypernyms too general to be a claim a reader can check ("is an entity", "is a person").
-TOO_GENERAL = {
-    "entity",
-    "physical_entity",
-    "abstraction",
-    "object",
-    "whole",
-    "person",
-    "individual",
-    "someone",
-    "somebody",
-    "organism",
-    "being",
-    "causal_agent",
-    "cause",
-    "thing",
-    "unit",
-    "adult",
-    "worker",
-    "group",
-    "relation",
-    "measure",
-    "attribute",
-    "matter",
-    "artifact",
-    "instrumentality",
-    "act",
-    "event",
-    "communication",
-    "creation",
-    "product",
-    "location",
-    "region",
-    "leader",
-    "expert",
-}
-MIN_HYPERNYM_DEPTH = 6
 
 
 def _article(word: str) -> str:
@@ -555,60 +322,6 @@ def other_subject(doc: Doc, row: dict, names: dict[str, list[str]], rng: random.
     return rng.choice(options) + row["claim"][len(name) :]
 
 
-# Relations by family, as a claim states them: (phrase, words whose presence in the evidence means the
-# evidence may speak of that relation). Within a family one relation neither entails nor excludes another,
-# so a claim whose relation was swapped for another is NOT ENOUGH INFO against evidence for the first.
-# A relation whose object is a date is left alone: "was born in 1961" -> "lived in 1961" follows from it.
-RELATION_FAMILIES: tuple[tuple[tuple[str, str], ...], ...] = (
-    (
-        ("directed", r"direct"),
-        ("wrote", r"wr[io]te|writ|screenplay|author|penned|script"),
-        ("wrote the screenplay for", r"wr[io]te|writ|screenplay|author|penned|script"),
-        ("produced", r"produc"),
-        ("edited", r"edit"),
-        ("starred in", r"star|cast|role|play|actor|actress|appear|portray"),
-        ("narrated", r"narrat|voice"),
-        ("composed the music for", r"compos|music|score|song"),
-    ),
-    (
-        ("was directed by", r"direct"),
-        ("was written by", r"wr[io]te|writ|screenplay|author|penned|script"),
-        ("was produced by", r"produc"),
-        ("was edited by", r"edit"),
-        ("was narrated by", r"narrat|voice"),
-        ("was composed by", r"compos|music|score"),
-    ),
-    (
-        ("was developed by", r"develop"),
-        ("was published by", r"publish"),
-        ("was distributed by", r"distribut"),
-        ("was manufactured by", r"manufactur|made|build|built|produc"),
-        ("was released by", r"releas"),
-    ),
-    (
-        ("founded", r"found|establish|creat|start|set up"),
-        ("owned", r"own|acqui|bought|purchas|sold"),
-        ("led", r"\bled\b|lead|head|chair|president|chief|ceo|director"),
-    ),
-    (
-        ("was born in", r"born|birth|native"),
-        ("died in", r"died|death|dead|kill"),
-        ("lived in", r"live|resid|home|settl|moved"),
-        ("grew up in", r"grew|raised|childhood|upbringing"),
-        ("was buried in", r"buri|grave|interred"),
-    ),
-    (
-        ("studied at", r"stud|educat|attend|student|enrol"),
-        ("graduated from", r"graduat|degree|alumn"),
-        ("taught at", r"taught|teach|professor|lectur|faculty"),
-        ("worked at", r"work|employ|job"),
-    ),
-    (
-        ("played for", r"play|sign|join|appear|transfer|loan"),
-        ("coached", r"coach|manag"),
-        ("managed", r"manag|coach"),
-    ),
-)
 _RELATION = re.compile(
     r"\b("
     + "|".join(sorted((re.escape(p) for family in RELATION_FAMILIES for p, _ in family), key=len, reverse=True))
@@ -646,18 +359,6 @@ def other_relation(claim: str, evidence: str, rng: random.Random) -> str | None:
     return claim[: found.start()] + rng.choice(options) + claim[found.end() :]
 
 
-# Bounds a claim may put on a stated count: (phrase, holds(value, bound)).
-LOWER_BOUNDS = (
-    ("more than", lambda value, bound: value > bound),
-    ("over", lambda value, bound: value > bound),
-    ("at least", lambda value, bound: value >= bound),
-)
-UPPER_BOUNDS = (
-    ("fewer than", lambda value, bound: value < bound),
-    ("under", lambda value, bound: value < bound),
-    ("less than", lambda value, bound: value < bound),
-    ("at most", lambda value, bound: value <= bound),
-)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|approximately|nearly|almost|over|under|more than|less than|fewer than|some|roughly"
     r"|up to|at least|at most|estimated|circa|c\.|close to|just|upwards of|in excess of)\s*$",

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from edits import evidence_text, mentions, replace_span
-from failure_kinds import COUNTRIES
+from kind_words import COUNTRIES
 from nei_pairs import about_words, claim_words
 from reader_cases import (
     FAMILY,

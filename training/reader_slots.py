@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from contrast import ROLE_CUES, ROLE_SWAPS, comparative_edit, date_edit, number_edit
 from edits import evidence_text, mentions, replace_span
-from failure_kinds import COUNTRIES
+from kind_words import COUNTRIES
 from nei_pairs import about_words, claim_words
 from reader_cases import (
     NEI,
