@@ -56,7 +56,8 @@ def setup(tmp_path):
             p.add_(torch.randn(p.shape, generator=generator) * 0.02)
     shipped = tmp_path / "shipped"
     export = train_stance.export_onnx(model, tokenizer, shipped, tiny_rows(8))
-    (shipped / "stance_config.json").write_text(json.dumps({"run": "tiny", "base": "tiny"} | export))
+    shipped_config = {"run": "tiny", "base": "tiny", "labels": train_stance.LABELS, "max_length": 64} | export
+    (shipped / "stance_config.json").write_text(json.dumps(shipped_config))
     architecture = tmp_path / "config.json"
     architecture.write_text(json.dumps(model.config.to_dict()))
 
@@ -425,3 +426,22 @@ def test_the_probe_times_whole_steps_on_a_copy_and_freezing_takes_the_shared_bia
     assert not mpnet.mpnet.encoder.relative_attention_bias.weight.requires_grad
     with pytest.raises(SystemExit, match="freeze fewer"):
         device_train.freeze_bottom(mpnet, 3)
+
+
+def test_the_shipped_files_readings_for_training_rows_are_the_runtimes(setup, monkeypatch):
+    """Each row's reading by the shipped int8 file, as --keep-shipped labels rows: what the runtime reads for the
+    same pair at the same length; without onnxruntime (a device image) there is none, for torch to read instead."""
+    config = json.loads(setup["architecture"].read_text())
+    tokenizer, _, _, _ = reader_model.student_from_onnx(config, setup["shipped"], 64)
+    rows = passage_rows(5) + tiny_rows(4)
+    heard: list[str] = []
+    readings = reader_model.shipped_readings(setup["shipped"] / "model.onnx", setup["shipped"], tokenizer, rows,
+                                             threads=1, max_length=64, progress=heard.append)  # fmt: skip
+    runtime = StanceModel(setup["shipped"], self_check=False, threads=1)
+    for row, reading in zip(rows, readings, strict=True):
+        read = runtime.probabilities(row["claim"], [(row["title"], row["evidence"])], max_length=64)[0]
+        assert reading == pytest.approx([read["supports"], read["refutes"], read["neutral"]], abs=1e-4)
+    assert heard[-1].startswith("read 9 of 9 pairs")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    assert reader_model.shipped_readings(setup["shipped"] / "model.onnx", setup["shipped"], tokenizer, rows,
+                                         threads=1, max_length=64) is None  # fmt: skip

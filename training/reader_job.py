@@ -57,6 +57,7 @@ from reader_model import (
     in_repo,
     kept_layers,
     part_sizes,
+    shipped_readings,
     student_from_onnx,
     trained_state,
 )
@@ -362,8 +363,19 @@ def train(args) -> int:
     kept = kept_layers(total, args.layers) if args.layers else None  # a wrong --layers stops before any labelling
     if args.keep_shipped or args.layers:  # the shipped model's own reading of each row, learnt beside its label
         unlabelled = [row for row in train_rows if "teacher" not in row]
-        label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16, max_length=args.max_length,
-                   progress=lambda line: log(f"labelling with the shipped model: {line}"))  # fmt: skip
+
+        def heard(line: str) -> None:
+            log(f"labelling with the shipped model: {line}")
+
+        readings = shipped_readings(onnx_path, model_dir, tokenizer, unlabelled, threads=args.threads,
+                                    max_length=args.max_length, progress=heard)  # fmt: skip
+        if readings is None:
+            log("onnxruntime is not installed here: the shipped model's readings are its weights' in torch")
+            label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16,
+                       max_length=args.max_length, progress=heard)  # fmt: skip
+        else:
+            for row, reading in zip(unlabelled, readings):
+                row["teacher"] = reading
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
         log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
         if args.keep_shipped == "agreeing" and not args.layers:  # what it reads wrong is learnt from the label alone

@@ -5,12 +5,13 @@ the file does; which layers a shallower student keeps; what a trained student se
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import torch
 from device_train import STUDENT_PARTS, WORD_EMBEDDINGS
 from train_stance import LABELS, export_fp32, model_inputs
-from trainer import predict
+from trainer import encode, predict
 from weight_pack import pack_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -114,3 +115,40 @@ def part_sizes(state: dict[str, torch.Tensor]) -> list[int]:
 def in_repo(path: Path) -> str:
     """``path`` as the device names it: relative to the repository root where it lies inside it."""
     return str(path.resolve().relative_to(REPO)) if path.resolve().is_relative_to(REPO) else str(path)
+
+
+def shipped_readings(onnx_path: Path, model_dir: Path, tokenizer, rows: list[dict], *, threads: int, max_length: int,
+                     progress=None) -> list[list[float]] | None:  # fmt: skip
+    """The shipped int8 file's probabilities for each row (LABELS order, four decimals), each pair read alone by
+    onnxruntime as the runtime reads it (integer products: the same on every CPU kind), at up to ``max_length``
+    tokens; None where onnxruntime is not installed (a device image), for the caller to say so and read the
+    weights in torch. ``progress`` hears how far it is about once a minute."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    import numpy as np
+
+    config_path = model_dir / "stance_config.json"
+    named = json.loads(config_path.read_text()).get("labels")
+    if sorted(named or []) != sorted(LABELS):
+        raise SystemExit(f"{config_path}: 'labels' must name the file's logits ({', '.join(LABELS)}), not {named}")
+    order = [named.index(label) for label in LABELS]
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    readings, started, last = [], time.monotonic(), time.monotonic()
+    for done, row in enumerate(rows, 1):
+        inputs = encode(tokenizer, [row], return_tensors="np", max_length=max_length)
+        logits = session.run(None, {name: np.asarray(inputs[name], dtype=np.int64) for name in names})[0][0][order]
+        probabilities = np.exp(logits - logits.max())
+        readings.append([round(float(p), 4) for p in probabilities / probabilities.sum()])
+        now = time.monotonic()
+        if progress is not None and (now - last >= 60 or done == len(rows)):
+            rate = done / max(now - started, 1e-9)
+            progress(f"read {done} of {len(rows)} pairs, {rate:.1f} pairs/s, {(len(rows) - done) / rate:.0f} s left")
+            last = now
+    return readings
