@@ -18,3 +18,6 @@ cd ..
 PYTHONPATH=.:training python training/soup.py --model training/runs/soup10/shipped-final --model training/runs/cpu10/run/final \
     --run-dir training/runs/soup10/run --pairs training/runs/cpu10/run/pairs
 bash training/runs/eval_today.sh soup10 training/runs/soup10/run/model training/runs/cpu10/run/pairs
+# the average read in float: its final/ exported with train_stance.export_fp32 into training/runs/soup10/float-model
+# (tokenizer.json and stance_config.json copied from its int8 model/), then the grounding steps of eval_today.sh with
+# MERMAID_STANCE_MODEL=training/runs/soup10/float-model -> evaluation/grounding-float.txt
