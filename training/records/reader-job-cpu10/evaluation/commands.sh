@@ -12,3 +12,9 @@ PYTHONPATH=.:training python training/reader_job.py import --returned training/r
     --run-dir training/runs/cpu10/run
 # then training/runs/eval_today.sh cpu10 training/runs/cpu10/run/model training/runs/cpu10/run/pairs (the steps listed
 # in training/records/reader-job-cpu8/evaluation/commands.sh)
+# the contrast set with a judge refitted to each reader (as it would ship), the shipped reader's refitted on its run of
+# today (runs/shipped-today-paper-dev: the eval_today.sh FEVER command with the bundled model):
+#   python scripts/evaluate_scoring.py runs/NAME-paper-dev/results.jsonl --fit-on-train --decider "fitted + confidence model" \
+#       --max-risk 0.20 --write-judge-config JUDGE/judge_config.json
+#   then bench/given_evidence.py's contrast() with GivenEvidenceJudge(stance=StanceModel(MODEL), judge_config=<JUDGE's three
+#   files, read as JudgeConfig.bundled reads data/>) -> evaluation/contrast-judge-refitted.json
