@@ -5,13 +5,12 @@ the file does; which layers a shallower student keeps; what a trained student se
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import torch
 from device_train import STUDENT_PARTS, WORD_EMBEDDINGS
 from train_stance import LABELS, export_fp32, model_inputs
-from trainer import encode, predict
+from trainer import ReadingProgress, encode, predict
 from weight_pack import pack_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -140,15 +139,11 @@ def shipped_readings(onnx_path: Path, model_dir: Path, tokenizer, rows: list[dic
     options.log_severity_level = 3
     session = onnxruntime.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
     names = [i.name for i in session.get_inputs()]
-    readings, started, last = [], time.monotonic(), time.monotonic()
+    readings, told = [], ReadingProgress(len(rows), progress)
     for done, row in enumerate(rows, 1):
         inputs = encode(tokenizer, [row], return_tensors="np", max_length=max_length)
         logits = session.run(None, {name: np.asarray(inputs[name], dtype=np.int64) for name in names})[0][0][order]
         probabilities = np.exp(logits - logits.max())
         readings.append([round(float(p), 4) for p in probabilities / probabilities.sum()])
-        now = time.monotonic()
-        if progress is not None and (now - last >= 60 or done == len(rows)):
-            rate = done / max(now - started, 1e-9)
-            progress(f"read {done} of {len(rows)} pairs, {rate:.1f} pairs/s, {(len(rows) - done) / rate:.0f} s left")
-            last = now
+        told.read(done)
     return readings

@@ -296,19 +296,31 @@ def predict(
     model.eval()
     order = sorted(range(len(rows)), key=lambda i: -len(rows[i]["claim"]) - len(rows[i]["evidence"]))  # longest first
     out = np.zeros((len(rows), len(LABELS)), dtype=np.float32)
-    started = last = time.monotonic()
+    told = ReadingProgress(len(rows), progress)
     for start in range(0, len(rows), batch_size):
         chunk = order[start : start + batch_size]
         with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=bf16):
             inputs = encode(tokenizer, [rows[i] for i in chunk], max_length=max_length).to(device)
             logits = model(**inputs).logits
         out[chunk] = torch.softmax(logits.float(), -1).cpu().numpy()
-        done, now = start + len(chunk), time.monotonic()
-        if progress is not None and (now - last >= 60 or done == len(rows)):
-            rate = done / max(now - started, 1e-9)
-            progress(f"read {done} of {len(rows)} pairs, {rate:.1f} pairs/s, {(len(rows) - done) / rate:.0f} s left")
-            last = now
+        told.read(start + len(chunk))
     return out
+
+
+class ReadingProgress:
+    """Tells ``progress`` (when given) how far a reading of ``total`` pairs is, about once a minute and at the end."""
+
+    def __init__(self, total: int, progress: Callable[[str], None] | None, every: float = 60.0):
+        self.total, self.progress, self.every = total, progress, every
+        self.started = self.last = time.monotonic()
+
+    def read(self, done: int) -> None:
+        now = time.monotonic()
+        if self.progress is None or (now - self.last < self.every and done < self.total):
+            return
+        rate = done / max(now - self.started, 1e-9)
+        self.progress(f"read {done} of {self.total} pairs, {rate:.1f} pairs/s, {(self.total - done) / rate:.0f} s left")
+        self.last = now
 
 
 def cpu_flags() -> set[str]:
