@@ -1,7 +1,7 @@
 """The reader job: train the shipped stance model on passage-level pairs in one call on a lent GPU.
 
     # here (the torch venv): mix, compress and check the pairs; prints the device command and what it carries
-    /tmp/train/bin/python training/reader_job.py prepare --pairs PAIRS \
+    /tmp/train/bin/python training/reader_job.py prepare --pairs PAIRS \\
         --labels training/records/mpnet6-gpu/teacher/teacher_labels.json.gz --labelled-pairs PAIRS-25d1cdb --out .devjob
     # on the device, carrying .devjob (the command ``prepare`` printed):
     PYTHONPATH=.:training python3 training/reader_job.py train --job .devjob --out $OUT
@@ -379,8 +379,7 @@ def train(args) -> int:
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
         log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
         if args.keep_shipped == "agreeing" and not args.layers:  # what it reads wrong is learnt from the label alone
-            wrong = [row for row in unlabelled if LABELS[max(range(len(LABELS)), key=row["teacher"].__getitem__)]
-                     != row["label"]]  # fmt: skip
+            wrong = [row for row in unlabelled if LABELS[row["teacher"].index(max(row["teacher"]))] != row["label"]]
             for row in wrong:
                 del row["teacher"]
             metrics["student"]["shipped_model_wrong"] = len(wrong)
