@@ -85,6 +85,12 @@ def prepare_argv(setup, out: Path) -> list[str]:
             "--replay-ratio", "2", "--max-length", "64"]  # fmt: skip
 
 
+def three_steps_argv(job: Path, out: Path, work: Path, *extra: str) -> list[str]:
+    """``reader_job.py train`` for three steps of the tiny job on the CPU in fp32 (the same on every CPU kind)."""
+    return ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
+            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32", *extra]  # fmt: skip
+
+
 def train_without_pydantic_or_orjson(argv: list[str]) -> subprocess.CompletedProcess:
     """``reader_job.py train`` in a Python where importing pydantic or orjson fails, as on the GPU image, and where
     exporting the architecture to find the weights' ONNX names fails too: the GPU image's torch and transformers
@@ -121,8 +127,7 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
         train_stance.base_model("tiny", seed=3)[1].config).named_parameters()}  # fmt: skip
 
     out, work = tmp_path / "out", tmp_path / "work"
-    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
-            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32"]  # fmt: skip
+    argv = three_steps_argv(job, out, work)
     shipped_onnx = setup["shipped"] / "model.onnx"
     shipped_onnx.rename(tmp_path / "kept.onnx")  # left out of the device call: the job carries a copy
     done = train_without_pydantic_or_orjson(argv)
@@ -169,9 +174,7 @@ def test_a_quantisation_aware_run_ships_the_very_integers_it_trained_with(setup,
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0
     out, work, run = tmp_path / "out", tmp_path / "work", tmp_path / "run"
-    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
-            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32", "--lr", "1e-3",
-            "--quant-aware"]  # fmt: skip
+    argv = three_steps_argv(job, out, work, "--lr", "1e-3", "--quant-aware")
     done = train_without_pydantic_or_orjson(argv)
     assert done.returncode == 0, done.stdout + done.stderr
     rounding = json.loads((out / "metrics.json").read_text())["student"]["quantisation_aware"]
@@ -203,9 +206,7 @@ def test_keep_shipped_teaches_every_row_the_shipped_models_reading_beside_its_la
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0
     out, work = tmp_path / "out", tmp_path / "work"
-    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
-            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32",
-            "--keep-shipped", "--distill-weight", "0.3"]  # fmt: skip
+    argv = three_steps_argv(job, out, work, "--keep-shipped", "--distill-weight", "0.3")
     done = train_without_pydantic_or_orjson(argv)
     assert done.returncode == 0, done.stdout + done.stderr
     student = json.loads((out / "metrics.json").read_text())["student"]
@@ -218,9 +219,7 @@ def test_keep_shipped_agreeing_keeps_the_shipped_reading_only_where_it_names_the
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0
     out, work = tmp_path / "out", tmp_path / "work"
-    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
-            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32",
-            "--keep-shipped", "agreeing"]  # fmt: skip
+    argv = three_steps_argv(job, out, work, "--keep-shipped", "agreeing")
     done = train_without_pydantic_or_orjson(argv)
     assert done.returncode == 0, done.stdout + done.stderr
     student = json.loads((out / "metrics.json").read_text())["student"]
@@ -304,8 +303,7 @@ def test_a_shallower_student_is_taught_by_the_shipped_model_and_imported_with_it
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0
     out, work = tmp_path / "out", tmp_path / "work"
-    argv = ["train", "--job", str(job), "--out", str(out), "--work", str(work), "--device", "cpu", "--steps", "3",
-            "--probe-steps", "1", "--batch-size", "4", "--max-length", "64", "--precision", "fp32", "--layers", "1"]  # fmt: skip
+    argv = three_steps_argv(job, out, work, "--layers", "1")
     done = train_without_pydantic_or_orjson(argv)
     assert done.returncode == 0, done.stdout + done.stderr
     metrics = json.loads((out / "metrics.json").read_text())
