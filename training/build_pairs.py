@@ -216,6 +216,22 @@ def shared_pairs(shared: Path) -> list[dict]:
     return pairs
 
 
+def builder_parser(description: str) -> argparse.ArgumentParser:
+    """The arguments every pair build takes: the shared data it reads, the folder it writes and its seed."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
+    parser.add_argument("--seed", type=int, default=13)
+    return parser
+
+
+def corpus_and_held_out(shared: Path) -> tuple[CorpusIndex, list, HeldOut]:
+    """The bundled corpus indexed, ``paper_dev``'s claims and the pages no training pair may come from."""
+    index = CorpusIndex.build(list(read_corpus(shared / "corpus" / "wiki_sentences.jsonl")))
+    claims, split, anchors = fever_split(shared, index)
+    return index, claims, held_out(shared, index, split, anchors)
+
+
 def names_pattern(titles: set[str]) -> re.Pattern | None:
     names = sorted(
         {without_disambiguator(t) for t in titles if len(without_disambiguator(t)) >= 4}, key=len, reverse=True
@@ -362,10 +378,7 @@ def write_rows(path: Path, rows: list[dict], rng: random.Random) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
-    parser.add_argument("--seed", type=int, default=13)
+    parser = builder_parser(__doc__.splitlines()[0])
     parser.add_argument(
         "--synthetic-sentences",
         type=int,

@@ -106,12 +106,17 @@ def wordnet_synonym(word: str, pos: str) -> tuple[str, ...]:
 
 def evidence_text(evidence: str) -> str:
     """Lower-cased evidence with FEVER's tokenisation undone ("Edmonds ," -> "edmonds,"); idempotent."""
+    return plain_text(evidence).lower()
+
+
+def plain_text(evidence: str) -> str:
+    """Evidence with FEVER's tokenisation undone, case kept ("Dil -LRB- 1990 -RRB- ," -> "Dil (1990),")."""
     text = evidence.replace("-LRB-", "(").replace("-RRB-", ")").replace("-LSB-", "[").replace("-RSB-", "]")
     text = text.replace("``", '"').replace("''", '"')
     text = re.sub(r"\s+([,.;:!?)\]%])", r"\1", text)
     text = re.sub(r"([(\[$])\s+", r"\1", text)
     text = re.sub(r"\s+('s|n't)\b", r"\1", text)
-    return re.sub(r"\s+", " ", text).strip().lower()
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def mentions(evidence: str, phrase: str) -> bool:

@@ -26,7 +26,6 @@ contrast set's pages) are dropped. Passages whose page title (or, untitled, whos
 
 from __future__ import annotations
 
-import argparse
 import collections
 import random
 import re
@@ -35,14 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
-from build_pairs import fever_split, held_out, names_pattern, write_rows
+from build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
+from edits import plain_text as plain
 from reader_cases import NEI, REFUTES, SUPPORTS, by_page, fits, joined
 from value_pool import POOL_ORIGINS, VALIDATION_BUCKETS
 
 from mermaid_verifier.evaluation.datasets import hash_bucket
-from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, read_corpus
+from mermaid_verifier.tools.corpus_index import Passage
 
-REPO = Path(__file__).resolve().parents[1]
 PER_PASSAGE = 2  # at most this many SUPPORTS and this many REFUTES pairs per passage, so long lists do not swamp
 ITEM_YEAR = re.compile(r"\(\s*(1[5-9]\d\d|20[0-2]\d)\s*\)")
 JOINERS = {"of", "the", "a", "an", "and", "in", "on", "to", "for", "with", "at", "from", "vs.", "&", "de", "la", "le"}
@@ -63,16 +62,6 @@ WINDOW = 120  # characters before the first item searched for the words of the l
 class Item:
     title: str
     year: str
-
-
-def plain(text: str) -> str:
-    """FEVER's tokenisation undone, case kept ("Dil -LRB- 1990 -RRB- ," -> "Dil (1990),")."""
-    text = text.replace("-LRB-", "(").replace("-RRB-", ")").replace("-LSB-", "[").replace("-RSB-", "]")
-    text = text.replace("``", '"').replace("''", '"')
-    text = re.sub(r"\s+([,.;:!?)\]%])", r"\1", text)
-    text = re.sub(r"([(\[$])\s+", r"\1", text)
-    text = re.sub(r"\s+('s|n't)\b", r"\1", text)
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def capitalised(word: str) -> bool:
@@ -234,16 +223,11 @@ def pairs_of(listings: list[Listing], rng: random.Random) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
-    parser.add_argument("--seed", type=int, default=13)
+    parser = builder_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
     started = time.monotonic()
     args.work.mkdir(parents=True, exist_ok=True)
-    index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
-    _, split, anchors = fever_split(args.shared, index)
-    kept_out = held_out(args.shared, index, split, anchors)
+    index, _, kept_out = corpus_and_held_out(args.shared)
     allowed = {p.page for p in index.passages} - kept_out.pages
     names = names_pattern(kept_out.titles)
     listings = corpus_listings(by_page(index.passages), allowed, random.Random(f"{args.seed}:list:corpus"))

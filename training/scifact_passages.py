@@ -19,15 +19,12 @@ pairs carry SciFact's licence (CC BY-NC 2.0), which the shipped reader already l
 
 from __future__ import annotations
 
-import argparse
 import collections
 import random
-from pathlib import Path
 
 import orjson
-from build_pairs import pair, scifact_split, write_rows
+from build_pairs import builder_parser, pair, scifact_split, write_rows
 
-REPO = Path(__file__).resolve().parents[1]
 NEI, SUPPORTS, REFUTES = "NOT ENOUGH INFO", "SUPPORTS", "REFUTES"
 LABELS = {"SUPPORT": SUPPORTS, "CONTRADICT": REFUTES}
 MAX_CHARS = 900
@@ -102,10 +99,7 @@ def passage_pairs(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
-    parser.add_argument("--seed", type=int, default=13)
+    parser = builder_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
     records, split = scifact_split(args.shared)
     with (args.shared / "corpus" / "scifact_abstracts.jsonl").open("rb") as handle:

@@ -29,7 +29,6 @@ Claims whose evidence title (or, untitled, whose claim) hashes into ``VALIDATION
 
 from __future__ import annotations
 
-import argparse
 import collections
 import random
 import re
@@ -37,7 +36,7 @@ import time
 from pathlib import Path
 
 import orjson
-from build_pairs import fever_split, held_out, names_pattern, write_rows
+from build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
 from edits import evidence_text, mentions, replace_span
 from nei_pairs import about_words, claim_words
 from reader_cases import (
@@ -58,7 +57,7 @@ from synthesize import simple_claim
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import hash_bucket
-from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, read_corpus
+from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
 
 REPO = Path(__file__).resolve().parents[1]
 VALIDATION_BUCKETS = range(0, 12)  # claims whose key hashes here are kept for measuring
@@ -253,17 +252,12 @@ def pool_pairs(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
-    parser.add_argument("--seed", type=int, default=13)
+    parser = builder_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
     started = time.monotonic()
     args.work.mkdir(parents=True, exist_ok=True)
     nlp = load_pipeline()
-    index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
-    claims, split, anchors = fever_split(args.shared, index)
-    kept_out = held_out(args.shared, index, split, anchors)
+    index, _, kept_out = corpus_and_held_out(args.shared)
     allowed = {p.page for p in index.passages} - kept_out.pages
     held_out_titles = kept_out.titles
     names = names_pattern(held_out_titles)

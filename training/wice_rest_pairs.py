@@ -22,22 +22,18 @@ training. WiCE's dev file, which the grounding checks read, is never read here.
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import time
-from pathlib import Path
 
 import orjson
-from build_pairs import fever_split, held_out, write_rows
+from build_pairs import builder_parser, corpus_and_held_out, write_rows
 from reader_cases import MAX_CHARS, NEI
 from reader_nei import _META_TITLE, WICE_VALIDATION_BUCKETS
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from mermaid_verifier.evaluation.datasets import hash_bucket
-from mermaid_verifier.tools.corpus_index import CorpusIndex, read_corpus
 
-REPO = Path(__file__).resolve().parents[1]
 MIN_WORDS = 5  # shorter lines (menus, bylines, dates) are never read
 MAX_LINES = 3
 
@@ -100,18 +96,13 @@ def rest_pairs(rows: list[dict], part: str, held_out_titles: set[str]) -> list[d
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
-    parser.add_argument("--seed", type=int, default=13)
+    parser = builder_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
     started = time.monotonic()
     args.work.mkdir(parents=True, exist_ok=True)
     path = args.shared / "grounding" / "wice_train_subclaims.jsonl"
     rows = [orjson.loads(line) for line in path.open("rb")]
-    index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
-    _, split, anchors = fever_split(args.shared, index)
-    held_out_titles = held_out(args.shared, index, split, anchors).titles
+    held_out_titles = corpus_and_held_out(args.shared)[2].titles
     for part, name in (("train", "pairs_train_wice_rest.jsonl"), ("validation", "pairs_validation_wice_rest.jsonl")):
         pairs = rest_pairs(rows, part, held_out_titles)
         write_rows(args.work / name, pairs, random.Random(f"{args.seed}:wice-rest:{part}:order"))
