@@ -1,5 +1,9 @@
-"""One small Protocol per role: the offline and the LLM implementation of each stand behind it, and the
-graph (``mermaid_verifier.graph``) sees only these.
+"""One small Protocol per role: the offline and the LLM implementation of each stand behind it. The graph
+(``mermaid_verifier.graph``) calls each role only through these, on the ``Agents`` that
+``mermaid_verifier.wiring.wire_agents`` builds from ``backend_plan``'s table; what else it takes from ``agents/``
+is the same under every backend: the judge's assessment and its abstentions (``judge``), the cascade's
+reconciliation (``reconcile``), token accounting (``model_calls``), ``decomposer.names_something`` and the
+``ExecutionResult`` record.
 
 =========== ==================================== ========================================================
 role        offline                              LLM

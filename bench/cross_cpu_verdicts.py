@@ -107,10 +107,10 @@ def claims_of(args) -> list:
 async def verify(claims: list, corpus: list[Path], stance) -> dict[str, dict]:
     from mermaid_verifier.config import Settings
     from mermaid_verifier.evaluation.batch import verify_labelled
-    from mermaid_verifier.graph import open_verifier
+    from mermaid_verifier.graph import Overrides, open_verifier
 
     settings = Settings.from_env(corpora=tuple(corpus), sources=("local",), use_memory=False)
-    async with open_verifier(settings, stance=stance) as graph:
+    async with open_verifier(settings, overrides=Overrides(stance=stance)) as graph:
         rows = await verify_labelled(graph, claims, concurrency=1)
     return {
         row["id"]: {

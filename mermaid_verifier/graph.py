@@ -58,9 +58,17 @@ from mermaid_verifier.models import Decomposition, Stance, Stats, TraceStep, Ver
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, apply_review
 from mermaid_verifier.state import VerifierState, VerifyInput, VerifyOutput
 from mermaid_verifier.tools.sources import corpora_ready
-from mermaid_verifier.wiring import Agents, Resources, claim_extractor_for, judge_config_for, wire_agents
+from mermaid_verifier.wiring import Agents, Overrides, Resources, judge_config_for, wire_agents
 
-__all__ = ["Resources", "build_graph", "judge_config_for", "make_graph", "open_verifier", "wire_agents"]
+__all__ = [
+    "Overrides",
+    "Resources",
+    "build_graph",
+    "judge_config_for",
+    "make_graph",
+    "open_verifier",
+    "wire_agents",
+]
 
 REMEMBER_MIN_SCORE = 0.5  # only evidence that bore on a verdict is worth keeping
 
@@ -79,7 +87,7 @@ async def decompose(state: VerifierState, agents: Agents, *, unsearched: str) ->
         return Command(goto=unsearched, update=update | {"stats": Stats(), "started_at": started_at})
     with usage_scope() as usage:
         try:
-            decomposition = await agents.resources.decomposer.adecompose(state["claim"])
+            decomposition = await agents.decomposer.adecompose(state["claim"])
         except (LLMOutputError, LLMServiceError) as exc:  # no decomposition: abstain and say why
             stats = add_usage(Stats(backend="llm"), usage, agents.pricing)
             update = _unsearched(state, Decomposition(), abstention_without_decomposition(str(exc)), str(exc))
@@ -149,7 +157,7 @@ def _assessed(state: VerifierState, agents: Agents) -> list:
     return assess(
         state["evidence"],
         resources.reliability_config,
-        resources.judge_config,
+        agents.judge_config,
         state["claim"],
         state["decomposition"].entities,
         resources.clock(),
@@ -212,7 +220,7 @@ def explain(state: VerifierState, agents: Agents) -> dict:
     """Rank the evidence and label each item with its stance as the final verdict used it."""
     ranked = annotate(
         state["assessed"],
-        agents.resources.judge_config,
+        agents.judge_config,
         state["claim"],
         state["decomposition"].entities,
         state["verdict"],
@@ -267,18 +275,22 @@ def _after_llm_search(state: VerifierState) -> str:
 
 
 def build_graph(resources: Resources | None = None, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:
-    """The compiled verification graph for the resources' backend (offline, llm or cascade). Without
-    ``resources``, settings come from the environment and the tool servers start on first use.
-
-    The nodes are the module-level functions above, each given the graph's :class:`Agents` (bound
-    here, not passed at invoke time: the graph also runs as a node of a host app, whose runtime
-    context is its own).
+    """The compiled verification graph for the resources' backend (offline, llm or cascade), its agents wired by
+    :func:`~mermaid_verifier.wiring.wire_agents` (the ones given to ``Resources.create`` in its ``Overrides``
+    kept). Without ``resources``, settings come from the environment and the tool servers start on first use.
 
     With ``review=True`` an abstained verdict pauses the graph (LangGraph ``interrupt``) with a
     :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
     Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
     resources = resources or Resources.create()
-    agents = wire_agents(resources)
+    return compile_graph(wire_agents(resources), review=review, checkpointer=checkpointer)
+
+
+def compile_graph(agents: Agents, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:
+    """The graph over wired agents. The nodes are the module-level functions above, each given the graph's
+    :class:`Agents` (bound here, not passed at invoke time: the graph also runs as a node of a host app, whose
+    runtime context is its own)."""
+    resources = agents.resources
     backend = resources.backend
     finish = "review" if review else "remember"
     graph = StateGraph(VerifierState, input_schema=VerifyInput, output_schema=VerifyOutput)
@@ -331,11 +343,17 @@ def _memory_keys(state: VerifierState) -> list[str]:
 
 @dataclass(frozen=True)
 class Pipeline:
-    """An opened verification pipeline: its resources (tool servers, models, memory) and the compiled graph."""
+    """An opened verification pipeline: its resources (tool servers, models, memory), its agents and the compiled
+    graph."""
 
     resources: Resources
+    agents: Agents
     graph: CompiledStateGraph
-    extractor: ClaimExtractor | None = None  # with ``claims=True``: the backend's claim extractor, loaded
+
+    @property
+    def extractor(self) -> ClaimExtractor:
+        """The claim extractor for whole texts (loaded with ``claims=True``)."""
+        return self.agents.claim_extractor
 
 
 @contextlib.asynccontextmanager
@@ -345,45 +363,43 @@ async def open_pipeline(
     review: bool = False,
     checkpointer=None,
     start: bool = True,
-    claims: bool | ClaimExtractor = False,
-    early_start: asyncio.Task | None = None,
-    **resource_overrides,
+    claims: bool = False,
+    overrides: Overrides | None = None,
 ) -> AsyncIterator[Pipeline]:
     """The one way the pipeline is opened — by ``verify`` and ``check``, the HTTP service, the MCP server,
-    ``make_graph`` and Python users (through :func:`open_verifier` and ``TextJob.open``): the resources built,
-    started (``start``), the graph compiled; with ``claims``, also the claim extractor for whole texts (the
-    backend's, ``wiring.claim_extractor_for``, or the one given), loaded beside them; everything closed when the
-    block ends, on every path.
+    ``make_graph`` and Python users (through :func:`open_verifier` and ``TextJob.open``): the resources built, the
+    agents wired, started (``start``; with ``claims`` the claim extractor for whole texts is loaded too), the graph
+    compiled; everything closed when the block ends, on every path.
 
-    ``early_start`` is the task that began starting ``resource_overrides["toolbox"]`` before the heavy imports
-    (``tools.sources.toolbox_started_early``); it is awaited before the graph is used and finished on the way out.
+    ``overrides`` is what the caller gives ready-made (:class:`~mermaid_verifier.wiring.Overrides`); its
+    ``early_start`` is the task that began starting its ``toolbox`` before the heavy imports
+    (``tools.sources.toolbox_started_early``), awaited before the graph is used and finished on the way out.
     Building the resources reads files and opens the memory store, so it runs in a worker thread: the event loop
     never blocks (``langgraph dev`` refuses code that does)."""
+    given = overrides or Overrides()
     resources: Resources | None = None
     try:
-        if "toolbox" not in resource_overrides:  # a first run converts the default corpus: stoppable by Ctrl-C
+        if given.toolbox is None:  # a first run converts the default corpus: stoppable by Ctrl-C
             settings = settings or await asyncio.to_thread(Settings.from_env)
             await corpora_ready(settings)
-        resources = await asyncio.to_thread(Resources.create, settings, **resource_overrides)
-        extractor = None
-        if claims:
-            extractor = claims if not isinstance(claims, bool) else claim_extractor_for(resources)
+        resources = await asyncio.to_thread(Resources.create, settings, given)
+        agents = await asyncio.to_thread(wire_agents, resources)
         if start:
-            loads = [asyncio.to_thread(extractor.warm_up)] if extractor is not None else []
-            await asyncio.gather(resources.warm_up(), *loads)
-        if early_start is not None:
-            await early_start
-        graph = await asyncio.to_thread(build_graph, resources, review=review, checkpointer=checkpointer)
-        yield Pipeline(resources, graph, extractor)
+            await asyncio.gather(resources.warm_up(), agents.warm_up(claims=claims))
+        if given.early_start is not None:
+            await given.early_start
+        graph = await asyncio.to_thread(compile_graph, agents, review=review, checkpointer=checkpointer)
+        yield Pipeline(resources, agents, graph)
     finally:
-        if early_start is not None and not early_start.done():
-            early_start.cancel()
+        early = given.early_start
+        if early is not None and not early.done():
+            early.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await early_start
+                await early
         if resources is not None:
             await resources.aclose()
-        elif "toolbox" in resource_overrides:  # the resources were never built: the started servers still close
-            await resource_overrides["toolbox"].aclose()
+        elif given.toolbox is not None:  # the resources were never built: the started servers still close
+            await given.toolbox.aclose()
 
 
 @contextlib.asynccontextmanager
@@ -393,11 +409,11 @@ async def open_verifier(
     review: bool = False,
     checkpointer=None,
     start: bool = True,
-    **resource_overrides,
+    overrides: Overrides | None = None,
 ) -> AsyncIterator[CompiledStateGraph]:
     """The compiled graph of :func:`open_pipeline`, its resources started now and closed when the block ends."""
     async with open_pipeline(
-        settings, review=review, checkpointer=checkpointer, start=start, **resource_overrides
+        settings, review=review, checkpointer=checkpointer, start=start, overrides=overrides
     ) as pipeline:
         yield pipeline.graph
 

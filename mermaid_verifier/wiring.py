@@ -1,13 +1,17 @@
-"""The live objects one verification graph uses, built from settings, and the agents wired from them.
+"""Where the agents are wired: what a graph opens and closes, the one table of which agent plays each role, and
+what a caller hands in ready-made.
 
-:class:`Resources` owns what must be opened and closed (tool-server sessions, the memory store, chat
-models); :func:`wire_agents` picks the executors and judges of the chosen backend. The graph
-(``mermaid_verifier.graph``) routes a claim between them; nothing here decides a route.
+:class:`Overrides` is everything a caller (a command that started the tool servers early, a test, a host app)
+gives instead of what the settings would build; it travels as one object. :class:`Resources` owns what must be
+opened and closed (tool-server sessions, the memory store, the stance model, chat models). :func:`wire_agents`
+picks every role from :func:`backend_plan`'s table -- decomposer, claim extractor, executors, judges -- into one
+:class:`Agents`. The graph (``mermaid_verifier.graph``) routes a claim between them; nothing here decides a route.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -35,9 +39,36 @@ from mermaid_verifier.tools.toolbox import Toolbox
 logger = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Overrides:
+    """What a caller hands in ready-made instead of what the settings would build; each left ``None`` is built
+    from the settings. One object from the command or host app down to :meth:`Resources.create` and
+    :func:`wire_agents`, through ``open_pipeline``, ``open_verifier``, ``TextJob.open`` and ``create_app``.
+
+    ``toolbox`` with ``early_start``: tool servers already starting (``tools.sources.toolbox_started_early``), the
+    task awaited before the graph is used. ``store``: any LangGraph ``BaseStore`` (``InMemoryStore``,
+    ``PostgresStore`` …) to keep the evidence memory in, or ``memory`` itself. ``chat_model``: one chat model, a
+    ``{role: model}`` mapping or a ``role -> model`` callable, in place of the ChatOpenAI models the llm and cascade
+    backends build. ``judge_config``: in place of the bundled thresholds (and any fitted ``calibrate`` threshold)."""
+
+    toolbox: Toolbox | None = None
+    early_start: asyncio.Task | None = None
+    store: BaseStore | None = None
+    memory: EvidenceMemory | None = None
+    stance: StanceModel | None = None
+    decomposer: Decomposer | None = None
+    claim_extractor: ClaimExtractor | None = None
+    chat_model: Any = None
+    judge_config: JudgeConfig | None = None
+
+    def replace(self, **changes: Any) -> Overrides:
+        return dataclasses.replace(self, **changes)
+
+
 @dataclass(frozen=True)
 class BackendPlan:
-    """Which agent plays each role under a backend: the one table of ``MERMAID_BACKEND``'s choices."""
+    """Which agent plays each role under a backend: the one table of ``MERMAID_BACKEND``'s choices, read by
+    :func:`wire_agents` (every role) and :func:`claim_extractor_for` (texts read against given documents alone)."""
 
     decomposer: Literal["offline", "llm"]
     claim_extractor: Literal["offline", "llm"]  # the llm one falls back to the offline rules on any failure
@@ -62,13 +93,14 @@ def backend_plan(settings: Settings) -> BackendPlan:
 
 @dataclass
 class Resources:
-    """The live objects one graph uses; shared by every claim it verifies."""
+    """What one graph opens and closes, shared by every claim it verifies: the tool servers, the evidence memory
+    (with the reliability settings it scores by), the stance model and the chat models; and the
+    :class:`Overrides` they were created with, whose ready-made agents and judge thresholds :func:`wire_agents`
+    keeps."""
 
     settings: Settings
     toolbox: Toolbox
-    decomposer: Decomposer  # SpacyDecomposer, LLMDecomposer
     stance: StanceModel
-    judge_config: JudgeConfig
     memory: EvidenceMemory | None
     owned_store: OpenedStore | None = None  # closed by aclose(); a store passed in is the caller's
     reliability_config: ReliabilityConfig = field(default_factory=ReliabilityConfig)
@@ -76,40 +108,21 @@ class Resources:
     backend: str = "offline"  # "offline" | "llm" | "cascade" (settings.effective_backend)
     chat_models: Callable[[str], Any] | None = None  # role ("decomposer", "executor", "judge") -> chat model
     skipped_sources: dict[str, str] = field(default_factory=dict)  # chosen sources not used in this run, and why
+    overrides: Overrides = field(default_factory=Overrides)
 
     @classmethod
-    def create(
-        cls,
-        settings: Settings | None = None,
-        *,
-        toolbox: Toolbox | None = None,
-        store: BaseStore | None = None,
-        memory: EvidenceMemory | None = None,
-        stance: StanceModel | None = None,
-        decomposer: Any = None,
-        chat_model: Any = None,
-        judge_config: JudgeConfig | None = None,
-    ) -> Resources:
-        """Resources from settings; pass any of them ready-made to override (tests, host apps).
-
-        ``store`` is any LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore`` …) to keep the
-        evidence memory in; by default LangGraph's SQLite store under the cache directory.
-        ``chat_model`` (one chat model, a ``{role: model}`` mapping or a ``role -> model`` callable)
-        replaces the ChatOpenAI models the LLM and cascade backends build from the settings.
-        ``judge_config`` replaces the bundled thresholds (and any fitted ``calibrate`` threshold)."""
+    def create(cls, settings: Settings | None = None, overrides: Overrides | None = None) -> Resources:
+        """Resources from settings, with what ``overrides`` gives ready-made (tests, host apps, early-started
+        servers); by default the evidence memory is LangGraph's SQLite store under the cache directory."""
         settings = settings or Settings.from_env()
-        backend = settings.effective_backend
+        given = overrides or Overrides()
         plan = backend_plan(settings)
         chat_models = None
         if plan.llm_agents:
-            chat_models = as_model_factory(chat_model) if chat_model is not None else chat_model_factory(settings)
-            if decomposer is None and plan.decomposer == "llm":
-                from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
-
-                decomposer = LLMDecomposer(
-                    chat_models("decomposer"), method=settings.structured_method, prompts_dir=settings.prompts_dir
-                )
-        skipped_sources: dict[str, str] = {}
+            chat_models = (
+                as_model_factory(given.chat_model) if given.chat_model is not None else chat_model_factory(settings)
+            )
+        toolbox, skipped_sources = given.toolbox, dict[str, str]()
         if toolbox is None:
             toolbox, skipped_sources = toolbox_for(settings)
             if skipped_sources:
@@ -118,10 +131,10 @@ class Resources:
         reliability = (
             ReliabilityConfig.from_file(settings.reliability_file) if settings.reliability_file else ReliabilityConfig()
         )
-        judge_config = judge_config or judge_config_for(settings)
+        stance = given.stance
         if stance is None:  # unchecked only where no verdict rests on its readings
             stance = (StanceModel if plan.stance_checked else StanceForUncheckedJudge)(settings.stance_model_dir)
-        owned_store = None
+        memory, store, owned_store = given.memory, given.store, None
         if memory is None and settings.use_memory:
             if store is None:
                 owned_store = open_store(settings.memory_dir, settings.memory_url)
@@ -132,24 +145,17 @@ class Resources:
             )
         if memory is not None:
             memory.reliability_config = reliability
-        try:
-            decomposer = decomposer or SpacyDecomposer()
-        except BaseException:
-            if owned_store is not None:
-                owned_store.close()
-            raise
         return cls(
             settings,
             toolbox,
-            decomposer,
             stance,
-            judge_config,
             memory,
             owned_store,
             reliability,
-            backend=backend,
+            backend=settings.effective_backend,
             chat_models=chat_models,
             skipped_sources=skipped_sources,
+            overrides=given,
         )
 
     @property
@@ -159,12 +165,8 @@ class Resources:
         return getattr(self.stance, "problem", None)
 
     async def warm_up(self) -> None:
-        """Start the tool servers and load the parser and stance model, all at once."""
-        await asyncio.gather(
-            self.toolbox.start(),
-            asyncio.to_thread(self.decomposer.warm_up),
-            asyncio.to_thread(self.stance.load),
-        )
+        """Start the tool servers and load the stance model, at once."""
+        await asyncio.gather(self.toolbox.start(), asyncio.to_thread(self.stance.load))
 
     async def aclose(self) -> None:
         await self.toolbox.aclose()
@@ -193,9 +195,13 @@ def judge_config_for(settings: Settings) -> JudgeConfig:
 
 @dataclass
 class Agents:
-    """What the graph's nodes use, wired once per graph from its :class:`Resources`."""
+    """Every role of one graph, wired once from its :class:`Resources` by :func:`wire_agents`: what the graph's
+    nodes use, and the claim extractor a text job reads texts with."""
 
     resources: Resources
+    decomposer: Decomposer
+    claim_extractor: ClaimExtractor
+    judge_config: JudgeConfig
     offline_executor: Executor
     offline_judge: Judge
     pricing: Pricing | None
@@ -203,10 +209,34 @@ class Agents:
     llm_judge: Judge | None = None
     check_worthiness: CheckWorthiness = field(default_factory=CheckWorthiness)  # check's rule, for one claim
 
+    async def warm_up(self, claims: bool = False) -> None:
+        """Load the parsers the first claim would otherwise wait for: the decomposer's, and with ``claims`` the
+        claim extractor's."""
+        loads = [asyncio.to_thread(self.decomposer.warm_up)]
+        if claims:
+            loads.append(asyncio.to_thread(self.claim_extractor.warm_up))
+        await asyncio.gather(*loads)
+
 
 def wire_agents(resources: Resources) -> Agents:
-    """The offline executor and judge, and with an LLM backend (llm, cascade) the LLM executor and judge."""
-    settings, config = resources.settings, resources.judge_config
+    """Every role, as :func:`backend_plan` says for the resources' backend (the ones the resources' overrides give
+    kept): the decomposer, the claim extractor, the offline executor and judge, and with an LLM backend (llm,
+    cascade) the LLM executor and judge. The judge thresholds are the bundled ones (with ``calibrate``'s) unless
+    given."""
+    settings, given = resources.settings, resources.overrides
+    plan = backend_plan(settings)
+    config = given.judge_config or judge_config_for(settings)
+    models = resources.chat_models
+    if plan.llm_agents and models is None:
+        models = chat_model_factory(settings)
+    decomposer = given.decomposer
+    if decomposer is None and plan.decomposer == "llm":
+        from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
+
+        assert models is not None  # the llm backend wires its chat models
+        decomposer = LLMDecomposer(
+            models("decomposer"), method=settings.structured_method, prompts_dir=settings.prompts_dir
+        )
     pricing = Pricing.from_settings(settings)
     offline_executor = OfflineExecutor(
         resources.toolbox,
@@ -219,12 +249,20 @@ def wire_agents(resources: Resources) -> Agents:
         topicality=config.topicality,
         lookups=resources.memory,
     )
-    agents = Agents(resources, offline_executor, OfflineJudge(config), pricing)
-    if backend_plan(settings).llm_agents:
+    agents = Agents(
+        resources,
+        decomposer or SpacyDecomposer(),
+        given.claim_extractor or claim_extractor_for(settings, models),
+        config,
+        offline_executor,
+        OfflineJudge(config),
+        pricing,
+    )
+    if plan.llm_agents:
         from mermaid_verifier.agents.llm_executor import LLMExecutor
         from mermaid_verifier.agents.llm_judge import LLMJudge
 
-        models = resources.chat_models or chat_model_factory(settings)
+        assert models is not None
         agents.llm_executor = LLMExecutor(
             models("executor"), offline_executor, prompts_dir=settings.prompts_dir, pricing=pricing
         )
@@ -238,14 +276,10 @@ def wire_agents(resources: Resources) -> Agents:
     return agents
 
 
-def claim_extractor_for(resources: Resources) -> ClaimExtractor:
-    """The claim extractor for the resources' backend (:func:`extractor_for`), on their chat models."""
-    return extractor_for(resources.settings, resources.chat_models)
-
-
-def extractor_for(settings: Settings, chat_models=None) -> ClaimExtractor:
-    """The offline claim extractor, or with the llm backend the LLM one (its fall-back is the offline one);
-    the cascade extracts offline, as it decomposes."""
+def claim_extractor_for(settings: Settings, chat_models: Callable[[str], Any] | None = None) -> ClaimExtractor:
+    """The claim extractor :func:`backend_plan` names: the offline one, or with the llm backend the LLM one (its
+    fall-back is the offline one); the cascade extracts offline, as it decomposes. For :func:`wire_agents`, and
+    for texts read against given documents alone (no graph is wired for those)."""
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 
     offline = SpacyClaimExtractor()

@@ -13,7 +13,7 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.config import Settings
-from mermaid_verifier.graph import Resources
+from mermaid_verifier.graph import Overrides, Resources
 from mermaid_verifier.memory.evidence import EvidenceMemory
 from mermaid_verifier.memory.store import open_local_store
 from mermaid_verifier.tools.toolbox import ServerSpec, Toolbox, corpus_source
@@ -95,7 +95,10 @@ def make_resources(tmp_path, decomposer):
         store = open_local_store(memory_dir or tmp_path / "memory") if use_memory else None
         memory = EvidenceMemory(store, clock=clock or time.time) if store is not None else None
         resources = Resources.create(
-            settings, toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE
+            settings,
+            Overrides(
+                toolbox=toolbox, memory=memory, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE
+            ),
         )
         if clock is not None:
             resources.clock = clock
@@ -184,11 +187,13 @@ def llm_resources(tmp_path, decomposer):
         toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
         resources = Resources.create(
             settings,
-            toolbox=toolbox,
-            stance=stance,
-            chat_model=models,
-            decomposer=decomposer if backend == "cascade" else None,
-            judge_config=MECHANICS_JUDGE,
+            Overrides(
+                toolbox=toolbox,
+                stance=stance,
+                chat_model=models,
+                decomposer=decomposer if backend == "cascade" else None,
+                judge_config=MECHANICS_JUDGE,
+            ),
         )
         built.append(resources)
         return resources

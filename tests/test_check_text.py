@@ -17,6 +17,7 @@ from mermaid_verifier.memory.store import open_local_store
 from mermaid_verifier.models import Label, TextSummary
 from mermaid_verifier.texts import MAX_TEXT_CHARS, check_text
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.wiring import Overrides
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 
@@ -27,22 +28,19 @@ TEXT = (
 RULES = {"directed by Stanley Kubrick": "supports", "located in the Himalayas": "refutes"}
 
 
-def overrides(tmp_path, decomposer, **more):
+def ready_made(tmp_path, decomposer, **more):
     settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False)
     toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
-    return settings, {
-        "toolbox": toolbox,
-        "stance": ScriptedStance(RULES),
-        "decomposer": decomposer,
-        "judge_config": MECHANICS_JUDGE,
-    } | more
+    return settings, Overrides(
+        toolbox=toolbox, stance=ScriptedStance(RULES), decomposer=decomposer, judge_config=MECHANICS_JUDGE, **more
+    )
 
 
 async def test_every_claim_of_a_text_is_checked_once_and_summed_up(tmp_path, decomposer):
-    settings, resources = overrides(tmp_path, decomposer)
+    settings, given = ready_made(tmp_path, decomposer)
     seen = []
     result = await check_text(
-        TEXT, settings, concurrency=2, on_claim=lambda c, n: seen.append((c.index, n)), **resources
+        TEXT, settings, concurrency=2, on_claim=lambda c, n: seen.append((c.index, n)), overrides=given
     )
 
     assert [c.claim.text for c in result.claims] == [
@@ -67,9 +65,9 @@ async def test_every_claim_of_a_text_is_checked_once_and_summed_up(tmp_path, dec
 
 async def test_the_claims_of_a_text_share_one_memory_even_without_the_persistent_one(tmp_path, decomposer):
     """One at a time, the second claim about Kubrick recalls what the first one found and remembered."""
-    settings, resources = overrides(tmp_path, decomposer)
+    settings, given = ready_made(tmp_path, decomposer)
     text = "Stanley Kubrick directed 2001: A Space Odyssey. Stanley Kubrick directed The Shining."
-    result = await check_text(text, settings, concurrency=1, **resources)
+    result = await check_text(text, settings, concurrency=1, overrides=given)
     assert result.claims[0].result.stats.memory_hits == 0
     assert result.claims[1].result.stats.memory_hits > 0
     assert not (tmp_path / "cache" / "memory").exists()  # --no-memory: nothing written to disk
@@ -78,8 +76,8 @@ async def test_the_claims_of_a_text_share_one_memory_even_without_the_persistent
 async def test_with_memory_the_texts_claims_go_to_the_persistent_store(tmp_path, decomposer):
     store = open_local_store(tmp_path / "memory")
     try:
-        settings, resources = overrides(tmp_path, decomposer, memory=EvidenceMemory(store))
-        await check_text("Stanley Kubrick directed 2001: A Space Odyssey.", settings, **resources)
+        settings, given = ready_made(tmp_path, decomposer, memory=EvidenceMemory(store))
+        await check_text("Stanley Kubrick directed 2001: A Space Odyssey.", settings, overrides=given)
         remembered = store.list_namespaces(prefix=("mermaid", "entity"))
         assert remembered, "the evidence that bore on the verdict is in the persistent store, under its entities"
     finally:
@@ -87,16 +85,16 @@ async def test_with_memory_the_texts_claims_go_to_the_persistent_store(tmp_path,
 
 
 async def test_a_text_with_nothing_to_check_gives_an_empty_summary(tmp_path, decomposer):
-    settings, resources = overrides(tmp_path, decomposer)
-    result = await check_text("Hello! What is the capital of France?", settings, **resources)
+    settings, given = ready_made(tmp_path, decomposer)
+    result = await check_text("Hello! What is the capital of France?", settings, overrides=given)
     assert result.claims == [] and len(result.dropped) == 2
     assert result.summary.claims == 0 and result.summary.supported_share is None
 
 
 async def test_a_text_that_is_not_a_string_is_refused_before_the_graph_runs(tmp_path, decomposer):
-    settings, resources = overrides(tmp_path, decomposer)
+    settings, given = ready_made(tmp_path, decomposer)
     with pytest.raises(UsageError, match="the text to check must be a string, got NoneType"):
-        await check_text(None, settings, **resources)  # e.g. an answer published without its text
+        await check_text(None, settings, overrides=given)  # e.g. an answer published without its text
 
 
 def test_read_text_names_what_is_wrong_with_the_input(tmp_path):

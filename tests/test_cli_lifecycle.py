@@ -25,6 +25,7 @@ from mermaid_verifier.cli import serve as cli_serve
 from mermaid_verifier.config import Settings
 from mermaid_verifier.texts import TextJob, check_text
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.wiring import Overrides
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 
@@ -202,7 +203,11 @@ WORKING = textwrap.dedent(
             raise AssertionError("the stand-in stance model is only awaited")
 
     create = wiring.Resources.create.__func__
-    wiring.Resources.create = classmethod(lambda cls, settings=None, **more: create(cls, settings, **{**more, "stance": Working()}))
+    wiring.Resources.create = classmethod(
+        lambda cls, settings=None, overrides=None: create(
+            cls, settings, (overrides or wiring.Overrides()).replace(stance=Working())
+        )
+    )
     from mermaid_verifier.cli import main
     main()
     """
@@ -323,10 +328,7 @@ async def test_a_text_verifies_at_most_concurrency_claims_at_once(tmp_path, deco
         " ".join(CLAIMS[:4]),
         settings,
         concurrency=concurrency,
-        toolbox=toolbox,
-        stance=stance,
-        decomposer=decomposer,
-        judge_config=MECHANICS_JUDGE,
+        overrides=Overrides(toolbox=toolbox, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE),
     )
     assert len(result.claims) == 4
     assert stance.most == concurrency

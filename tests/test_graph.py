@@ -10,7 +10,7 @@ from langgraph.graph import END, START, StateGraph
 
 from mermaid_verifier.agents.executor import OfflineExecutor
 from mermaid_verifier.config import Settings
-from mermaid_verifier.graph import build_graph, open_verifier
+from mermaid_verifier.graph import Overrides, build_graph, open_verifier
 from mermaid_verifier.models import Decomposition, Label, Stance, Triplet
 from mermaid_verifier.tools.toolbox import ToolOutcome
 
@@ -154,7 +154,9 @@ async def test_graph_runs_as_a_node_of_a_parent_graph(make_resources):
 
 async def test_the_graph_over_a_real_stdio_server(tmp_path, decomposer):
     settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path, use_memory=False)
-    async with open_verifier(settings, stance=ScriptedStance(KUBRICK_RULES), decomposer=decomposer) as verifier:
+    async with open_verifier(
+        settings, overrides=Overrides(stance=ScriptedStance(KUBRICK_RULES), decomposer=decomposer)
+    ) as verifier:
         out = await verifier.ainvoke({"claim": KUBRICK})
     assert out["verdict"].label == Label.SUPPORTS
     assert out["evidence"][0].id.startswith("wiki_mini:2001-COLON-")

@@ -11,7 +11,7 @@ import pytest
 
 from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
 from mermaid_verifier.agents.llm_claim_extractor import LLMClaimExtractor
-from mermaid_verifier.wiring import claim_extractor_for
+from mermaid_verifier.wiring import wire_agents
 
 from .conftest import ScriptedStance
 from .fake_chat import ScriptedChatModel, answer
@@ -88,6 +88,7 @@ async def test_a_failing_model_leaves_the_text_to_the_offline_rules_and_says_so(
 
 def test_the_llm_backend_extracts_with_the_llm_and_the_cascade_offline(llm_resources):
     models = {role: ScriptedChatModel() for role in ("decomposer", "executor", "judge")}
-    assert isinstance(claim_extractor_for(llm_resources(ScriptedStance({}), models)), LLMClaimExtractor)
-    cascade = claim_extractor_for(llm_resources(ScriptedStance({}), models, backend="cascade"))
+    llm = wire_agents(llm_resources(ScriptedStance({}), models)).claim_extractor
+    assert isinstance(llm, LLMClaimExtractor) and llm.offline is not None
+    cascade = wire_agents(llm_resources(ScriptedStance({}), models, backend="cascade")).claim_extractor
     assert isinstance(cascade, SpacyClaimExtractor)

@@ -14,7 +14,7 @@ from langgraph.types import Command
 from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError, ModelSelfCheckError
-from mermaid_verifier.graph import Resources, build_graph, judge_llm, keep_offline_label, wire_agents
+from mermaid_verifier.graph import Overrides, Resources, build_graph, judge_llm, keep_offline_label, wire_agents
 from mermaid_verifier.models import Label, Stance, Stats, Verdict
 from mermaid_verifier.output import result_from_output
 from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
@@ -263,7 +263,7 @@ def test_only_the_unchecked_llm_judge_gets_a_stance_model_that_may_give_no_readi
         settings = Settings.from_env(
             {}, backend=backend, judge_check=check, openai_base_url=ENDPOINT, cache_dir=tmp_path, use_memory=False
         )
-        resources = Resources.create(settings, toolbox=Toolbox([]), chat_model=models(), decomposer=object())
+        resources = Resources.create(settings, Overrides(toolbox=Toolbox([]), chat_model=models()))
         assert type(resources.stance) is expected, (backend, check)
         assert resources.stance_problem is None
 
@@ -359,8 +359,8 @@ def test_the_llm_backend_with_a_local_endpoint_needs_no_key(tmp_path):
             "MERMAID_MEMORY": "0",
         }
     )
-    resources = Resources.create(settings, toolbox=Toolbox([]), stance=ScriptedStance({}))
-    assert resources.backend == "llm" and isinstance(resources.decomposer, LLMDecomposer)
+    resources = Resources.create(settings, Overrides(toolbox=Toolbox([]), stance=ScriptedStance({})))
+    assert resources.backend == "llm" and isinstance(wire_agents(resources).decomposer, LLMDecomposer)
     graph = build_graph(resources)
     assert set(graph.get_graph().nodes) == {
         "__start__",
@@ -375,8 +375,7 @@ def test_the_llm_backend_with_a_local_endpoint_needs_no_key(tmp_path):
     }
     offline = Resources.create(
         Settings.from_env({"MERMAID_CACHE_DIR": str(tmp_path), "MERMAID_MEMORY": "0"}),
-        toolbox=Toolbox([]),
-        stance=ScriptedStance({}),
+        Overrides(toolbox=Toolbox([]), stance=ScriptedStance({})),
     )
     assert offline.backend == "offline" and offline.chat_models is None
 
@@ -392,6 +391,6 @@ def test_the_llm_executor_searches_and_weighs_with_the_configured_offline_execut
     assert isinstance(llm, LLMExecutor)
     offline = llm.offline
     # one offline executor, configured once: stop threshold and topicality included
-    assert offline.topicality == resources.judge_config.topicality
-    assert offline.stop_threshold == resources.judge_config.stop_threshold and llm.toolbox is resources.toolbox
+    assert offline.topicality == agents.judge_config.topicality
+    assert offline.stop_threshold == agents.judge_config.stop_threshold and llm.toolbox is resources.toolbox
     assert agents.offline_executor is offline

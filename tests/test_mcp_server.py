@@ -21,6 +21,7 @@ from mermaid_verifier.service.limits import Limits
 from mermaid_verifier.service.mcp_server import Verifier, create_server
 from mermaid_verifier.texts import GivenDocuments, TextJob
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.wiring import Overrides
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 
@@ -32,7 +33,10 @@ def opened(tmp_path, decomposer):
     settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False)
     toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
     return settings, TextJob.open(
-        settings, toolbox=toolbox, stance=ScriptedStance(RULES), decomposer=decomposer, judge_config=MECHANICS_JUDGE
+        settings,
+        overrides=Overrides(
+            toolbox=toolbox, stance=ScriptedStance(RULES), decomposer=decomposer, judge_config=MECHANICS_JUDGE
+        ),
     )
 
 

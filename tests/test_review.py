@@ -20,7 +20,11 @@ def reviewed_graph(make_resources):
         use_memory=False,
         max_steps=2,
     )
-    resources.judge_config = resources.judge_config.model_copy(update={"abstain_below": 0.75})
+    judge_config = resources.overrides.judge_config
+    assert judge_config is not None
+    resources.overrides = resources.overrides.replace(
+        judge_config=judge_config.model_copy(update={"abstain_below": 0.75})
+    )
     yield build_graph(resources, review=True, checkpointer=InMemorySaver())
 
 

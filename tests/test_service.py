@@ -21,6 +21,7 @@ from mermaid_verifier.errors import ServiceStartError
 from mermaid_verifier.service import Limits, create_app
 from mermaid_verifier.service.child import SERVE, serve_in_child
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.wiring import Overrides
 
 from .conftest import MECHANICS_JUDGE, WIKI_MINI, ScriptedStance, in_process_corpus_server
 from .processes import live_processes
@@ -216,9 +217,8 @@ class BlockingStance(ScriptedStance):
 def app_for(tmp_path: Path, decomposer, stance, **options):
     settings = Settings.from_env({}, corpora=(WIKI_MINI,), cache_dir=tmp_path / "cache", use_memory=False)
     toolbox = Toolbox([in_process_corpus_server([WIKI_MINI], tmp_path / "index")])
-    return create_app(
-        settings, toolbox=toolbox, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE, **options
-    )
+    overrides = Overrides(toolbox=toolbox, stance=stance, decomposer=decomposer, judge_config=MECHANICS_JUDGE)
+    return create_app(settings, overrides=overrides, **options)
 
 
 def test_with_a_token_every_api_call_needs_it(tmp_path, decomposer):

@@ -16,6 +16,7 @@ from mermaid_verifier.errors import CorpusError
 from mermaid_verifier.tools.article_html import read_article, split_paragraph
 from mermaid_verifier.tools.corpora import MergedCorpus, check_readable, open_corpus_index, resolve_corpora
 from mermaid_verifier.tools.zim_corpus import ZimCorpus, fallback_queries, is_zim, query_words
+from mermaid_verifier.wiring import Overrides
 
 from .conftest import ScriptedStance, requires_shared_data
 from .graph_kit import verify
@@ -445,7 +446,7 @@ async def test_the_same_claims_reach_the_same_verdicts_against_the_jsonl_pages_a
 
     async def verdicts(path: Path) -> list[str]:
         settings = Settings.from_env({}, corpora=(path,), cache_dir=tmp_path / "cache", use_memory=False)
-        async with open_verifier(settings, decomposer=decomposer) as verifier:
+        async with open_verifier(settings, overrides=Overrides(decomposer=decomposer)) as verifier:
             return [(await verifier.ainvoke({"claim": r["claim"]}))["verdict"].label.value for r in chosen]
 
     from_jsonl, from_zim = await verdicts(slice_), await verdicts(tmp_path / "pages.zim")

@@ -128,7 +128,7 @@ async def toolbox_started_early(settings) -> AsyncIterator[tuple[Toolbox, dict[s
     """The run's toolbox with its servers already starting: their processes import and load their indexes on
     the other core while the caller imports the graph, the parser and the stance model (a cold ``verify`` is
     ~1.5 s shorter). Yields the toolbox, the sources left out (and why) and the starting task, for
-    ``graph.open_pipeline(toolbox=…, early_start=…)``; a start-up failure is raised there, once. The task is
+    ``graph.open_pipeline`` (as ``Overrides(toolbox=…, early_start=…)``); a start-up failure is raised there, once. The task is
     finished and the toolbox closed on leaving, on every path."""
     from mermaid_verifier.errors import ToolServerError
 

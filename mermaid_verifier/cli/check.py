@@ -13,9 +13,9 @@ from mermaid_verifier.cli.options import (
     SettingsOptions,
     guarded,
     llm_failures,
-    servers_started_early,
     stderr,
     takes_options,
+    text_job_started_early,
 )
 from mermaid_verifier.cli.render import print_grounding_result, print_text_result, show_result
 from mermaid_verifier.errors import UsageError
@@ -101,11 +101,8 @@ async def _job_result(text: str, documents: list | None, settings, concurrency: 
             status.update(doing.format(len(done), total))
 
     try:
-        async with servers_started_early(settings, needed=documents is None) as started:
-            from mermaid_verifier.texts import TextJob
-
-            async with TextJob.open(settings, documents_only=documents is not None, **started) as job:
-                return await job.check(text, documents, concurrency=concurrency, on_claim=progress)
+        async with text_job_started_early(settings, documents_only=documents is not None) as job:
+            return await job.check(text, documents, concurrency=concurrency, on_claim=progress)
     finally:
         if status:
             status.stop()

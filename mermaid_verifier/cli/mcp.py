@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from mermaid_verifier.cli.options import SettingsOptions, guarded, servers_started_early, takes_options
+from mermaid_verifier.cli.options import SettingsOptions, guarded, takes_options, text_job_started_early
 from mermaid_verifier.cli.serve import LimitOptions, ListenOptions, serve_app
 
 
@@ -53,24 +53,20 @@ def mcp_command(
 async def _serve_stdio(settings, limit_options: LimitOptions) -> None:
     # the resources open before the first message is read: a corpus, model or tool server that cannot start is
     # this command's error (one line on stderr, non-zero exit), never a server that answers and then fails
-    async with servers_started_early(settings) as started:
+    async with text_job_started_early(settings) as checker:
         from mermaid_verifier.service.mcp_server import create_server
-        from mermaid_verifier.texts import TextJob
 
         limits = limit_options.limits()  # imports the service package, so after the servers' start
-        async with TextJob.open(settings, **started) as checker:
-            server = create_server(settings, limits=limits, checker=checker)
-            await server.run_stdio_async()
+        server = create_server(settings, limits=limits, checker=checker)
+        await server.run_stdio_async()
 
 
 async def _serve_http(listener, settings, limit_options: LimitOptions, listen: ListenOptions) -> None:
-    async with servers_started_early(settings) as started:
+    async with text_job_started_early(settings) as checker:
         from mermaid_verifier.service.mcp_server import create_server, http_app
-        from mermaid_verifier.texts import TextJob
 
         limits = limit_options.limits()  # imports the service package, so after the servers' start
-        async with TextJob.open(settings, **started) as checker:
-            server = create_server(settings, limits=limits, checker=checker, host=listen.host, port=listen.port)
-            app = http_app(server, token=listen.token, limits=limits)
-            announce = f"MCP (streamable HTTP) on {listen.url}mcp; Ctrl-C stops"
-            await serve_app(app, listener, listen, announce)
+        server = create_server(settings, limits=limits, checker=checker, host=listen.host, port=listen.port)
+        app = http_app(server, token=listen.token, limits=limits)
+        announce = f"MCP (streamable HTTP) on {listen.url}mcp; Ctrl-C stops"
+        await serve_app(app, listener, listen, announce)

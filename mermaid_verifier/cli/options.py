@@ -30,6 +30,8 @@ from mermaid_verifier.process_end import exit_code, exit_without_teardown
 
 if TYPE_CHECKING:
     from mermaid_verifier.config import Settings
+    from mermaid_verifier.texts import TextJob
+    from mermaid_verifier.wiring import Overrides
 
 # The exit status of a program whose reader went away (128 + SIGPIPE), as `head` leaves it in a pipeline.
 OUTPUT_CLOSED = 141
@@ -128,19 +130,35 @@ def say_skipped_sources(skipped_sources: dict[str, str]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def servers_started_early(settings, needed: bool = True) -> AsyncIterator[dict]:
+async def servers_started_early(settings, needed: bool = True) -> AsyncIterator[Overrides]:
     """The run's tool servers starting before the caller imports the pipeline (the graph, spaCy, onnxruntime:
     seconds on one core), so that their processes import and load their indexes on another core meanwhile; says
-    which sources are left out. Yields what ``open_pipeline`` and ``TextJob.open`` take to use them
-    (``toolbox``, ``early_start``); nothing when not ``needed`` (texts read against given documents only)."""
+    which sources are left out. Yields the :class:`~mermaid_verifier.wiring.Overrides` that hand them to
+    ``open_pipeline`` and ``TextJob.open`` (``toolbox``, ``early_start``); none when not ``needed`` (texts read
+    against given documents only)."""
     if not needed:
-        yield {}
+        from mermaid_verifier.wiring import Overrides
+
+        yield Overrides()
         return
     from mermaid_verifier.tools.sources import toolbox_started_early
 
     async with toolbox_started_early(settings) as (toolbox, skipped, early):
         say_skipped_sources(skipped)
-        yield {"toolbox": toolbox, "early_start": early}
+        from mermaid_verifier.wiring import Overrides  # imports the agents: only once the servers are launched
+
+        yield Overrides(toolbox=toolbox, early_start=early)
+
+
+@contextlib.asynccontextmanager
+async def text_job_started_early(settings, *, documents_only: bool = False) -> AsyncIterator[TextJob]:
+    """The text job of ``check``, ``serve`` and ``mcp``: the tool servers started first (unless the texts are read
+    against given documents only), then the pipeline imported and opened with them; all closed on leaving."""
+    async with servers_started_early(settings, needed=not documents_only) as overrides:
+        from mermaid_verifier.texts import TextJob
+
+        async with TextJob.open(settings, documents_only=documents_only, overrides=overrides) as job:
+            yield job
 
 
 def llm_failures(failed: list[str], claims: int) -> LLMServiceError:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from mermaid_verifier.cli.options import SettingsOptions, guarded, servers_started_early, stderr, takes_options
+from mermaid_verifier.cli.options import SettingsOptions, guarded, stderr, takes_options, text_job_started_early
 from mermaid_verifier.errors import UsageError
 
 HostOpt = Annotated[
@@ -122,15 +122,13 @@ def serve_command(*, listen: ListenOptions, options: SettingsOptions, limit_opti
         async def serve(listener: socket.socket) -> None:
             # the resources open before anything listens: a corpus, model or tool server that fails to start is
             # this command's error (one line, non-zero exit), and they close on every path out
-            async with servers_started_early(settings) as started:
+            async with text_job_started_early(settings) as checker:
                 from mermaid_verifier.service import create_app
-                from mermaid_verifier.texts import TextJob
 
                 limits = limit_options.limits()  # imports the service package, so after the servers' start
-                async with TextJob.open(settings, **started) as checker:
-                    app = create_app(settings, token=listen.token, limits=limits, checker=checker)
-                    announce = f"serving on {where} (API schema at {where}docs); Ctrl-C stops"
-                    await serve_app(app, listener, listen, announce)
+                app = create_app(settings, token=listen.token, limits=limits, checker=checker)
+                announce = f"serving on {where} (API schema at {where}docs); Ctrl-C stops"
+                await serve_app(app, listener, listen, announce)
 
         asyncio.run(serve(listener))
 

@@ -87,7 +87,7 @@ async def verify_claims(
     run_started = time.monotonic()
     async with contextlib.AsyncExitStack() as stack:
         # the tool servers start first, while the graph, the parser and the stance model are imported below
-        started = await stack.enter_async_context(servers_started_early(settings))
+        overrides = await stack.enter_async_context(servers_started_early(settings))
 
         from mermaid_verifier.cli.review import review_tools, reviewer_is_present, run_with_review
         from mermaid_verifier.graph import open_pipeline
@@ -102,7 +102,7 @@ async def verify_claims(
         if review:
             saver, queue = await stack.enter_async_context(review_tools(settings))
         pipeline = await stack.enter_async_context(
-            open_pipeline(settings, review=review, checkpointer=saver, **started)
+            open_pipeline(settings, review=review, checkpointer=saver, overrides=overrides)
         )
         verifier = pipeline.graph
         ready = time.monotonic() - run_started

@@ -9,7 +9,7 @@ opened it, which a command opening the memory before its loop starts cannot use)
 
 With ``MERMAID_MEMORY_URL`` (``--memory-url``) the memory is LangGraph's ``PostgresStore`` in that database,
 shared by every worker that points at it. A host app passes any other LangGraph store instead
-(``InMemoryStore`` …) through ``Resources.create(store=...)``; the memory keeps only JSON values either way.
+(``InMemoryStore`` …) through ``Overrides(store=...)`` (``mermaid_verifier.wiring``); the memory keeps only JSON values either way.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from mermaid_verifier.service.limits import Limits
 from mermaid_verifier.service.routes import api, public
 from mermaid_verifier.service.schemas import SHOWN_INPUT_CHARS, shortened
 from mermaid_verifier.texts import TextJob
+from mermaid_verifier.wiring import Overrides
 
 __all__ = ["SHOWN_INPUT_CHARS", "Limits", "create_app"]
 
@@ -52,9 +53,10 @@ def create_app(
     token: str | None = None,
     limits: Limits | None = None,
     checker: TextJob | None = None,
-    **resource_overrides,
+    overrides: Overrides | None = None,
 ) -> FastAPI:
-    """The ASGI app. Its resources (tool servers, models, memory) open when it starts and close when it stops;
+    """The ASGI app. Its resources (tool servers, models, memory; ``overrides`` gives any ready-made) open when it
+    starts and close when it stops;
     given an open text job (``checker``) instead, it serves that one and leaves closing it to its owner (``serve``
     opens it first, so a start-up failure is reported as the command's error before anything listens)."""
     settings = settings or Settings.from_env()
@@ -65,7 +67,7 @@ def create_app(
         if checker is not None:  # served as given, closed by its owner
             yield
             return
-        async with TextJob.open(settings, **resource_overrides) as opened:
+        async with TextJob.open(settings, overrides=overrides) as opened:
             app.state.service = Service(settings, limits, opened)
             yield
 

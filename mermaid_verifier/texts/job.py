@@ -53,7 +53,7 @@ from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.texts.events import ClaimDone, ExtractionEvent, TextDone, TextEvent
 from mermaid_verifier.texts.grounding import GivenDocuments, GroundingConfig, grounding_stance
 from mermaid_verifier.texts.readers import OpenSources, Reader, TextInput
-from mermaid_verifier.wiring import Resources, extractor_for
+from mermaid_verifier.wiring import Overrides, Resources, claim_extractor_for
 
 CLAIM_SLOTS = "mermaid_claim_slots"  # the configurable entry: an asyncio.Semaphore, one slot per claim at once
 
@@ -140,44 +140,40 @@ class TextJob:
         cls,
         settings: Settings | None = None,
         *,
-        extractor: ClaimExtractor | None = None,
         documents_only: bool = False,
-        stance: StanceModel | None = None,
         reading: GroundingConfig | None = None,
         start: bool = True,
-        **resource_overrides,
+        overrides: Overrides | None = None,
     ) -> AsyncIterator[TextJob]:
         """The one way a text job is opened. By default the pipeline is opened
-        (:func:`~mermaid_verifier.graph.open_pipeline`, ``stance`` and ``resource_overrides`` go to its resources)
-        with the claim extractor loaded beside it, and closed when the block ends, on every path; without memory
-        in the settings, the texts still share an in-memory store that ends with the block.
+        (:func:`~mermaid_verifier.graph.open_pipeline`, with ``overrides``) with the claim extractor loaded beside
+        it, and closed when the block ends, on every path; without memory in the settings, the texts still share
+        an in-memory store that ends with the block.
 
         ``documents_only``: only what grounding needs, for texts that come with their documents: the claim
-        extractor (the backend's, or the one given) and the stance model (``stance``, or the shipped one), loaded
-        in worker threads (``start``: nothing is loaded to draw or inspect a graph), read with ``reading``; no
-        tool server starts and no memory opens."""
+        extractor (``overrides.claim_extractor``, or the backend's) and the stance model (``overrides.stance``, or
+        the shipped one), loaded in worker threads (``start``: nothing is loaded to draw or inspect a graph), read
+        with ``reading``; no tool server starts and no memory opens."""
         settings = settings or Settings.from_env()
+        given = overrides or Overrides()
         if documents_only:
-            extractor = extractor or extractor_for(settings)
-            stance = stance or StanceModel(settings.stance_model_dir)
+            extractor = given.claim_extractor or claim_extractor_for(settings)
+            stance = given.stance or StanceModel(settings.stance_model_dir)
             if start:  # the stance model's self-check runs here
                 await asyncio.gather(asyncio.to_thread(extractor.warm_up), asyncio.to_thread(stance.load))
             reader = await asyncio.to_thread(GivenDocuments, stance, reading)  # reads data/grounding_config.json
             yield await asyncio.to_thread(cls, extractor, given_documents=reader)
             return
-        if stance is not None:
-            resource_overrides["stance"] = stance
-        if not settings.use_memory and "memory" not in resource_overrides and "store" not in resource_overrides:
+        if not settings.use_memory and given.memory is None and given.store is None:
             from langgraph.store.memory import InMemoryStore
 
             from mermaid_verifier.memory.evidence import EvidenceMemory
 
-            resource_overrides["memory"] = EvidenceMemory(InMemoryStore())
-        async with open_pipeline(settings, claims=extractor or True, start=start, **resource_overrides) as pipeline:
-            assert pipeline.extractor is not None  # asked for with claims=
-            given = await asyncio.to_thread(GivenDocuments, grounding_stance(pipeline.resources.stance), reading)
+            given = given.replace(memory=EvidenceMemory(InMemoryStore()))
+        async with open_pipeline(settings, claims=True, start=start, overrides=given) as pipeline:
+            grounding = await asyncio.to_thread(GivenDocuments, grounding_stance(pipeline.resources.stance), reading)
             open_sources = OpenSources(pipeline.graph, pipeline.resources)
-            yield await asyncio.to_thread(cls, pipeline.extractor, open_sources, given)
+            yield await asyncio.to_thread(cls, pipeline.extractor, open_sources, grounding)
 
     @property
     def resources(self) -> Resources:
@@ -255,13 +251,12 @@ async def check_text(
     *,
     concurrency: int | None = None,
     on_claim: Callable[[CheckedClaim, int], None] | None = None,
-    extractor: ClaimExtractor | None = None,
-    **resource_overrides,
+    overrides: Overrides | None = None,
 ) -> TextCheckResult:
     """Every claim of ``text`` verified against open sources, with one shared memory; ``on_claim(checked,
-    total)`` sees each claim as it is decided. The claims come from ``extractor``, by default the backend's
-    (``wiring.claim_extractor_for``); the resources are built, started and closed here."""
-    async with TextJob.open(settings, extractor=extractor, **resource_overrides) as job:
+    total)`` sees each claim as it is decided. The claims come from ``overrides.claim_extractor``, by default the
+    backend's (``wiring.claim_extractor_for``); the resources are built, started and closed here."""
+    async with TextJob.open(settings, overrides=overrides) as job:
         result = await job.check(text, concurrency=concurrency, on_claim=on_claim)
     assert isinstance(result, TextCheckResult)
     return result
@@ -274,15 +269,15 @@ async def check_grounding(
     *,
     concurrency: int | None = None,
     on_claim: Callable[[GroundedClaim, int], None] | None = None,
-    extractor: ClaimExtractor | None = None,
-    stance: StanceModel | None = None,
+    overrides: Overrides | None = None,
 ) -> GroundingResult:
     """Is ``text`` backed by ``documents``? Each sentence supported, partially supported, contradicted, not
     stated, undecided or with nothing to check, each claim supported, contradicted, not stated or undecided with the
     passage that
     backs (or contradicts) it and its span. ``documents``: texts, (title, text) pairs, ``{"name", "title",
-    "text"}`` dicts or :class:`~mermaid_verifier.models.GivenDocument`."""
-    async with TextJob.open(settings, extractor=extractor, stance=stance, documents_only=True) as job:
+    "text"}`` dicts or :class:`~mermaid_verifier.models.GivenDocument`. ``overrides`` may give the claim extractor
+    and the stance model."""
+    async with TextJob.open(settings, documents_only=True, overrides=overrides) as job:
         result = await job.check(text, documents, concurrency=concurrency, on_claim=on_claim)
     assert isinstance(result, GroundingResult)
     return result
