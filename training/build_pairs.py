@@ -232,6 +232,14 @@ def corpus_and_held_out(shared: Path) -> tuple[CorpusIndex, list, HeldOut]:
     return index, claims, held_out(shared, index, split, anchors)
 
 
+def distinct_pairs(rows: list[dict]) -> list[dict]:
+    """Each (claim, evidence) once: the first row that has it, in order."""
+    first: dict[tuple[str, str], dict] = {}
+    for row in rows:
+        first.setdefault((row["claim"], row["evidence"]), row)
+    return list(first.values())
+
+
 def names_pattern(titles: set[str]) -> re.Pattern | None:
     names = sorted(
         {without_disambiguator(t) for t in titles if len(without_disambiguator(t)) >= 4}, key=len, reverse=True

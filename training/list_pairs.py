@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
-from build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
+from build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, names_pattern, write_rows
+from edits import evidence_text
 from edits import plain_text as plain
 from reader_cases import NEI, REFUTES, SUPPORTS, by_page, fits, joined
-from value_pool import POOL_ORIGINS, VALIDATION_BUCKETS
+from value_pool import POOL_ORIGINS, part_for
 
-from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.tools.corpus_index import Passage
 
 PER_PASSAGE = 2  # at most this many SUPPORTS and this many REFUTES pairs per passage, so long lists do not swamp
@@ -83,8 +83,12 @@ def list_items(text: str) -> list[Item]:
     matches = list(ITEM_YEAR.finditer(text))
     items = []
     for k, m in enumerate(matches):
-        if k == 0:  # back from the parenthesis while the words are a title's
-            words = text[: m.start()].split()
+        before = text[: m.start()]
+        if k == 0 and before.rstrip().endswith('"'):  # a quoted first title: back to its opening mark
+            quoted = re.search(r'"([^"]*)"\s*$', before)
+            segment = quoted.group(0).split() if quoted else []
+        elif k == 0:  # back from the parenthesis while the words are a title's
+            words = before.split()
             taken: list[str] = []
             while (
                 words
@@ -101,12 +105,9 @@ def list_items(text: str) -> list[Item]:
             if found is None or "," in found.group(1) or ";" in found.group(1):
                 continue
             segment = found.group(1).split()
-        if k == 0 and text[: m.start()].rstrip().endswith('"'):  # a quoted first title: back to its opening mark
-            quoted = re.search(r'"([^"]*)"\s*$', text[: m.start()])
-            segment = quoted.group(0).split() if quoted else []
-        joined_segment = " ".join(segment)
-        quoted = re.fullmatch(r'(?:.*\s)?"([^"]+)"', joined_segment)  # 'Baloo in "The Jungle Book"' -> the quoted
-        words = quoted.group(1).split() if quoted else segment
+        # 'Baloo in "The Jungle Book"' -> the quoted title
+        inside = re.fullmatch(r'(?:.*\s)?"([^"]+)"', " ".join(segment))
+        words = inside.group(1).split() if inside else segment
         if '"' not in " ".join(words) and title_words(words):
             items.append(Item(" ".join(words), m.group(1)))
     titles = collections.Counter(i.title for i in items)
@@ -121,10 +122,6 @@ def verb_for(text: str) -> str | None:
         return None
     window = text[max(0, matches[0].start() - WINDOW) : matches[-1].end()]
     return next((verb for pattern, verb in VERBS if pattern.search(window)), None)
-
-
-def part_of(key: str) -> str:
-    return "validation" if hash_bucket(key) in VALIDATION_BUCKETS else "train"
 
 
 @dataclass
@@ -204,7 +201,7 @@ def pairs_of(listings: list[Listing], rng: random.Random) -> list[dict]:
                 }
             )
         # another list's title, named nowhere here, with one of this passage's years
-        lowered = plain(evidence).lower()
+        lowered = evidence_text(evidence)
         for _ in range(5):
             other = listings[rng.randrange(len(listings))]
             if other is listing:
@@ -216,10 +213,7 @@ def pairs_of(listings: list[Listing], rng: random.Random) -> list[dict]:
                     base | {"claim": claim(title, listing.verb, year), "label": NEI, "origin": "reader-list-nei"}
                 )
                 break
-    keyed = {}
-    for row in out:
-        keyed.setdefault((row["claim"], row["evidence"]), row)
-    return list(keyed.values())
+    return distinct_pairs(out)
 
 
 def main() -> None:
@@ -242,7 +236,7 @@ def main() -> None:
         f"{time.monotonic() - started:.0f} s"
     )
     for part, name in (("train", "pairs_train_list.jsonl"), ("validation", "pairs_validation_list.jsonl")):
-        chosen = [s for s in listings if part_of(s.key) == part]
+        chosen = [s for s in listings if part_for(s.key) == part]
         pairs = pairs_of(chosen, random.Random(f"{args.seed}:list:{part}"))
         write_rows(args.work / name, pairs, random.Random(f"{args.seed}:list:{part}:order"))
     print(f"list pairs written in {time.monotonic() - started:.0f} s")

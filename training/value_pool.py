@@ -155,7 +155,11 @@ def written_claims(rows: list[dict], sentences: list[Passage], nlp: Language) ->
 
 
 def part_of(row: dict) -> str:
-    key = row["title"] or row["claim"]  # a corpus page's sentences fall in one part
+    return part_for(row["title"] or row["claim"])  # a corpus page's sentences fall in one part
+
+
+def part_for(key: str) -> str:
+    """ "validation" where ``key`` (a title, or a claim where untitled) hashes into ``VALIDATION_BUCKETS``."""
     return "validation" if hash_bucket(key) in VALIDATION_BUCKETS else "train"
 
 

@@ -27,7 +27,7 @@ import re
 import time
 
 import orjson
-from build_pairs import builder_parser, corpus_and_held_out, write_rows
+from build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, write_rows
 from reader_cases import MAX_CHARS, NEI
 from reader_nei import _META_TITLE, WICE_VALIDATION_BUCKETS
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -91,8 +91,7 @@ def rest_pairs(rows: list[dict], part: str, held_out_titles: set[str]) -> list[d
                 "origin": "reader-wice-rest-nei",
             }
         )
-    keyed = {(r["claim"], r["evidence"]): r for r in out}
-    return list(keyed.values())
+    return distinct_pairs(out)
 
 
 def main() -> None:
