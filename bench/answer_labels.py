@@ -12,7 +12,7 @@ Reported: how many answers are read right / wrong / open, and among those read r
 matches the answer's label (and per label). Most felm-wk facts are about the open world, which the bundled
 corpus does not hold, so most answers are expected to stay open: this measures the pipeline, not coverage.
 
-    python bench/answer_labels.py [--data ../shared/data] [--corpus FILE] [--limit N] [--out FILE]
+    python -m bench.answer_labels [--data ../shared/data] [--corpus FILE] [--limit N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def main() -> int:
         "by_label": by_label,
         "seconds": round(time.perf_counter() - started, 1),
         "machine": machine_record(),
-        "command": "python bench/answer_labels.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.answer_labels " + " ".join(sys.argv[1:]),
     }
     print(json.dumps(figures, indent=1))
     if args.out:

@@ -1,6 +1,6 @@
 """The two corpus backends side by side on the shared wiki corpus: retrieval agreement and FEVER metrics.
 
-    python bench/backend_parity.py [--claims 400] [--out runs/backend-parity]
+    python -m bench.backend_parity [--claims 400] [--out runs/backend-parity]
 
 Reads the *validation* part of the page-disjoint FEVER paper_dev split (never its test part). For
 every claim, the top 5 of the in-memory bm25s index and of the on-disk tantivy index for the claim
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 import orjson
-from fever_sample import CLAIMS, CORPUS, SPLIT
 
+from bench.fever_sample import CLAIMS, CORPUS, SPLIT
 from mermaid_verifier.models import Label
 
 

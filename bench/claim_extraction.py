@@ -11,7 +11,7 @@ words or punctuation) overlap with an F1 of at least ``--match`` (default 0.6). 
 The match is lexical, so a correct claim worded differently from the gold one counts as a miss; the
 figures are a floor. ``--show N`` prints N answers with both lists, to read the misses.
 
-    python bench/claim_extraction.py [--data ../shared/data] [--match 0.6] [--show 3]
+    python -m bench.claim_extraction [--data ../shared/data] [--match 0.6] [--show 3]
 """
 
 from __future__ import annotations

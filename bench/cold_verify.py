@@ -1,7 +1,7 @@
 """Time cold `verify "…"` runs: process start to exit, each a fresh process (warm disk caches).
 
-    python bench/cold_verify.py [--runs 5] [--corpus PATH] [--baseline OTHER_VERIFY] [claim]
-    python bench/cold_verify.py --text FILE [--runs 5] [--baseline OTHER_VERIFY]
+    python -m bench.cold_verify [--runs 5] [--corpus PATH] [--baseline OTHER_VERIFY] [claim]
+    python -m bench.cold_verify --text FILE [--runs 5] [--baseline OTHER_VERIFY]
 
 With ``--text``, cold ``mermaid-verifier check FILE --no-memory`` runs are timed instead (the ``mermaid-verifier``
 script beside each ``verify``); the summary then compares the texts' verdicts.

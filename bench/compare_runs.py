@@ -1,8 +1,8 @@
 """Two runs over the same claims, compared claim by claim: is the candidate better than the baseline beyond
 what the choice of claims explains?
 
-    python bench/compare_runs.py runs/devtest-gpu3/results.jsonl runs/devtest-soup/results.jsonl
-    python bench/compare_runs.py bench/results/test_rest_verdicts/mpnet6-gpu3.jsonl.gz \\
+    python -m bench.compare_runs runs/devtest-gpu3/results.jsonl runs/devtest-soup/results.jsonl
+    python -m bench.compare_runs bench/results/test_rest_verdicts/mpnet6-gpu3.jsonl.gz \\
         runs/test-rest-new/results.jsonl --claims $DATA/fever/paper_test_rest.jsonl
 
 Each run is a ``results.jsonl`` of ``mermaid-verifier fever`` (``id``, ``gold``, ``verdict``) or a verdict

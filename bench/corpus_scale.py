@@ -1,6 +1,6 @@
 """Local-corpus index at scale: build time, index size on disk, peak RSS, cold open and query latency.
 
-    python bench/corpus_scale.py [--sizes 20000 200000 1000000] [--backend memory tantivy] [--queries 500] [--json]
+    python -m bench.corpus_scale [--sizes 20000 200000 1000000] [--backend memory tantivy] [--queries 500] [--json]
 
 For each size a seeded synthetic wiki-sentence corpus (``{"page", "line", "title", "text"}`` JSONL)
 is written to a scratch directory: Wikipedia-like sentences of 6–35 words over a 60,000-word
@@ -237,7 +237,18 @@ def child(phase: str, backend: str, corpus: Path, cache: Path, queries: int, see
 
 
 def run_child(phase: str, backend: str, corpus: Path, cache: Path, queries: int, seed: int) -> dict:
-    command = [sys.executable, __file__, "--_child", phase, backend, str(corpus), str(cache), str(queries), str(seed)]
+    command = [
+        sys.executable,
+        "-m",
+        "bench.corpus_scale",
+        "--_child",
+        phase,
+        backend,
+        str(corpus),
+        str(cache),
+        str(queries),
+        str(seed),
+    ]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"{phase} phase failed ({done.returncode}):\n{done.stderr.strip()}")

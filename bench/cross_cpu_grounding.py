@@ -2,11 +2,11 @@
 compared between this machine and another CPU kind, and the decisions they lead to.
 
     # 1. natively: ground the first --answers LFQA answers and --claims WiCE claims, keeping every pair read
-    python bench/cross_cpu_grounding.py record --out DIR
+    python -m bench.cross_cpu_grounding record --out DIR
     # 2. on the other CPU, or emulated (AVX2 without VNNI; ~50x slower): read the same pairs
     qemu-x86_64 -cpu Haswell $(which python) bench/cross_cpu_grounding.py read --out DIR
     # 3. compare: the largest reading difference, and each claim's and sentence's decision with either reading
-    python bench/cross_cpu_grounding.py compare --out DIR
+    python -m bench.cross_cpu_grounding compare --out DIR
 
 ``compare`` writes ``DIR/summary.json`` with the machine of each step.
 """
@@ -20,16 +20,12 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "bench"))
-
-from cross_cpu_verdicts import RecordingStance, read_jsonl  # noqa: E402
-
+from bench.cross_cpu_verdicts import RecordingStance, read_jsonl  # noqa: E402
 from mermaid_verifier.model_check import machine_record  # noqa: E402
 
 
 async def record(args) -> None:
-    from grounding import units
-
+    from bench.grounding import units
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
     from mermaid_verifier.stance import StanceModel
     from mermaid_verifier.texts import GivenDocuments, TextJob

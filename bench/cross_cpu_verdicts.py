@@ -4,14 +4,14 @@ A whole run under an emulated CPU (``qemu-x86_64 -cpu Haswell``: AVX2 without VN
 slower than native, but a verdict depends on the CPU only through the stance model's readings. So:
 
     # 1. natively: verify the claims, keeping every (claim, evidence) pair the stance model read
-    python bench/cross_cpu_verdicts.py record --claims $DATA/fever/paper_dev.jsonl \\
+    python -m bench.cross_cpu_verdicts record --claims $DATA/fever/paper_dev.jsonl \\
         --split training/splits/fever_paper_dev.json --part validation --limit 100 --corpus $W --out DIR
     # 2. on the other CPU (or emulated): read those pairs (resumable: appends what is not read yet)
     qemu-x86_64 -cpu Haswell $(which python) bench/cross_cpu_verdicts.py read --out DIR
     # 3. natively: verify the same claims again, every stance reading taken from step 2's; a pair step 2
     #    has not read (the other readings sent the search elsewhere) is added to DIR/pairs.jsonl: read
     #    again (2) and replay again until none is missing
-    python bench/cross_cpu_verdicts.py replay --claims … --corpus $W --out DIR
+    python -m bench.cross_cpu_verdicts replay --claims … --corpus $W --out DIR
 
 ``replay`` writes ``DIR/summary.json``: how many verdicts (label and abstention) are the same, the largest
 confidence difference, the largest reading difference, and the machine of each step.

@@ -1,8 +1,8 @@
 """The verdict model on given evidence, without search: contrast pairs, gold evidence, decisive span removed.
 
-    python bench/given_evidence.py contrast                                   # tests/data/contrast_pairs.jsonl
-    python bench/given_evidence.py gold --part validation --part calibration  # paper_dev tuning parts
-    python bench/given_evidence.py gold --claims ../shared/data/fever/paper_test_rest.jsonl   # once per shipped model
+    python -m bench.given_evidence contrast                                   # tests/data/contrast_pairs.jsonl
+    python -m bench.given_evidence gold --part validation --part calibration  # paper_dev tuning parts
+    python -m bench.given_evidence gold --claims ../shared/data/fever/paper_test_rest.jsonl   # once per shipped model
     ... --model-dir training/runs/NAME/model    # another stance model than the bundled one
 
 * ``contrast``: each pair's true claim should be SUPPORTS and its false twin REFUTES against the one
@@ -21,13 +21,11 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
-sys.path.insert(0, str(REPO / "training"))
 
 
 def judge_for(model_dir: Path | None):
@@ -86,9 +84,8 @@ def gold_claims(claims_path: Path, split_path: Path | None, parts: list[str]):
 
 
 def gold(judge, claims) -> dict:
-    from nei_pairs import span_removed_pairs
-
     from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+    from training.nei_pairs import span_removed_pairs
 
     outcome = collections.Counter()
     by_label: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)

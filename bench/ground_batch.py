@@ -7,11 +7,11 @@ throughput in records a minute with the CPU flags. ``same`` grounds the first N 
 by one through ``mermaid_verifier.ground`` (the per-text path), and counts rows that differ in any sentence label,
 claim status or support figure.
 
-    python bench/ground_batch.py write --data ../shared/data --out RECORDS_DIR
+    python -m bench.ground_batch write --data ../shared/data --out RECORDS_DIR
     mermaid-verifier ground RECORDS_DIR/wice_aggrefact.jsonl --out RUNS/wice
     mermaid-verifier ground RECORDS_DIR/lfqa_ragas.jsonl --out RUNS/lfqa
-    python bench/ground_batch.py score --data ../shared/data --wice RUNS/wice --lfqa RUNS/lfqa
-    python bench/ground_batch.py same --records RECORDS_DIR --wice RUNS/wice --lfqa RUNS/lfqa --first 20
+    python -m bench.ground_batch score --data ../shared/data --wice RUNS/wice --lfqa RUNS/lfqa
+    python -m bench.ground_batch same --records RECORDS_DIR --wice RUNS/wice --lfqa RUNS/lfqa --first 20
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ without a claim counts as supported: nothing was flagged in it). The settings ar
 questions (LFQA) or pages (WiCE) and scored on the other, both ways (``halves``); the one setting that ships is
 fitted on both sets together among those that read at most ``MAX_READS`` passages a claim (as many as before).
 
-    python bench/grounding.py run [--data ../shared/data] [--sets lfqa wice wice_deleted unmentioned]
-    python bench/grounding.py score [--ledger …] [--threshold T]
+    python -m bench.grounding run [--data ../shared/data] [--sets lfqa wice wice_deleted unmentioned]
+    python -m bench.grounding score [--ledger …] [--threshold T]
 """
 
 from __future__ import annotations

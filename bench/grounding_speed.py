@@ -6,7 +6,7 @@ ten documents twice — first with documents never seen (split and indexed on th
 kept by content) — after one warm-up check that loads the parser and the stance model (timed apart). Reported:
 the median and the slowest of each, with the claims read and the machine.
 
-    python bench/grounding_speed.py [--data ../shared/data] [--rounds 5]
+    python -m bench.grounding_speed [--data ../shared/data] [--rounds 5]
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ sentences it joins; its id names them), so the judge weighs it with the rest.
 It adds the joint items to the saved, stance-scored evidence of a FEVER run, so the judge can be refitted and
 compared without a new search:
 
-    python bench/joint_reading.py runs/paper-dev/results.jsonl runs/paper-dev-joint/results.jsonl \\
+    python -m bench.joint_reading runs/paper-dev/results.jsonl runs/paper-dev-joint/results.jsonl \\
         [--claims several-parts|all]
-    python scripts/evaluate_scoring.py runs/paper-dev-joint/results.jsonl --fit-on-train --max-risk 0.10
+    python -m scripts.evaluate_scoring runs/paper-dev-joint/results.jsonl --fit-on-train --max-risk 0.10
 
 ``several-parts`` (default) reads jointly only for claims the decomposer split into two or more triplets.
 The measured result (docs/evaluation.md) is why the pipeline does not read jointly.

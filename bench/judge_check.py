@@ -4,7 +4,7 @@ The check acts after the model has answered, so each claim needs one LLM call: t
 evidence (as a whole run with the offline backend does), the LLM judge answers on it
 (``LLMJudge.read``), and the verdict is made from that answer under ``strict``, ``cap`` and ``off``:
 
-    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 python bench/judge_check.py --claims $DATA/fever/paper_dev.jsonl \\
+    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 python -m bench.judge_check --claims $DATA/fever/paper_dev.jsonl \\
         --split training/splits/fever_paper_dev.json --part validation --limit 40 --corpus $W --out runs/judge-check
 
 Per claim, ``OUT/ledger.jsonl`` keeps the gold label, the stance model's verdict and the model's answer
@@ -22,8 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from cross_cpu_verdicts import claims_of  # the same claim selection options
-
+from bench.cross_cpu_verdicts import claims_of  # the same claim selection options
 from mermaid_verifier.model_check import measurement_record
 
 CHECKS = ("strict", "cap", "off")

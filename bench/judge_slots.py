@@ -3,7 +3,7 @@ evidence of a FEVER run for each ``unstated_refutes`` value: the label model fit
 and scored on the tuning parts it never saw (validation + calibration), as ``scripts/evaluate_scoring.py
 --fit-on-train`` fits the shipped judge.
 
-    python bench/judge_slots.py runs/paper-dev/results.jsonl --unstated-refutes 1 0.5 0 --out bench/results/judge_slots.json
+    python -m bench.judge_slots runs/paper-dev/results.jsonl --unstated-refutes 1 0.5 0 --out bench/results/judge_slots.json
 
 For each value: macro-F1 and F1 per label on the tuning parts, how many NOT ENOUGH INFO claims end REFUTES (the
 reader taking "says something else" for "says otherwise") and how many REFUTES claims end NOT ENOUGH INFO, and

@@ -1,7 +1,7 @@
 """Offline vs LLM vs cascade on the same FEVER test-part claims, against a real OpenAI-compatible server.
 
-    python scripts/local_llm.py serve                       # or any server: OPENAI_BASE_URL, MERMAID_LLM_MODEL
-    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 python bench/llm_backends.py --claims 100 --out runs/llm-bench
+    python -m scripts.local_llm serve                       # or any server: OPENAI_BASE_URL, MERMAID_LLM_MODEL
+    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 python -m bench.llm_backends --claims 100 --out runs/llm-bench
 
 The first ``--claims`` claims of the *test* part of the page-disjoint FEVER paper_dev split, verified
 over the wiki corpus (local-corpus source only, memory off, one claim at a time: a local server has one
@@ -30,8 +30,7 @@ import platform
 import sys
 from pathlib import Path
 
-from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, REPO, test_part_sample
-
+from bench.fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, REPO, test_part_sample
 from mermaid_verifier.config import Settings
 from mermaid_verifier.evaluation.batch import verify_labelled
 from mermaid_verifier.evaluation.run_log import ResultsLog
@@ -182,7 +181,7 @@ def main() -> int:
             sys.exit(f"{path} not found: this benchmark needs the shared FEVER data")
     base_url = os.environ.get("OPENAI_BASE_URL")
     if base_url is None and set(args.backend) - {"offline"}:
-        sys.exit("set OPENAI_BASE_URL to the server to test (python scripts/local_llm.py serve prints it)")
+        sys.exit("set OPENAI_BASE_URL to the server to test (python -m scripts.local_llm serve prints it)")
     model = os.environ.get("MERMAID_LLM_MODEL", "local")
     summary = {
         "machine": machine_record() | {"cpu_model": cpu_model()},

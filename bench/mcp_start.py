@@ -1,7 +1,7 @@
 """How soon `mermaid-verifier mcp` (stdio) answers: a real MCP client starts it, as a host would, and times the
 handshake and the first `verify_claim` call, each run a fresh process (warm disk caches, no memory).
 
-    python bench/mcp_start.py [--runs 5] [--baseline OTHER_MERMAID_VERIFIER] [claim]
+    python -m bench.mcp_start [--runs 5] [--baseline OTHER_MERMAID_VERIFIER] [claim]
 
 ``--baseline`` names another build's ``mermaid-verifier`` script (say, main's, installed in a second virtualenv):
 the two are run in turn, each with its own cache directory (the first run of each builds the corpus index and

@@ -1,6 +1,6 @@
 """Evidence-memory recall latency on a large store (the default SQLite store), at one or more sizes.
 
-    python bench/memory_recall.py [--items 10000 100000 1000000] [--queries 2000]
+    python -m bench.memory_recall [--items 10000 100000 1000000] [--queries 2000]
 
 For each size, fills a fresh store with synthetic records (each about one of ``items / 5`` entities,
 so an entity has ~5 items) through the bulk path, ``EvidenceMemory.import_records`` (batched

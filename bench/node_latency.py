@@ -1,6 +1,6 @@
 """Per-node latency of the verification graph (decompose, recall, execute, judge, remember) on FEVER test claims.
 
-    python bench/node_latency.py [--claims 40] [--cache-dir DIR]
+    python -m bench.node_latency [--claims 40] [--cache-dir DIR]
 
 Runs the first ``--claims`` claims of the *test* part of the page-disjoint FEVER paper_dev split one
 at a time (offline backend, local wiki corpus only, memory off, one ``open_verifier``; 3 further test
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 from langchain_core.callbacks import BaseCallbackHandler
 
+from bench.fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 from mermaid_verifier.evaluation.run_metrics import percentile
 
 

@@ -1,6 +1,6 @@
 """Batch on Ray against the in-process batch: the same claims, each way a user's command in a fresh process.
 
-    python bench/ray_batch.py [--claims 500] [--workers 1 2] [--concurrency 2] [--repeat 3] [--out runs/ray-bench]
+    python -m bench.ray_batch [--claims 500] [--workers 1 2] [--concurrency 2] [--repeat 3] [--out runs/ray-bench]
 
 Verifies the first ``--claims`` claims of the FEVER paper_dev *test* part (offline backend, the
 local wiki corpus only, memory off) by running ``mermaid-verifier fever`` as a user would: in
@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 import orjson
-from fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, SPLIT
+
+from bench.fever_sample import CLAIMS, CORPUS, DEFAULT_CACHE, SPLIT
 
 WARM_UP_CLAIMS = 3
 

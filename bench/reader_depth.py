@@ -1,10 +1,10 @@
 """What a shallower reader would buy in speed: the shipped stance model with only some of its layers, exported as
 the runtime reads it (int8, activations per token, with canaries), timed against the shipped file on passage pairs.
 
-    python bench/reader_depth.py PAIRS/pairs_validation_reader.jsonl [--layers 4 3] [--max-length 256] [--rounds 3]
+    python -m bench.reader_depth PAIRS/pairs_validation_reader.jsonl [--layers 4 3] [--max-length 256] [--rounds 3]
 
 The stand-ins are not trained: their readings mean nothing, only their speed does (a trained student of the same
-depth, ``training/reader_job.py train --layers K``, reads at the same speed). A stand-in with all six layers is
+depth, ``python -m training.reader_job train --layers K``, reads at the same speed). A stand-in with all six layers is
 timed too, as a control of the export against the shipped file. Needs the training extra (torch, transformers)
 for the export; the rounds run the models in turn, so a change of load falls on all of them.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,9 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def stand_in(keep: int, out: Path, rows: list[dict]) -> Path:
     """The shipped model with ``keep`` of its layers (``reader_model.kept_layers``), exported into ``out``."""
-    import reader_job
-    import reader_model
-    import train_stance
+    from training import reader_job, reader_model, train_stance
 
     tokenizer, model, _, _ = reader_model.student_from_onnx(reader_model.MPNET6, reader_job.SHIPPED, 320)
     train_stance.keep_layers(model, reader_model.kept_layers(model.config.num_hidden_layers, keep))
@@ -44,7 +41,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    sys.path[:0] = [str(REPO / "training")]
     import torch
 
     from mermaid_verifier.stance import StanceModel, bundled_model_dir

@@ -13,7 +13,7 @@ word refers to, in words that name it). This script re-makes the sample with the
 scores it against the ledger; a resolution the ledger lacks (the rules changed since) is listed as unchecked:
 read it and add it before quoting a figure.
 
-    python bench/resolutions.py [--data ../shared/data] [--size 110] [--show-unchecked]
+    python -m bench.resolutions [--data ../shared/data] [--size 110] [--show-unchecked]
 """
 
 from __future__ import annotations

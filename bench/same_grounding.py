@@ -5,8 +5,8 @@ answer checked against its documents), one JSON line per answer with the whole r
 and claims, every claim's status, readings and passage, the summary. ``compare`` then says whether two such runs
 are the same in every field; it exits 0 when they are, else 1, naming the answers and fields that differ.
 
-    python bench/same_grounding.py run --out /tmp/grounding_before.jsonl [--data ../shared/data] [--answers 50]
-    python bench/same_grounding.py compare /tmp/grounding_before.jsonl /tmp/grounding_after.jsonl
+    python -m bench.same_grounding run --out /tmp/grounding_before.jsonl [--data ../shared/data] [--answers 50]
+    python -m bench.same_grounding compare /tmp/grounding_before.jsonl /tmp/grounding_after.jsonl
 """
 
 from __future__ import annotations

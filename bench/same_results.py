@@ -5,7 +5,7 @@ listing the claims and fields that differ.
 
     MERMAID_SOURCES=local mermaid-verifier fever $DATA/fever/paper_dev.jsonl --corpus $DATA/corpus/wiki_sentences.jsonl \\
         --split training/splits/fever_paper_dev.json --part validation --no-memory --out runs/before   # (and after)
-    python bench/same_results.py runs/before/results.jsonl runs/after/results.jsonl [--out summary.json]
+    python -m bench.same_results runs/before/results.jsonl runs/after/results.jsonl [--out summary.json]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ resident memory (``VmHWM``) of the service and of its tool-server processes, rea
 Texts: the first N ``factool-qa`` answers of ``text/factbench_dev.jsonl`` (LLM answers, a few sentences
 each). Evidence for most of them is not in the corpus; this measures the service, not the verdicts.
 
-    python bench/serve_load.py [--data ../shared/data] [--corpus FILE] [--n 20] [--out bench/results/serve_load.json]
+    python -m bench.serve_load [--data ../shared/data] [--corpus FILE] [--n 20] [--out bench/results/serve_load.json]
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def main() -> int:
         "wall_seconds": round(wall, 2),
         "peak_rss_mb": {"processes": list(peaks.values()), "sum": round(sum(peaks.values()), 1)},
         "machine": machine_record(),
-        "command": "python bench/serve_load.py " + " ".join(sys.argv[1:]),
+        "command": "python -m bench.serve_load " + " ".join(sys.argv[1:]),
     }
     print(json.dumps(figures, indent=1))
     if args.out:

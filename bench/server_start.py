@@ -1,7 +1,7 @@
 """How long the tool servers of every source take to start together (process, imports, index, MCP handshake),
 as a run with the network up starts them; the live servers need no network to start, so none is used.
 
-    python bench/server_start.py [--runs 3] [--corpus PATH]
+    python -m bench.server_start [--runs 3] [--corpus PATH]
 
 Each run starts the Wikipedia, arXiv, PubMed and local-corpus servers in one toolbox, times ``Toolbox.start``
 and closes them; the first run (which may build the corpus index) is reported apart.

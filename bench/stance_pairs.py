@@ -1,8 +1,8 @@
 """The stance model alone on labelled (claim, evidence) pairs: argmax accuracy and macro-F1, overall and
 per pair origin, through the runtime (onnxruntime, the int8 file that ships).
 
-    python bench/stance_pairs.py training/runs/NAME/pairs/pairs_validation.jsonl
-    python bench/stance_pairs.py training/runs/NAME/pairs/pairs_validation_vitaminc.jsonl --model-dir training/runs/NAME/model
+    python -m bench.stance_pairs training/runs/NAME/pairs/pairs_validation.jsonl
+    python -m bench.stance_pairs training/runs/NAME/pairs/pairs_validation_vitaminc.jsonl --model-dir training/runs/NAME/model
 
 Comparing two models on the same pairs file is how a new model earns its place: the pairs come from
 ``training/build_pairs.py`` (validation pages, and the VitaminC pages held out by title).

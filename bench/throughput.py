@@ -1,6 +1,6 @@
 """Offline verification throughput (claims/s) at several concurrency levels, on FEVER paper_dev test claims.
 
-    python bench/throughput.py [--claims 60] [--concurrency 1 2 4] [--cache-dir DIR]
+    python -m bench.throughput [--claims 60] [--concurrency 1 2 4] [--cache-dir DIR]
 
 Takes the first ``--claims`` claims of the *test* part of the page-disjoint FEVER paper_dev split
 (``../shared/data/fever/paper_dev.jsonl``, ``training/splits/fever_paper_dev.json``) and verifies
@@ -21,8 +21,7 @@ import statistics
 import time
 from pathlib import Path
 
-from fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
-
+from bench.fever_sample import CORPUS, DEFAULT_CACHE, test_part_sample
 from mermaid_verifier.evaluation.run_metrics import percentile
 
 

@@ -7,8 +7,8 @@
   an infobox and a few sentences each, to bring a ZIM to the size of a real Wikipedia one.
 * :func:`write_zim` writes them, with redirects, metadata and (or without) the full-text index.
 
-    python bench/zim_build.py --corpus ../shared/data/corpus/wiki_sentences.jsonl --out wiki.zim
-    python bench/zim_build.py --corpus ../shared/data/corpus/wiki_sentences.jsonl --generated 1000000 --out big.zim
+    python -m bench.zim_build --corpus ../shared/data/corpus/wiki_sentences.jsonl --out wiki.zim
+    python -m bench.zim_build --corpus ../shared/data/corpus/wiki_sentences.jsonl --generated 1000000 --out big.zim
 
 Needs the ``zim`` extra (libzim). Writes the ZIM next to the target and renames it into place when done.
 """

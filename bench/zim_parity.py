@@ -1,12 +1,12 @@
 """Do a JSONL corpus and a ZIM built from the same pages reach the same verdicts? Two ``mermaid-verifier fever``
 runs over the same claims, one per corpus, compared claim by claim.
 
-    python bench/zim_build.py --corpus $DATA/corpus/wiki_sentences.jsonl --out runs/wiki.zim
+    python -m bench.zim_build --corpus $DATA/corpus/wiki_sentences.jsonl --out runs/wiki.zim
     for C in $DATA/corpus/wiki_sentences.jsonl runs/wiki.zim; do
       MERMAID_SOURCES=local mermaid-verifier fever $DATA/fever/paper_dev.jsonl --corpus $C \\
         --split training/splits/fever_paper_dev.json --part validation --no-memory --out runs/val-$(basename $C)
     done
-    python bench/zim_parity.py runs/val-wiki_sentences.jsonl/results.jsonl runs/val-wiki.zim/results.jsonl \\
+    python -m bench.zim_parity runs/val-wiki_sentences.jsonl/results.jsonl runs/val-wiki.zim/results.jsonl \\
         --out bench/results/zim_parity.json
 
 Reported: the share of claims with the same verdict (the number the ZIM corpus is held to: at least 95 %),

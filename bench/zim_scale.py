@@ -1,8 +1,8 @@
 """A ZIM of a million articles as a corpus: how fast it is searched and read, how much memory it takes, how
 fast a cold ``verify`` starts with it, and that several processes read it at once.
 
-    python bench/zim_build.py --corpus $DATA/corpus/wiki_sentences.jsonl --generated 993000 --out runs/big.zim
-    python bench/zim_scale.py --zim runs/big.zim --claims $DATA/fever/paper_dev.jsonl \\
+    python -m bench.zim_build --corpus $DATA/corpus/wiki_sentences.jsonl --generated 993000 --out runs/big.zim
+    python -m bench.zim_scale --zim runs/big.zim --claims $DATA/fever/paper_dev.jsonl \\
         --split training/splits/fever_paper_dev.json --out bench/results/zim_scale.json
 
 Measured, each in a fresh process over the ZIM (the machine's CPU flags and load are recorded beside them):
@@ -33,8 +33,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: zim_build beside it
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -70,7 +68,7 @@ def claims_of(claims: Path, split: Path | None, parts: tuple[str, ...], limit: i
 
 def generated_queries(count: int, seed: int) -> list[str]:
     """Claims about people and towns like the generated articles (names, places, years from their vocabulary)."""
-    from zim_build import _FIRST, _JOBS, _LAST, _PLACES
+    from bench.zim_build import _FIRST, _JOBS, _LAST, _PLACES
 
     rng = random.Random(seed)
     return [
@@ -129,7 +127,7 @@ def several_readers(zim: Path, queries: list[str], workers: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         queries_file = Path(folder) / "queries.json"
         queries_file.write_text(json.dumps(queries))
-        command = [sys.executable, __file__, "--worker", str(zim), str(queries_file), "50"]
+        command = [sys.executable, "-m", "bench.zim_scale", "--worker", str(zim), str(queries_file), "50"]
         started = time.perf_counter()
         alone = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
         alone_s = time.perf_counter() - started
@@ -203,7 +201,15 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as folder:
         queries_file = Path(folder) / "queries.json"
         queries_file.write_text(json.dumps(queries))
-        command = [sys.executable, __file__, "--worker", str(args.zim), str(queries_file), str(args.pages)]
+        command = [
+            sys.executable,
+            "-m",
+            "bench.zim_scale",
+            "--worker",
+            str(args.zim),
+            str(queries_file),
+            str(args.pages),
+        ]
         alone = subprocess.run(command, capture_output=True, text=True)
         if alone.returncode:
             raise SystemExit(f"the measuring process failed: {alone.stderr.strip()[-500:]}")

@@ -1,6 +1,6 @@
 """Does a threshold fitted to a risk budget hold on claims it was not fitted on? Tuning parts only.
 
-    python scripts/check_threshold_halvings.py runs/eval-validation/results.jsonl runs/eval-calibration/results.jsonl
+    python -m scripts.check_threshold_halvings runs/eval-validation/results.jsonl runs/eval-calibration/results.jsonl
 
 Splits the tuning claims' page groups at random into two halves, many times. On one half it fits
 the confidence model and the abstention threshold exactly as ``evaluate_scoring.py`` does
@@ -16,8 +16,6 @@ from __future__ import annotations
 import random
 import statistics
 
-from evaluate_scoring import run, tuning_arguments
-
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
 from mermaid_verifier.calibration import fit_threshold
 from mermaid_verifier.evaluation.datasets import load_split_ids
@@ -30,6 +28,7 @@ from mermaid_verifier.evaluation.judge_fitting import (
     weighings,
 )
 from mermaid_verifier.scoring import ReliabilityConfig
+from scripts.evaluate_scoring import run, tuning_arguments
 
 
 def held_out(

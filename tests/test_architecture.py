@@ -16,7 +16,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from installed_layout import installed_layout  # scripts/ is on the tests' path (pyproject: pytest pythonpath)
+from scripts.installed_layout import installed_layout
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,11 +10,7 @@ import pytest
 
 pytest.importorskip("scipy", reason="the dev extra (scipy, with scikit-learn) is not installed")
 
-_spec = importlib.util.spec_from_file_location(
-    "compare_runs", Path(__file__).resolve().parents[1] / "bench" / "compare_runs.py"
-)
-compare_runs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(compare_runs)
+from bench import compare_runs  # noqa: E402
 
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
 

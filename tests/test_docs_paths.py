@@ -1,7 +1,7 @@
 """Every file of the repository that the docs and docstrings name exists.
 
 A path counts when it is written as code in ``docs/*.md`` or ``README.md`` (`bench/grounding.py`,
-`cli/commands.py`), or anywhere in a module's docstring (``python scripts/x.py``, "for tune_judge.py"), and ends
+`cli/commands.py`), or anywhere in a module's docstring (``python -m scripts.x``, "for tune_judge.py"), and ends
 in a source suffix. One with a folder must be the end of a file's path in the working tree (the installed prefix
 ``mermaid_verifier/agents/`` read as ``agents/``); a bare ``name.py`` must be the name of one. Not checked: paths
 into the shared data (``grounding/wice_dev.jsonl``), into a run's output (``runs/``, ``DIR/``, placeholders in
@@ -108,7 +108,7 @@ def test_every_file_the_docs_and_docstrings_name_exists():
         ("the command tree is in `app.py`", True, ["x: app.py"]),
         ("see `bench/no_such_bench.py` and `mermaid_verifier/agents/slots.py`", True, ["x: bench/no_such_bench.py"]),
         ("data: `grounding/wice_dev.jsonl`, `runs/x/metrics.json`, `DIR/results.jsonl`, `notes.md`", True, []),
-        ("    python scripts/evaluate_fever.py --out runs/x   # for tune_judge.py", False, ["x: tune_judge.py"]),
+        ("    python -m scripts.evaluate_fever --out runs/x   # for tune_judge.py", False, ["x: tune_judge.py"]),
     ],
 )
 def test_the_rule(text, markdown, missing):

@@ -69,7 +69,8 @@ def run(
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     split.write_text(json.dumps({"assignment": parts}))
     return subprocess.run(
-        [sys.executable, str(script), str(results), "--split", str(split), *args],
+        [sys.executable, "-m", f"scripts.{script.stem}", str(results), "--split", str(split), *args],
+        cwd=SCRIPT.parents[1],
         capture_output=True,
         text=True,
         timeout=300,

@@ -12,9 +12,11 @@ import re
 from collections import Counter
 
 import pytest
-from contrast import MONTHS
-from edits import evidence_text, wordnet
-from failure_kinds import (
+
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from training.contrast import MONTHS
+from training.edits import evidence_text, wordnet
+from training.failure_kinds import (
     date_coarse,
     date_wrong_decade,
     failure_kind_pairs,
@@ -33,8 +35,6 @@ from failure_kinds import (
     specific_place,
     type_exclusion,
 )
-
-from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 
 
 @pytest.fixture(scope="module")

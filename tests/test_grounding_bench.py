@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 
@@ -24,10 +23,9 @@ PAGE = "\n".join(
 
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("grounding_bench", REPO / "bench" / "grounding.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from bench import grounding
+
+    return grounding
 
 
 def test_the_ledger_reads_every_claim_and_replays_its_decision(tmp_path):

@@ -1,16 +1,10 @@
 """Joint reading (bench/joint_reading.py, measured and not kept in the pipeline): which sentences are read together, in what order, and what the reader is asked."""
 
 import asyncio
-import importlib.util
-from pathlib import Path
 
+from bench import joint_reading
 from mermaid_verifier.models import Evidence
 
-_spec = importlib.util.spec_from_file_location(
-    "joint_reading", Path(__file__).resolve().parents[1] / "bench" / "joint_reading.py"
-)
-joint_reading = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(joint_reading)
 is_joint, joint_candidates, joint_readings = (
     joint_reading.is_joint,
     joint_reading.joint_candidates,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import orjson
-from list_pairs import Item, Listing, corpus_listings, list_items, pairs_of, plain, shared_listings, verb_for
-from reader_cases import NEI, REFUTES, SUPPORTS, by_page
 
 from mermaid_verifier.tools.corpus_index import Passage
+from training.list_pairs import Item, Listing, corpus_listings, list_items, pairs_of, plain, shared_listings, verb_for
+from training.reader_cases import NEI, REFUTES, SUPPORTS, by_page
 
 ALLEN = "Allen directed Annie Hall -LRB- 1977 -RRB- , Manhattan -LRB- 1979 -RRB- and Zelig -LRB- 1983 -RRB- ."
 KNOWLES = 'She appeared in the films "The Fighting Temptations" (2003) and "Dreamgirls" (2006).'

@@ -12,7 +12,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 @pytest.fixture(scope="module")
 def llm_backends():
-    import llm_backends  # bench/ is on the tests' path (pyproject: pytest pythonpath)
+    from bench import llm_backends
 
     return llm_backends
 

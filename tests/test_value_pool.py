@@ -6,11 +6,11 @@ import random
 
 import orjson
 import pytest
-from reader_cases import NEI, REFUTES, SUPPORTS, by_page
-from value_pool import clean_swap, near_cue, part_of, pool_pairs, pool_rows, written_claims
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
+from training.reader_cases import NEI, REFUTES, SUPPORTS, by_page
+from training.value_pool import clean_swap, near_cue, part_of, pool_pairs, pool_rows, written_claims
 
 CANADA = "Its capital is Ottawa and its three largest metropolitan areas are Toronto, Montreal, and Vancouver."
 PAGES = {

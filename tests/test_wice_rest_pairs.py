@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from reader_cases import NEI
-from reader_nei import WICE_VALIDATION_BUCKETS
-from wice_rest_pairs import rest_pairs, rest_window
-
 from mermaid_verifier.evaluation.datasets import hash_bucket
+from training.reader_cases import NEI
+from training.reader_nei import WICE_VALIDATION_BUCKETS
+from training.wice_rest_pairs import rest_pairs, rest_window
 
 DOCUMENT = "\n".join(
     [

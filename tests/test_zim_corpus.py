@@ -23,7 +23,7 @@ from .graph_kit import verify
 
 pytest.importorskip("libzim", reason="the zim extra (libzim) is not installed")
 
-from zim_build import ZimArticle, ZimRedirect, article_html, corpus_articles, write_zim  # noqa: E402
+from bench.zim_build import ZimArticle, ZimRedirect, article_html, corpus_articles, write_zim  # noqa: E402
 
 WIKI_MINI = Path(__file__).parent / "fixtures" / "wiki_mini.jsonl"
 
@@ -411,7 +411,7 @@ def test_the_zim_builder_cli_writes_a_readable_zim(tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run(
-        [sys.executable, str(Path(__file__).parents[1] / "bench" / "zim_build.py"), "--corpus", str(corpus),
+        [sys.executable, "-m", "bench.zim_build", "--corpus", str(corpus),
          "--generated", "30", "--out", str(tmp_path / "built.zim")],
         capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip

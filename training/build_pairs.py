@@ -49,11 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
-from augment import entity_pool, mutated_pairs
-from contrast import contrastive_pairs
-from failure_kinds import failure_kind_pairs, number_bound_pairs
-from nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
-from synthesize import group_by_page, synthetic_pairs
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import (
@@ -66,6 +61,11 @@ from mermaid_verifier.evaluation.datasets import (
 from mermaid_verifier.models import Label
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import CorpusIndex, clean_fever_text, read_corpus
+from training.augment import entity_pool, mutated_pairs
+from training.contrast import contrastive_pairs
+from training.failure_kinds import failure_kind_pairs, number_bound_pairs
+from training.nei_pairs import other_claim_pairs, page_other_pairs, span_removed_pairs
+from training.synthesize import group_by_page, synthetic_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 SPLIT_FILE = REPO / "training" / "splits" / "fever_paper_dev.json"

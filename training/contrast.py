@@ -36,8 +36,11 @@ import random
 import re
 from collections import Counter
 
-from augment import negation_flip
-from edits import (
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+
+from training.augment import negation_flip
+from training.edits import (
     NUMBER_WORDS,
     evidence_text,
     first_sense,
@@ -48,8 +51,6 @@ from edits import (
     wordnet_antonym,
     wordnet_synonym,
 )
-from spacy.language import Language
-from spacy.tokens import Doc, Span, Token
 
 REFUTE_KINDS = ("comparative", "antonym", "number", "date", "role", "entity", "negation")
 SUPPORT_KINDS = ("synonym", "format", "paraphrase")

@@ -4,7 +4,7 @@ every pair with it, distil a 6-layer student from it, and write back only small 
     # here: pack the base (weight_pack.py) and the pairs; a first call copies part 1 to the machine's /tmp
     # (each call carries at most 64 MiB), and the second, carrying part 2 and the pairs (with --teacher-labels,
     # orjson's wheel too: the image lacks it, and only teacher_labels.py needs it):
-    PYTHONPATH=/tmp/site:.:training python3 training/device_train.py --weights /tmp/pack1 .devpack2 \\
+    PYTHONPATH=/tmp/site python3 -m training.device_train --weights /tmp/pack1 .devpack2 \\
         --pairs .devpack2/pairs --out $OUT --teacher-seconds 230 --student-seconds 160
 
 (docs/training.md, "On a lent GPU", has the whole recipe.)
@@ -36,8 +36,11 @@ from pathlib import Path
 
 import torch
 from safetensors.torch import save_file
-from train_stance import base_model, keep_layers, score
-from trainer import (
+from transformers import AutoTokenizer
+
+from mermaid_verifier.errors import TrainingStopped
+from training.train_stance import base_model, keep_layers, score
+from training.trainer import (
     LABEL_IDS,
     LABELS,
     MAX_LENGTH,
@@ -49,10 +52,7 @@ from trainer import (
     predict,
     write_json,
 )
-from transformers import AutoTokenizer
-from weight_pack import pack_state, unpack
-
-from mermaid_verifier.errors import TrainingStopped
+from training.weight_pack import pack_state, unpack
 
 DEFAULT_STUDENT_LAYERS = [0, 2, 4, 6, 8, 10]  # every other layer of a 12-layer base
 STUDENT_PARTS = [["layer.0-1"], ["layer.2-3"], ["layer.4-5"]]  # each part under the 16 MiB a returned file may be
@@ -254,7 +254,7 @@ def figures(model, tokenizer, files, device, name: str, log, max_length: int = M
 
 def attach_teacher(files, labels_file: Path, base_dir: Path, metrics: dict):
     """Give every row the probabilities ``labels_file`` holds for it; returns the base's tokenizer."""
-    from teacher_labels import load_labels  # needs orjson, which the GPU image lacks: only this path reads it
+    from training.teacher_labels import load_labels  # needs orjson, which the GPU image lacks: only this path reads it
 
     labels = load_labels(labels_file)
     for stem, (rows, sha) in files.items():

@@ -53,9 +53,21 @@ import random
 import re
 from collections import Counter
 
-from contrast import MONTHS, stated_counts
-from edits import NUMBER_WORDS, dominant_sense, evidence_text, mentions, numbers_in, replace_span, vowel_sound, wordnet
-from kind_words import (
+from spacy.language import Language
+from spacy.tokens import Doc, Token
+
+from training.contrast import MONTHS, stated_counts
+from training.edits import (
+    NUMBER_WORDS,
+    dominant_sense,
+    evidence_text,
+    mentions,
+    numbers_in,
+    replace_span,
+    vowel_sound,
+    wordnet,
+)
+from training.kind_words import (
     COUNTRIES,
     FAMILY_OF,
     KIND_FAMILIES,
@@ -71,8 +83,6 @@ from kind_words import (
     TOO_GENERAL,
     UPPER_BOUNDS,
 )
-from spacy.language import Language
-from spacy.tokens import Doc, Token
 
 NEI, SUPPORTS, REFUTES = "NOT ENOUGH INFO", "SUPPORTS", "REFUTES"
 

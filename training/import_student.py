@@ -1,6 +1,6 @@
 """Rebuild a student that ``device_train.py`` trained on a lent GPU, and export it as the runtime reads it.
 
-    /tmp/train/bin/python training/import_student.py --returned DEVICE_OUT --weights PACK_DIR \\
+    /tmp/train/bin/python -m training.import_student --returned DEVICE_OUT --weights PACK_DIR \\
         --run-dir training/runs/mpnet6-gpu --pairs PAIRS [--ship]
 
 The student's word embeddings are the carried base's (``weight_pack.py`` parts in ``--weights``; frozen
@@ -19,11 +19,12 @@ import sys
 from pathlib import Path
 
 import torch
-from device_train import DEFAULT_STUDENT_LAYERS, WORD_EMBEDDINGS
 from safetensors.torch import load_file
-from train_stance import base_model, finish_run, keep_layers, load_pairs, ship
-from trainer import file_sha256
-from weight_pack import unpack, unpack_state
+
+from training.device_train import DEFAULT_STUDENT_LAYERS, WORD_EMBEDDINGS
+from training.train_stance import base_model, finish_run, keep_layers, load_pairs, ship
+from training.trainer import file_sha256
+from training.weight_pack import unpack, unpack_state
 
 
 def rebuild(returned: Path, weights: list[Path], work: Path, layers: list[int], seed: int = 21):

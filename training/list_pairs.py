@@ -21,7 +21,7 @@ the evidence of the shared training files ``value_pool.POOL_ORIGINS`` reads. Pas
 contrast set's pages) are dropped. Passages whose page title (or, untitled, whose text) hashes into
 ``value_pool.VALIDATION_BUCKETS`` are written to ``pairs_validation_list.jsonl`` for measuring, never for training.
 
-    python training/list_pairs.py --shared ../shared/data --work training/work --seed 13
+    python -m training.list_pairs --shared ../shared/data --work training/work --seed 13
 """
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
-from build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, names_pattern, write_rows
-from edits import evidence_text
-from edits import plain_text as plain
-from reader_cases import NEI, REFUTES, SUPPORTS, by_page, fits, joined
-from value_pool import POOL_ORIGINS, part_for
 
 from mermaid_verifier.tools.corpus_index import Passage
+from training.build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, names_pattern, write_rows
+from training.edits import evidence_text
+from training.edits import plain_text as plain
+from training.reader_cases import NEI, REFUTES, SUPPORTS, by_page, fits, joined
+from training.value_pool import POOL_ORIGINS, part_for
 
 PER_PASSAGE = 2  # at most this many SUPPORTS and this many REFUTES pairs per passage, so long lists do not swamp
 ITEM_YEAR = re.compile(r"\(\s*(1[5-9]\d\d|20[0-2]\d)\s*\)")

@@ -18,11 +18,11 @@ for ``float``) this builds the other formats of the same weights:
 Each variant is read as the runtime reads it (``mermaid_verifier.stance.StanceModel``, one pair per run),
 natively or under an emulated CPU (``qemu-x86_64 -cpu Haswell python …``: AVX2, no AVX-512, no VNNI):
 
-    python training/portable_formats.py build --from data/stance_model --out /tmp/formats --variants float
-    python training/portable_formats.py build --from <an s8 or u8 file's folder> --out /tmp/formats
-    python training/portable_formats.py clean --pairs PAIRS.jsonl --out pairs.clean.jsonl
-    python training/portable_formats.py read --model /tmp/formats/u8 --pairs pairs.clean.jsonl --out probs-u8.json
-    python training/portable_formats.py compare probs-float.json probs-u8.json …
+    python -m training.portable_formats build --from data/stance_model --out /tmp/formats --variants float
+    python -m training.portable_formats build --from <an s8 or u8 file's folder> --out /tmp/formats
+    python -m training.portable_formats clean --pairs PAIRS.jsonl --out pairs.clean.jsonl
+    python -m training.portable_formats read --model /tmp/formats/u8 --pairs pairs.clean.jsonl --out probs-u8.json
+    python -m training.portable_formats compare probs-float.json probs-u8.json …
 
 ``read`` writes the probabilities with the CPU flags of the machine (or emulated CPU) that read them;
 ``compare`` reports argmax agreement with the first file, macro-F1 against the pairs' labels and the largest
@@ -378,7 +378,7 @@ def read(model_dir: Path, pairs: Path, out: Path, limit: int | None, emulated: s
 def write_canaries(float_dir: Path, model_dirs: list[Path]) -> None:
     """Store the canary pairs (``training/canaries.py``) with the float model's probabilities in each model
     directory's ``stance_config.json``, and read them there as the runtime's self-check does."""
-    from canaries import self_check_spec
+    from training.canaries import self_check_spec
 
     reader = StanceModel(float_dir, self_check=False)
 

@@ -4,7 +4,7 @@ Exports a finished run's ``final`` model to float ONNX once, quantises it per va
 channel; the MatMuls a variant names stay float), and reads the validation pairs with each one *as the
 runtime does* (``mermaid_verifier.stance.StanceModel``, one pair per run):
 
-    python training/quantize_variants.py --run-dir training/runs/NAME --out /tmp/quant-NAME \\
+    python -m training.quantize_variants --run-dir training/runs/NAME --out /tmp/quant-NAME \\
         [--files validation,edits,kinds] [--variants all-int8,head,last-layer,...]
 
 ``--ship VARIANT`` copies the chosen variant (model, tokenizer, and a ``stance_config.json`` that records
@@ -20,11 +20,11 @@ import sys
 import time
 from pathlib import Path
 
-from train_stance import REPO, export_fp32, load_pairs, quantize, write_json
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from mermaid_verifier.evaluation.metrics import pair_figures
 from mermaid_verifier.stance import StanceModel
+from training.train_stance import REPO, export_fp32, load_pairs, quantize, write_json
 
 FLOAT = "float"  # no quantisation: the reference the int8 variants lose against
 VARIANTS: dict[str, tuple[str, ...]] = {

@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nei_pairs import about_words, claim_slots, claim_words, settles_nothing
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.language import Language
 from spacy.tokens import Doc
-from synthesize import synthetic_pairs
 
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import Passage, clean_fever_text
+from training.nei_pairs import about_words, claim_slots, claim_words, settles_nothing
+from training.synthesize import synthetic_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 NEI, SUPPORTS, REFUTES = "NOT ENOUGH INFO", "SUPPORTS", "REFUTES"

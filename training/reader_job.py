@@ -1,12 +1,12 @@
 """The reader job: train the shipped stance model on passage-level pairs in one call on a lent GPU.
 
     # here (the torch venv): mix, compress and check the pairs; prints the device command and what it carries
-    /tmp/train/bin/python training/reader_job.py prepare --pairs PAIRS \\
+    /tmp/train/bin/python -m training.reader_job prepare --pairs PAIRS \\
         --labels training/records/mpnet6-gpu/teacher/teacher_labels.json.gz --labelled-pairs PAIRS-25d1cdb --out .devjob
     # on the device, carrying .devjob (the command ``prepare`` printed):
-    PYTHONPATH=.:training python3 training/reader_job.py train --job .devjob --out $OUT
+    python3 -m training.reader_job train --job .devjob --out $OUT
     # here, afterwards: rebuild, check and export as the runtime reads it; prints the comparison commands
-    /tmp/train/bin/python training/reader_job.py import --returned RETURNED --job .devjob --run-dir training/runs/NAME
+    /tmp/train/bin/python -m training.reader_job import --returned RETURNED --job .devjob --run-dir training/runs/NAME
 
 (docs/training.md, "The reader job: run first on a lent GPU", has the budget and the shipping rule.)
 
@@ -47,10 +47,20 @@ import time
 from pathlib import Path
 
 import torch
-from device_train import STUDENT_PARTS, WORD_EMBEDDINGS, figures, freeze_bottom, label_with, run_log, train_phase
-from onnx_weights import initializers, quantised_names
-from quant_aware import plain, quantisation_aware
-from reader_model import (
+from safetensors.torch import load_file, save_file
+
+from training.device_train import (
+    STUDENT_PARTS,
+    WORD_EMBEDDINGS,
+    figures,
+    freeze_bottom,
+    label_with,
+    run_log,
+    train_phase,
+)
+from training.onnx_weights import initializers, quantised_names
+from training.quant_aware import plain, quantisation_aware
+from training.reader_model import (
     CANARY_DRIFT,
     MPNET6,
     canary_drift,
@@ -61,10 +71,9 @@ from reader_model import (
     student_from_onnx,
     trained_state,
 )
-from safetensors.torch import load_file, save_file
-from train_stance import LABELS, keep_layers
-from trainer import file_sha256, jsonl_rows, use_bf16, write_json
-from weight_pack import pack_state, unpack_state
+from training.train_stance import LABELS, keep_layers
+from training.trainer import file_sha256, jsonl_rows, use_bf16, write_json
+from training.weight_pack import pack_state, unpack_state
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "data" / "stance_model"
@@ -91,7 +100,7 @@ def jsonl_bytes(rows: list[dict]) -> bytes:
 def teacher_by_pair(labels: Path, labelled_pairs: Path) -> dict[tuple, list[float]]:
     """The committed teacher probabilities by pair (claim, title, evidence, label), from the build they were made
     for (checked by SHA-256, as ``teacher_labels.py --labelled-pairs`` does)."""
-    from teacher_labels import _labelled_rows, _row_key, load_labels  # orjson: here only, never on the device
+    from training.teacher_labels import _labelled_rows, _row_key, load_labels  # orjson: here only, never on the device
 
     known: dict[tuple, list[float]] = {}
     for name, entry in load_labels(labels)["files"].items():
@@ -113,8 +122,8 @@ def travelling_bytes() -> int:
 def device_command(args) -> str:
     job = in_repo(args.out)
     return (
-        f"nvidia-smi -L; PYTHONUNBUFFERED=1 PYTHONPATH=.:training timeout -k 15 {int(args.deadline) + 35} python3"
-        f" training/reader_job.py train --job {job} --out $OUT --seconds {args.seconds:g} --deadline"
+        f"nvidia-smi -L; PYTHONUNBUFFERED=1 timeout -k 15 {int(args.deadline) + 35} python3"
+        f" -m training.reader_job train --job {job} --out $OUT --seconds {args.seconds:g} --deadline"
         f" {args.deadline:g} --max-length {args.max_length} --batch-size {args.batch_size}"
     )
 
@@ -451,7 +460,7 @@ def rebuild(returned: Path, job: Path, manifest: dict, kept: list[int] | None = 
 
 
 def import_run(args) -> int:
-    from train_stance import finish_run
+    from training.train_stance import finish_run
 
     torch.set_num_threads(2)
     device_metrics = json.loads((args.returned / "metrics.json").read_text())
@@ -487,13 +496,13 @@ def comparison_commands(run: Path) -> str:
     files = " ".join(str(p) for p in sorted((run / "pairs").glob("pairs_validation*.jsonl")))
     return "\n".join([
         "compare with the shipped model (each line once as it is, for the shipped model, and once as shown):",
-        f"  for f in {files}; do python bench/stance_pairs.py $f --model-dir {model}; done",
-        f"  python bench/given_evidence.py contrast --model-dir {model}",
-        f"  MERMAID_STANCE_MODEL={model} python bench/grounding.py run --out {run}/grounding_ledger.jsonl.gz"
+        f"  for f in {files}; do python -m bench.stance_pairs $f --model-dir {model}; done",
+        f"  python -m bench.given_evidence contrast --model-dir {model}",
+        f"  MERMAID_STANCE_MODEL={model} python -m bench.grounding run --out {run}/grounding_ledger.jsonl.gz"
         " --sets wice_deleted wice unmentioned --limit 200",
-        f"  MERMAID_STANCE_MODEL={model} python bench/grounding.py run --out {run}/grounding_ledger.jsonl.gz"
+        f"  MERMAID_STANCE_MODEL={model} python -m bench.grounding run --out {run}/grounding_ledger.jsonl.gz"
         " --sets lfqa --limit 78",
-        f"  python bench/grounding.py score --ledger {run}/grounding_ledger.jsonl.gz    # the shipped file's, same"
+        f"  python -m bench.grounding score --ledger {run}/grounding_ledger.jsonl.gz    # the shipped file's, same"
         " texts: bench/results/grounding/shipped-file/scores.json (read with the code of that folder's ledger.run.json)",
         f"  mermaid-verifier doctor --model-dir {model}    # on an AVX2-only and on an AVX-512 machine",
         f"then, only if it wins on all of them: cp {model}/{{model.onnx,tokenizer.json,stance_config.json}}"

@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 
 import torch
-from device_train import STUDENT_PARTS, WORD_EMBEDDINGS
-from train_stance import LABELS, export_fp32, model_inputs
-from trainer import ReadingProgress, encode, predict
-from weight_pack import pack_state
+
+from training.device_train import STUDENT_PARTS, WORD_EMBEDDINGS
+from training.train_stance import LABELS, export_fp32, model_inputs
+from training.trainer import ReadingProgress, encode, predict
+from training.weight_pack import pack_state
 
 REPO = Path(__file__).resolve().parents[1]
 CANARY_DRIFT = 0.05  # the rebuilt float model's canary readings against the shipped record's float readings
@@ -47,9 +48,10 @@ def student_from_onnx(
     and reading pairs with ``model_dir/tokenizer.json``, as the runtime does. ``names`` (each parameter's
     initializer in the file, as ``onnx_weights.parameter_names`` finds it) is the job's mapping on the device:
     another torch or transformers names an export's initializers otherwise. Returns the mapping used too."""
-    from onnx_weights import WeightRecoveryError, load_onnx_weights, parameter_names
     from tokenizers import Tokenizer
     from transformers import AutoConfig, AutoModelForSequenceClassification, PreTrainedTokenizerFast
+
+    from training.onnx_weights import WeightRecoveryError, load_onnx_weights, parameter_names
 
     settings = dict(config)
     architecture = AutoConfig.for_model(settings.pop("model_type"), **settings)

@@ -10,10 +10,16 @@ import random
 import re
 from collections.abc import Callable
 
-from edits import evidence_text, mentions, replace_span
-from kind_words import COUNTRIES
-from nei_pairs import about_words, claim_words
-from reader_cases import (
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.tokens import Span
+
+from mermaid_verifier.evaluation.datasets import hash_bucket
+from mermaid_verifier.names import without_disambiguator
+from mermaid_verifier.tools.corpus_index import Passage
+from training.edits import evidence_text, mentions, replace_span
+from training.kind_words import COUNTRIES
+from training.nei_pairs import about_words, claim_words
+from training.reader_cases import (
     FAMILY,
     MAX_CHARS,
     MAX_SENTENCES,
@@ -32,13 +38,7 @@ from reader_cases import (
     unsettled,
     with_neighbours,
 )
-from reader_slots import NATIONALITIES, same_state
-from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.tokens import Span
-
-from mermaid_verifier.evaluation.datasets import hash_bucket
-from mermaid_verifier.names import without_disambiguator
-from mermaid_verifier.tools.corpus_index import Passage
+from training.reader_slots import NATIONALITIES, same_state
 
 WICE_VALIDATION_BUCKETS = range(0, 15)  # WiCE subclaims whose Wikipedia title hashes here are kept for measuring
 SLOT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "DATE", "CARDINAL"}  # the slots reader-slot-absent changes

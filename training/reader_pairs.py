@@ -45,9 +45,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from augment import entity_pool
-from build_pairs import fever_split, held_out, names_pattern, write_rows
-from reader_cases import (
+
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, read_corpus
+from training.augment import entity_pool
+from training.build_pairs import fever_split, held_out, names_pattern, write_rows
+from training.reader_cases import (
     REPO,
     SUPPORTS,
     Case,
@@ -59,12 +62,9 @@ from reader_cases import (
     sentence_entities,
     synthetic_cases,
 )
-from reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs
-from reader_slots import slot_refutes, value_elsewhere
-from reader_supports import gold_among_others, gold_context, multi_sentence_pairs
-
-from mermaid_verifier.agents.spacy_pipeline import load_pipeline
-from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage, read_corpus
+from training.reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs
+from training.reader_slots import slot_refutes, value_elsewhere
+from training.reader_supports import gold_among_others, gold_context, multi_sentence_pairs
 
 SYNTHETIC_CLAIMS = {"train": 3000, "validation": 600}
 ORIGIN_CAPS = {  # at most this many pairs per origin and part (a seeded sample), so no kind swamps the others
@@ -166,8 +166,8 @@ def main() -> None:
     started = time.monotonic()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.with_replay:
-        command = [sys.executable, str(REPO / "training" / "build_pairs.py"), "--shared", str(args.shared)]
-        subprocess.run([*command, "--work", str(args.work), "--seed", str(args.seed)], check=True)
+        command = [sys.executable, "-m", "training.build_pairs", "--shared", str(args.shared)]
+        subprocess.run([*command, "--work", str(args.work), "--seed", str(args.seed)], check=True, cwd=REPO)
     nlp = load_pipeline()
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)

@@ -10,11 +10,15 @@ import random
 import re
 from collections.abc import Callable
 
-from contrast import ROLE_CUES, ROLE_SWAPS, comparative_edit, date_edit, number_edit
-from edits import evidence_text, mentions, replace_span
-from kind_words import COUNTRIES
-from nei_pairs import about_words, claim_words
-from reader_cases import (
+from spacy.tokens import Doc, Span
+
+from mermaid_verifier.names import without_disambiguator
+from mermaid_verifier.tools.corpus_index import Passage
+from training.contrast import ROLE_CUES, ROLE_SWAPS, comparative_edit, date_edit, number_edit
+from training.edits import evidence_text, mentions, replace_span
+from training.kind_words import COUNTRIES
+from training.nei_pairs import about_words, claim_words
+from training.reader_cases import (
     NEI,
     REFUTES,
     SUPPORTS,
@@ -28,10 +32,6 @@ from reader_cases import (
     other_page_hits,
     with_neighbours,
 )
-from spacy.tokens import Doc, Span
-
-from mermaid_verifier.names import without_disambiguator
-from mermaid_verifier.tools.corpus_index import Passage
 
 # Countries and nationalities one of which includes another: never swapped for each other.
 _SAME_STATE = [

@@ -9,8 +9,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from nei_pairs import about_words, claim_words
-from reader_cases import (
+from spacy.tokens import Doc
+
+from mermaid_verifier.names import without_disambiguator
+from mermaid_verifier.tools.corpus_index import Passage
+from training.nei_pairs import about_words, claim_words
+from training.reader_cases import (
     NEI,
     REFUTES,
     SUPPORTS,
@@ -24,10 +28,6 @@ from reader_cases import (
     silent,
     with_neighbours,
 )
-from spacy.tokens import Doc
-
-from mermaid_verifier.names import without_disambiguator
-from mermaid_verifier.tools.corpus_index import Passage
 
 
 # -- 5. several sentences together --------------------------------------------------------------------

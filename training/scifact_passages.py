@@ -23,7 +23,8 @@ import collections
 import random
 
 import orjson
-from build_pairs import builder_parser, pair, scifact_split, write_rows
+
+from training.build_pairs import builder_parser, pair, scifact_split, write_rows
 
 NEI, SUPPORTS, REFUTES = "NOT ENOUGH INFO", "SUPPORTS", "REFUTES"
 LABELS = {"SUPPORT": SUPPORTS, "CONTRADICT": REFUTES}

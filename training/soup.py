@@ -1,7 +1,7 @@
 """Average the weights of stance models fine-tuned from the same base ("model soup"), and export the result
 as the runtime reads it.
 
-    /tmp/train/bin/python training/soup.py --model training/runs/mpnet6-gpu3/final \\
+    /tmp/train/bin/python -m training.soup --model training/runs/mpnet6-gpu3/final \\
         --model training/runs/mpnet6-gpu/final --run-dir training/runs/soup-gpu-gpu3 --pairs PAIRS [--ship]
 
 Each ``--model`` is a float model directory (a run's ``final/``), optionally ``DIR=WEIGHT`` (weights are
@@ -18,9 +18,10 @@ import sys
 from pathlib import Path
 
 import torch
-from train_stance import finish_run, load_pairs, ship
-from trainer import file_sha256
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+from training.train_stance import finish_run, load_pairs, ship
+from training.trainer import file_sha256
 
 
 def parse_model(text: str) -> tuple[Path, float]:

@@ -23,11 +23,11 @@ import random
 import re
 from collections import defaultdict
 
-from augment import entity_pool, entity_swap, negation_flip
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
 from mermaid_verifier.memory.evidence import without_disambiguator
+from training.augment import entity_pool, entity_swap, negation_flip
 
 COMPLEMENTS = {"attr", "dobj", "acomp", "oprd", "xcomp", "prep", "agent", "dative", "ccomp"}
 DROPPED = {"appos", "relcl", "acl", "conj", "cc", "advcl", "parataxis", "punct", "meta", "dep", "preconj"}

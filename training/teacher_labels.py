@@ -1,7 +1,7 @@
 """Add a trained teacher's probabilities to training pairs, for distillation into the small model.
 
-    /tmp/train/bin/python training/teacher_labels.py --model RUN/final --pairs RUN/pairs --out DIR
-    /tmp/train/bin/python training/train_stance.py --run-dir training/runs/student --pairs DIR --distill-weight 0.5 --ship
+    /tmp/train/bin/python -m training.teacher_labels --model RUN/final --pairs RUN/pairs --out DIR
+    /tmp/train/bin/python -m training.train_stance --run-dir training/runs/student --pairs DIR --distill-weight 0.5 --ship
 
 Every ``pairs_*.jsonl`` in ``--pairs`` is copied to ``--out`` with a ``"teacher": [P(S), P(R), P(NEI)]``
 field on each row. ``--from-labels FILE`` takes the probabilities from a labels file instead of a model: the
@@ -24,8 +24,9 @@ from pathlib import Path
 
 import orjson
 import torch
-from trainer import LABELS, jsonl_rows, predict, use_bf16
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+from training.trainer import LABELS, jsonl_rows, predict, use_bf16
 
 CHUNK = 512
 

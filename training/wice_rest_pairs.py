@@ -17,7 +17,7 @@ WiCE's train subclaims only (``grounding/wice_train_subclaims.jsonl``), none of 
 ``reader_nei.WICE_VALIDATION_BUCKETS`` are written to ``pairs_validation_wice_rest.jsonl`` for measuring, never for
 training. WiCE's dev file, which the grounding checks read, is never read here.
 
-    python training/wice_rest_pairs.py --shared ../shared/data --work training/work --seed 13
+    python -m training.wice_rest_pairs --shared ../shared/data --work training/work --seed 13
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ import re
 import time
 
 import orjson
-from build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, write_rows
-from reader_cases import MAX_CHARS, NEI
-from reader_nei import _META_TITLE, WICE_VALIDATION_BUCKETS
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from mermaid_verifier.evaluation.datasets import hash_bucket
+from training.build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, write_rows
+from training.reader_cases import MAX_CHARS, NEI
+from training.reader_nei import _META_TITLE, WICE_VALIDATION_BUCKETS
 
 MIN_WORDS = 5  # shorter lines (menus, bylines, dates) are never read
 MAX_LINES = 3
