@@ -36,7 +36,6 @@ rebuilds the same layers (``metrics.json`` names them).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import lzma
 import random
@@ -72,7 +71,7 @@ from training.reader_model import (
     trained_state,
 )
 from training.train_stance import LABELS, keep_layers
-from training.trainer import file_sha256, jsonl_rows, use_bf16, write_json
+from training.trainer import bytes_sha256, file_sha256, jsonl_bytes, jsonl_rows, use_bf16, write_json
 from training.weight_pack import pack_state, unpack_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,14 +85,6 @@ REPLAY_FILES = ("pairs_train.jsonl", "pairs_replay.jsonl")
 TRAIN_FILE = "train.jsonl"  # the mixed rows, in the job folder
 CARRIED_MODEL = "model.onnx.xz"  # the shipped model, carried: the tracked file and the job overrun one call together
 ONNX_NAMES = "onnx_names.json"  # each parameter's initializer in the shipped file, found where the job is prepared
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def jsonl_bytes(rows: list[dict]) -> bytes:
-    return b"".join(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for row in rows)
 
 
 # -- prepare (here) ------------------------------------------------------------------------------------------------
@@ -193,11 +184,11 @@ def prepare(args) -> int:
     shipped = json.loads((args.model_dir / "stance_config.json").read_text())
     manifest = {
         "files": {
-            name: {"file": f"{name}.xz", "sha256": sha256(data), "rows": data.count(b"\n"), "xz_bytes": len(compressed[name])}
+            name: {"file": f"{name}.xz", "sha256": bytes_sha256(data), "rows": data.count(b"\n"), "xz_bytes": len(compressed[name])}
             for name, data in files.items()
         },  # fmt: skip
         "sources": {
-            name: {"sha256": sha256(data), "rows": data.count(b"\n")} for name, data in sources.items()
+            name: {"sha256": bytes_sha256(data), "rows": data.count(b"\n")} for name, data in sources.items()
         } | ({"labels": {"file": str(args.labels), "sha256": file_sha256(args.labels)}} if args.labels else {}),
         "mix": {
             "reader_rows": len(reader),
@@ -251,7 +242,7 @@ def read_job(job: Path) -> tuple[dict, dict[str, list[dict]]]:
     rows = {}
     for name, entry in manifest["files"].items():
         data = lzma.decompress((job / entry["file"]).read_bytes())
-        if sha256(data) != entry["sha256"]:
+        if bytes_sha256(data) != entry["sha256"]:
             raise SystemExit(
                 f"{job / entry['file']} is not the file the manifest names (SHA-256 differs): prepare again"
             )

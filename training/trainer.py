@@ -349,6 +349,15 @@ def use_bf16(precision: str, flags: set[str] | None = None) -> bool:
     return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
+def bytes_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def jsonl_bytes(rows: list[dict]) -> bytes:
+    """One compact JSON line a row (what :func:`jsonl_rows` reads back)."""
+    return b"".join(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for row in rows)
+
+
 def jsonl_rows(data: bytes) -> list[dict]:
     """The rows of a JSON-lines file's bytes, blank lines skipped (the standard library's parser: the GPU
     machines that train run without orjson)."""
