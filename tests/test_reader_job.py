@@ -107,7 +107,7 @@ def test_prepare_train_import_round_trip_keeps_the_trained_weights(setup, tmp_pa
     printed = capsys.readouterr().out
     device = json.loads(printed.strip().splitlines()[-1])
     assert len(device["command"]) <= 2000 and device["carry"] == [str(job)]
-    assert "reader_job.py train --job" in device["command"] and "--max-length 64" in device["command"]
+    assert "-m training.reader_job train --job" in device["command"] and "--max-length 64" in device["command"]
 
     manifest = json.loads((job / "manifest.json").read_text())
     for entry in manifest["files"].values():  # every file's hash is the hash of its uncompressed bytes
