@@ -15,7 +15,7 @@ from typing import Any
 
 import diskcache
 
-from mermaid_verifier.json_disk import JSONTextDisk
+from mermaid_verifier.tools.servers.json_disk import JSONTextDisk
 from mermaid_verifier.tools.servers.source_errors import CacheDataError, one_line
 from mermaid_verifier.tools.servers.source_http import CACHE_FORMAT, DEFAULT_CACHE_EXPIRE_S, T
 from mermaid_verifier.tools.servers.source_passages import collapse

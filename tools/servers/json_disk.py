@@ -1,9 +1,9 @@
 """A diskcache ``Disk`` that only ever stores and reads text: no pickling, no unpickling.
 
 diskcache pickles by default, and even ``JSONDisk`` falls back to ``pickle.load`` for rows stored in
-pickle mode, so a pickled row planted in a shared directory would run code (CVE-2025-69872). Both
-the evidence store and the live sources' response cache use this class; each names the error a
-foreign row raises (``data_error``) and what its keys and values are called in messages.
+pickle mode, so a pickled row planted in a shared directory would run code (CVE-2025-69872). The live
+sources' response cache (:mod:`.source_cache`) subclasses it, naming the error a foreign row raises
+(``data_error``) and what its keys and values are called in messages.
 """
 
 from __future__ import annotations
