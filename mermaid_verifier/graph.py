@@ -282,8 +282,16 @@ def build_graph(resources: Resources | None = None, *, review: bool = False, che
     With ``review=True`` an abstained verdict pauses the graph (LangGraph ``interrupt``) with a
     :class:`ReviewRequest`; resume it with ``Command(resume=ReviewDecision(...).model_dump())``.
     Pausing needs a ``checkpointer`` (and a ``thread_id`` in the run's config)."""
-    resources = resources or Resources.create()
-    return compile_graph(wire_agents(resources), review=review, checkpointer=checkpointer)
+    if resources is not None:
+        return compile_graph(wire_agents(resources), review=review, checkpointer=checkpointer)
+    resources = Resources.create()
+    try:  # wiring reads the judge files and loads the parser: resources made here are closed if it fails
+        agents = wire_agents(resources)
+    except BaseException:
+        if resources.owned_store is not None:
+            resources.owned_store.close()
+        raise
+    return compile_graph(agents, review=review, checkpointer=checkpointer)
 
 
 def compile_graph(agents: Agents, *, review: bool = False, checkpointer=None) -> CompiledStateGraph:

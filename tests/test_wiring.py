@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 
 import pytest
 
@@ -83,3 +84,27 @@ def test_the_resources_own_what_opens_and_closes_and_no_agent(tmp_path):
     fields = {f.name for f in dataclasses.fields(Resources)}
     assert {"toolbox", "stance", "memory", "owned_store", "chat_models"} <= fields
     assert not fields & {"decomposer", "claim_extractor", "judge_config", "offline_executor", "llm_judge"}
+
+
+def test_a_graph_built_from_the_environment_closes_the_store_it_opened_when_wiring_fails(tmp_path, monkeypatch):
+    from mermaid_verifier import wiring
+    from mermaid_verifier.errors import MermaidError
+    from mermaid_verifier.graph import build_graph
+
+    broken = tmp_path / "calibration.json"
+    broken.write_text("{not json")
+    monkeypatch.setenv("MERMAID_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("MERMAID_CALIBRATION", str(broken))
+    opened = []
+    real_open_store = wiring.open_store
+
+    def recording_open_store(*args, **kwargs):
+        opened.append(real_open_store(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(wiring, "open_store", recording_open_store)
+    with pytest.raises(MermaidError, match="calibration.json"):
+        build_graph()
+    assert len(opened) == 1
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        opened[0].store.conn.execute("select 1")
