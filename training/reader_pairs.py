@@ -167,7 +167,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     if args.with_replay:
         command = [sys.executable, "-m", "training.build_pairs", "--shared", str(args.shared)]
-        subprocess.run([*command, "--work", str(args.work), "--seed", str(args.seed)], check=True, cwd=REPO)
+        subprocess.run([*command, "--work", str(args.work), "--seed", str(args.seed)], check=True)
     nlp = load_pipeline()
     index = CorpusIndex.build(list(read_corpus(args.shared / "corpus" / "wiki_sentences.jsonl")))
     claims, split, anchors = fever_split(args.shared, index)
