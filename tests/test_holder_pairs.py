@@ -18,6 +18,7 @@ CAST_AWAY = (
 CHINATOWN = "Chinatown is a 1974 American neo-noir mystery film directed by Roman Polanski."
 FROZEN = "Frozen is a 2013 American animated film directed by Chris Buck and Jennifer Lee."
 KENYA = "Kenya's capital and largest city is Nairobi, and its official languages are English and Swahili."
+ONTARIO = "Toronto is the capital city of the Canadian province of Ontario."
 MUMBAI = "Mumbai, also known as Bombay, is the capital city of the Indian state of Maharashtra."
 LANDON = "Happy Death Day is a 2017 American slasher film directed by Christopher Landon."
 JAWS = "Jaws is a 1975 American thriller film directed by Steven Spielberg."
@@ -28,7 +29,7 @@ def slot_of(sentence: str, title: str = "", passage: str | None = None):
 
 
 def claims(slot) -> list[str]:
-    return [form.format("Z") for form in slot.forms]
+    return [form.format(h="Z", p=slot.place) for form in slot.forms]
 
 
 def test_a_capital_stated_three_ways():
@@ -116,6 +117,7 @@ def pairs():
         ("Frozen", FROZEN, None),
         ("Jaws", JAWS, None),
         ("Mumbai", MUMBAI, None),
+        ("Toronto", ONTARIO, None),
         ("Happy Death Day", LANDON, None),
         ("The Marked Ones", "The Marked Ones is a 2014 American film directed by Christopher B. Landon.", None),
         # a SUPPORTS claim's slot, read from the claim with its evidence
@@ -147,6 +149,14 @@ def test_the_pairs(pairs):
     # a co-holder is never claimed against the slot it shares
     assert ("Jennifer Lee directed Frozen.", FROZEN) not in {k for k, v in by_claim.items() if v == REFUTES}
     assert all(not (p["label"] == REFUTES and "Ottawa" in p["claim"] and "Canada" in p["claim"]) for p in pairs)
+    # the holder's slot of another place: the passage does not say
+    place = {(p["claim"], p["label"]) for p in pairs if p["origin"] == "reader-holder-nei-place"}
+    own = [p["claim"] for p in pairs if p["origin"] == "reader-holder-nei-place" and p["evidence"] == ONTARIO]
+    assert {c for c, label in place if label == NEI and c.startswith("Toronto is the capital")} >= {
+        "Toronto is the capital city of Canada."
+    } or ("The capital city of Canada is Toronto.", NEI) in place
+    assert all(label == NEI for _, label in place)
+    assert own and not [c for c in own if "Ontario" in c]  # never its own place
     # nor another name of the holder: written before the slot (an alias), or a longer form of it
     assert not [p for p in pairs if p["label"] == REFUTES and "Bombay" in p["claim"]]
     assert [p for p in pairs if p["evidence"] == LANDON and p["label"] == REFUTES]

@@ -17,7 +17,10 @@ a film directed by D", "W is a novel by A"):
 * ``reader-holder-refutes`` -- claimed of Z, a holder of a slot of the same kind elsewhere in the text that the
   passage does not name -> REFUTES;
 * ``reader-holder-nei`` -- a loose claim about that same Z that many things can make true ("Z is a novel in Y"
-  against "X is the first novel in Y"; "Z starred in W" against a film's directors) -> NOT ENOUGH INFO.
+  against "X is the first novel in Y"; "Z starred in W" against a film's directors) -> NOT ENOUGH INFO;
+* ``reader-holder-nei-place`` -- the holder's slot of another place or work of the kind ("Toronto is the capital of
+  Canada." against "Toronto is the capital city of the Canadian province of Ontario.", "Robert Zemeckis directed
+  Jaws." against Cast Away's sentence) -> NOT ENOUGH INFO: the passage does not say.
 
 The slots kept are the ones only one thing (or the listed makers together) can hold: a capital, a county seat, an
 office held now ("is the mayor of"; not "was"), an ordinal ("the second Duke of Florence", "the only child of"), a
@@ -153,11 +156,11 @@ class Slot:
     passage: str  # the text the pair shows (the sentence, or the row's evidence it came from)
     role_end: int  # where, in ``passage``, the slot's words end: a subject named after it is named in another role
 
-    def claim(self, holder: str, rng: random.Random) -> str:
-        return rng.choice(self.forms).format(holder)
+    def claim(self, holder: str, rng: random.Random, place: str | None = None) -> str:
+        return rng.choice(self.forms).format(h=holder, p=place or self.place)
 
     def loose_claim(self, holder: str) -> str | None:
-        return None if self.loose is None else self.loose.format(holder)
+        return None if self.loose is None else self.loose.format(h=holder, p=self.place)
 
 
 def _braced(text: str) -> str:
@@ -225,12 +228,12 @@ def find_slot(sentence: str, title: str, passage: str, claimed: bool = False) ->
     verb = "was" if match["verb"] in {"was", "then "} else "is"
     role, prep, noun = match["role"].strip(), match["prep"] or "of", _noun(match)
     article = "an" if noun[:1] in {"a", "e", "i", "o", "u"} else "a"
-    slot_words = _braced(f"{role} {prep} {place}")
+    slot_words = _braced(f"{role} {prep}")
     return Slot(
         holder=holder,
         co_holders=(holder,),
-        forms=(_sentence(f"{{}} {verb} the {slot_words}"), _sentence(f"The {slot_words} {verb} {{}}")),
-        loose=_sentence(f"{{}} {verb} {article} {_braced(f'{noun} {prep} {place}')}") if noun else None,
+        forms=(_sentence(f"{{h}} {verb} the {slot_words} {{p}}"), _sentence(f"The {slot_words} {{p}} {verb} {{h}}")),
+        loose=_sentence(f"{{h}} {verb} {article} {_braced(f'{noun} {prep}')} {{p}}") if noun else None,
         kind=(noun or role).split()[-1],
         place=place,
         title=title,
@@ -257,12 +260,11 @@ def _agent_slot(sentence: str, base: str, passage: str, at: int, claimed: bool) 
     done = match["verb"] or WORK_MAKER[match["noun"]]
     active, passive = AGENT_VERBS[done]
     film = re.search(r"\b(?:film|movie|documentary|sitcom|television series|miniseries)\b", match["desc"] or "")
-    w = _braced(work)
     return Slot(
         holder=makers[0],
         co_holders=makers,
-        forms=(f"{{}} {active} {w}.", f"{w} was {passive} by {{}}."),
-        loose=f"{{}} starred in {w}." if film else None,
+        forms=(f"{{h}} {active} {{p}}.", f"{{p}} was {passive} by {{h}}."),
+        loose="{h} starred in {p}." if film else None,
         kind=done,
         place=work,
         title=base,
@@ -286,8 +288,8 @@ def slots_in(items: list[tuple[str, str, str | None]]) -> list[Slot]:
         if claim is not None:
             found.append(find_slot(plain_text(claim), title, passage, claimed=True))
         for slot in found:
-            if slot is not None and (slot.holder, slot.forms) not in seen:
-                seen.add((slot.holder, slot.forms))
+            if slot is not None and (slot.holder, slot.forms, slot.place) not in seen:
+                seen.add((slot.holder, slot.forms, slot.place))
                 out.append(slot)
     return out
 
@@ -315,7 +317,9 @@ def holder_pairs(slots: list[Slot], nlp: Language, rng: random.Random) -> list[d
         labels[slot] = _holder_label(ents[slot.passage], slot.holder) or _holder_label(ents[slot.holder], slot.holder)
     by_kind = collections.defaultdict(set)  # holders of such slots, by kind: the other subjects a claim may name
     places = collections.defaultdict(set)  # the places each holder holds a slot of: an alias may hold the same
+    places_of = collections.defaultdict(set)  # the places of each kind of slot
     for slot in slots:
+        places_of[slot.kind].add(slot.place)
         for holder in slot.co_holders:
             places[holder].add(slot.place.lower())
         if labels[slot] in NAMED:
@@ -336,7 +340,9 @@ def holder_pairs(slots: list[Slot], nlp: Language, rng: random.Random) -> list[d
             ) and not (_mentioned(name, s.place) or _mentioned(s.place, name))
 
         for form in slot.forms:  # each way of claiming it: the slot's words alone never decide
-            out.append(make_pair(form.format(slot.holder), [passage], SUPPORTS, "reader-holder-supports"))
+            out.append(
+                make_pair(form.format(h=slot.holder, p=slot.place), [passage], SUPPORTS, "reader-holder-supports")
+            )
         named = sorted(
             {
                 text
@@ -363,6 +369,17 @@ def holder_pairs(slots: list[Slot], nlp: Language, rng: random.Random) -> list[d
             out.append(make_pair(slot.claim(other, rng), [passage], REFUTES, "reader-holder-refutes"))
             if (claim := slot.loose_claim(other)) is not None:
                 out.append(make_pair(claim, [passage], NEI, "reader-holder-nei"))
+        # the holder's slot of another place: "Toronto is the capital of Canada." against "Toronto is the capital
+        # city of the Canadian province of Ontario." The passage does not say; a city may be the capital of two
+        elsewhere = sorted(
+            w
+            for w in places_of[slot.kind]
+            if not (_mentioned(w, slot.passage) or _mentioned(w, slot.place) or _mentioned(slot.place, w))
+            and w.lower() not in places[slot.holder]
+        )
+        if elsewhere:
+            claim = slot.claim(slot.holder, rng, place=rng.choice(elsewhere))
+            out.append(make_pair(claim, [passage], NEI, "reader-holder-nei-place"))
     return [{k: v for k, v in p.items() if k != "pages"} for p in out]
 
 
