@@ -88,10 +88,11 @@ def test_makers_of_a_work():
     )
     assert claims(slot) == ["Z directed Cast Away.", "Cast Away was directed by Z."]
     assert slot.loose_claim("Z") == "Z starred in Cast Away."
+    assert slot.loose_holders == ("Tom Hanks", "Helen Hunt", "Nick Searcy")
     slot = slot_of("Moby-Dick is an 1851 novel by American writer Herman Melville.")
     assert (slot.holder, claims(slot)[0], slot.loose) == ("Herman Melville", "Z wrote Moby-Dick.", None)
     slot = slot_of(FROZEN)
-    assert slot.co_holders == ("Chris Buck", "Jennifer Lee")
+    assert slot.co_holders == ("Chris Buck", "Jennifer Lee") and slot.loose_holders == ()
 
 
 def test_sentences_split_but_not_at_initials():
@@ -140,12 +141,16 @@ def test_the_pairs(pairs):
     assert by_claim[("Cast Away was directed by Robert Zemeckis.", CAST_AWAY)] == SUPPORTS
     assert by_claim[("Ottawa is the capital of Canada.", CANADA)] == SUPPORTS
     assert by_claim[("Nairobi is the capital of Kenya.", KENYA)] == SUPPORTS
+    # the loose claim is true of a name the passage gives it to: the loose wording alone never decides
+    cast = {p["claim"] for p in pairs if p["origin"] == "reader-holder-loose-supports"}
+    assert cast and cast <= {f"{actor} starred in Cast Away." for actor in ("Tom Hanks", "Helen Hunt", "Nick Searcy")}
+    assert all(by_claim[(claim, CAST_AWAY)] == SUPPORTS for claim in cast)
     # another holder of the kind, unnamed: refuted for the slot, not settled for the loose claim
     for (claim, evidence), label in by_claim.items():
         if claim.endswith("directed Cast Away.") and evidence == CAST_AWAY and label == REFUTES:
             assert claim.split(" directed")[0] in DIRECTORS | {"Tom Hanks", "Helen Hunt", "Nick Searcy"}
         if claim.endswith("starred in Cast Away."):
-            assert label == NEI and claim.split(" starred")[0] not in CAST_AWAY
+            assert label == (SUPPORTS if claim.split(" starred")[0] in CAST_AWAY else NEI)
     # a co-holder is never claimed against the slot it shares
     assert ("Jennifer Lee directed Frozen.", FROZEN) not in {k for k, v in by_claim.items() if v == REFUTES}
     assert all(not (p["label"] == REFUTES and "Ottawa" in p["claim"] and "Canada" in p["claim"]) for p in pairs)

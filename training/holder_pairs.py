@@ -18,6 +18,8 @@ a film directed by D", "W is a novel by A"):
   passage does not name -> REFUTES;
 * ``reader-holder-nei`` -- a loose claim about that same Z that many things can make true ("Z is a novel in Y"
   against "X is the first novel in Y"; "Z starred in W" against a film's directors) -> NOT ENOUGH INFO;
+* ``reader-holder-loose-supports`` -- the loose claim about a name the passage makes it true of ("Tom Hanks starred
+  in Cast Away." against "… directed by Robert Zemeckis and starring Tom Hanks") -> SUPPORTS, its twin;
 * ``reader-holder-nei-place`` -- the holder's slot of another place or work of the kind ("Toronto is the capital of
   Canada." against "Toronto is the capital city of the Canadian province of Ontario.", "Robert Zemeckis directed
   Jaws." against Cast Away's sentence) -> NOT ENOUGH INFO: the passage does not say.
@@ -123,6 +125,7 @@ MADE_BY = re.compile(
     rf"(?:(?P<verb>{'|'.join(AGENT_VERBS)}) by|(?P<noun>{'|'.join(WORK_MAKER)}) by) (?:{_DESCRIBED} )?"
     rf"(?P<makers>{_MAKER}(?:(?:, and |, | and ){_MAKER})*)(?=\.?(?:[,;:(]|\s+[a-z]|\s*$))"
 )
+CAST = re.compile(rf"\b(?:starring|stars|co-starring) (?P<cast>{_MAKER}(?:(?:, and |, | and ){_MAKER})*)")
 PRONOUNS = {"It", "He", "She"}
 VALIDATION_BUCKETS = range(0, 15)  # slots whose place (or work) hashes here are kept for measuring
 OTHERS = 2  # other subjects drawn for each slot from holders of its kind
@@ -150,6 +153,7 @@ class Slot:
     co_holders: tuple[str, ...]
     forms: tuple[str, ...]
     loose: str | None
+    loose_holders: tuple[str, ...]  # names the passage makes the loose claim true of (a film's cast)
     kind: str  # what holds the slot ("city", "novel", "directed"): other subjects are drawn from holders of its kind
     place: str
     title: str
@@ -234,6 +238,7 @@ def find_slot(sentence: str, title: str, passage: str, claimed: bool = False) ->
         co_holders=(holder,),
         forms=(_sentence(f"{{h}} {verb} the {slot_words} {{p}}"), _sentence(f"The {slot_words} {{p}} {verb} {{h}}")),
         loose=_sentence(f"{{h}} {verb} {article} {_braced(f'{noun} {prep}')} {{p}}") if noun else None,
+        loose_holders=(),
         kind=(noun or role).split()[-1],
         place=place,
         title=title,
@@ -265,12 +270,19 @@ def _agent_slot(sentence: str, base: str, passage: str, at: int, claimed: bool) 
         co_holders=makers,
         forms=(f"{{h}} {active} {{p}}.", f"{{p}} was {passive} by {{h}}."),
         loose="{h} starred in {p}." if film else None,
+        loose_holders=_cast(passage) if film else (),
         kind=done,
         place=work,
         title=base,
         passage=passage,
         role_end=len(passage) if claimed else at + match.end("makers"),
     )
+
+
+def _cast(passage: str) -> tuple[str, ...]:
+    """The names a passage says star in its film ("… and starring Tom Hanks, Helen Hunt, and Nick Searcy")."""
+    found = CAST.search(passage)
+    return tuple(_trimmed(m) for m in re.split(r",? and |, ", found["cast"].strip()) if m) if found else ()
 
 
 def sentences_of(text: str) -> list[str]:
@@ -365,10 +377,15 @@ def holder_pairs(slots: list[Slot], nlp: Language, rng: random.Random) -> list[d
             for h in by_kind[label, slot.kind]
             if another(h) and not _mentioned(h, slot.passage) and slot.place.lower() not in places[h]
         )
-        for other in rng.sample(elsewhere, min(OTHERS, len(elsewhere))):
+        for n, other in enumerate(rng.sample(elsewhere, min(OTHERS, len(elsewhere)))):
             out.append(make_pair(slot.claim(other, rng), [passage], REFUTES, "reader-holder-refutes"))
-            if (claim := slot.loose_claim(other)) is not None:
+            if n == 0 and (claim := slot.loose_claim(other)) is not None:  # one a slot: as many as its twins
                 out.append(make_pair(claim, [passage], NEI, "reader-holder-nei"))
+        # the loose claim's twin: made true by a name the passage gives ("Tom Hanks starred in Cast Away."), so
+        # the loose wording alone never decides
+        cast = [h for h in slot.loose_holders if another(h)]
+        for actor in rng.sample(cast, min(OTHERS, len(cast))):
+            out.append(make_pair(slot.loose_claim(actor), [passage], SUPPORTS, "reader-holder-loose-supports"))
         # the holder's slot of another place: "Toronto is the capital of Canada." against "Toronto is the capital
         # city of the Canadian province of Ontario." The passage does not say; a city may be the capital of two
         elsewhere = sorted(
