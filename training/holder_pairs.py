@@ -369,9 +369,10 @@ def holder_pairs(slots: list[Slot], nlp: Language, rng: random.Random) -> list[d
             active, passive = AGENT_VERBS[slot.kind]
             said = re.findall(rf"\b(?:co-)?(?:{active}|{passive}|co-{active[:-1]})", slot.passage.lower())
             named = named if len(said) == 1 else []
-        if named:
-            other = rng.choice(named)
-            out.append(make_pair(slot.claim(other, rng), [passage], REFUTES, "reader-holder-refutes-named"))
+        for other in rng.sample(named, min(OTHERS, len(named))):  # the shape a reader misses most: every form
+            for form in slot.forms:
+                claim = form.format(h=other, p=slot.place)
+                out.append(make_pair(claim, [passage], REFUTES, "reader-holder-refutes-named"))
         elsewhere = sorted(
             h
             for h in by_kind[label, slot.kind]
