@@ -43,11 +43,11 @@ from mermaid_verifier.models import (
     TraceStep,
 )
 from mermaid_verifier.names import disambiguator
-from mermaid_verifier.scoring import ReliabilityConfig
+from mermaid_verifier.reader.stance import StanceModel
 from mermaid_verifier.source_registry import CORPUS_SERVER, LIVE, SOURCES
-from mermaid_verifier.stance import StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox, ToolOutcome
-from mermaid_verifier.topicality import Topicality
+from mermaid_verifier.weighing.scoring import ReliabilityConfig
+from mermaid_verifier.weighing.topicality import Topicality
 
 PAGE_PASSAGES = 10
 MAX_EVIDENCE = 30

@@ -4,8 +4,8 @@
 
 1. **Trust and topicality** (:func:`assess`, once for the claim's evidence, before any judge reads it):
    every item gets a reliability C from its source's credibility, its age and the stance consensus
-   of the other items (``mermaid_verifier.scoring``), and a topicality from
-   ``mermaid_verifier.topicality``: a page about someone else settles nothing about the claim's
+   of the other items (``mermaid_verifier.weighing.scoring``), and a topicality from
+   ``mermaid_verifier.weighing.topicality``: a page about someone else settles nothing about the claim's
    subject, so items whose title names nothing the claim names count for less. Both are kept on the
    item (``evidence[i].trust``), so a reader sees why it was trusted and nothing recomputes them.
 2. **Weighing** (:func:`weigh`): an item's strength for a side is P(side) · C · topicality
@@ -46,9 +46,9 @@ from mermaid_verifier.agents.quantities import found_in, quantities
 from mermaid_verifier.agents.slots import ClaimReader, SlotReading
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
-from mermaid_verifier.scoring import side_probability as _side
-from mermaid_verifier.topicality import (
+from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.weighing.scoring import side_probability as _side
+from mermaid_verifier.weighing.topicality import (
     Topicality,
     entities_mentioned,
     titled_after_claim,

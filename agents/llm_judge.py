@@ -46,7 +46,7 @@ from mermaid_verifier.agents.structured import StructuredCaller
 from mermaid_verifier.config import JudgeCheck
 from mermaid_verifier.errors import LLMOutputError
 from mermaid_verifier.models import Evidence, Label, Verdict
-from mermaid_verifier.topicality import is_planted
+from mermaid_verifier.weighing.topicality import is_planted
 
 PROMPT_PLACEHOLDERS = {"system": set(), "user": {"claim", "evidence", "ids"}, "repair": {"error", "ids"}}
 MAX_SHOWN = 30  # the executor keeps at most 30 items anyway

@@ -64,7 +64,7 @@ def main() -> int:
             print(f"{needed} not found: pass --data DIR (the shared data folder) or --corpus FILE", file=sys.stderr)
             return 2
     from mermaid_verifier.config import Settings
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     rows = [r for r in map(json.loads, answers.open()) if r["source"] == "felm-wk"]
     without_text = [r for r in rows if not isinstance(r.get("response"), str) or not r["response"].strip()]

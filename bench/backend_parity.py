@@ -108,7 +108,7 @@ def main() -> None:
     for backend in ("memory", "tantivy"):
         r = scored[backend]
         print(f"| {backend} | {r['accuracy']:.3f} | {r['macro_f1']:.3f} | {r['tool_calls']:.2f} |")
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     print(f"machine: {json.dumps(machine_record())}")
 

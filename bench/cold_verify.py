@@ -72,7 +72,7 @@ def main() -> None:
         ratio = statistics.median(times["this build"]) / statistics.median(times["baseline"])
         same = "the same verdict" if verdicts["this build"] == verdicts["baseline"] else f"verdicts differ: {verdicts}"
         print(f"ratio (this build / baseline, medians): {ratio:.2f}; {same}")
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     print(f"machine: {json.dumps(machine_record())}")
 

@@ -21,13 +21,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 from bench.cross_cpu_verdicts import RecordingStance, read_jsonl  # noqa: E402
-from mermaid_verifier.model_check import machine_record  # noqa: E402
+from mermaid_verifier.reader.model_check import machine_record  # noqa: E402
 
 
 async def record(args) -> None:
     from bench.grounding import units
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.stance import StanceModel
     from mermaid_verifier.texts import GivenDocuments, TextJob
 
     items = [u for u in units(args.data) if u["set"] == "lfqa"][: args.answers]
@@ -53,7 +53,7 @@ async def record(args) -> None:
 
 
 def read(args) -> None:
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.stance import StanceModel
 
     model = StanceModel()
     model.load()  # the self-check runs here, on this CPU

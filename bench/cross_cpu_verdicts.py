@@ -25,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from mermaid_verifier.model_check import machine_record
+from mermaid_verifier.reader.model_check import machine_record
 
 STANCES = ("supports", "refutes", "neutral")
 
@@ -130,7 +130,7 @@ def write_jsonl(path: Path, rows) -> None:
 
 
 def record(args) -> None:
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.stance import StanceModel
 
     args.out.mkdir(parents=True, exist_ok=True)
     stance = RecordingStance(StanceModel())
@@ -150,7 +150,7 @@ def read(args) -> None:
     """Read the pairs not read yet on this CPU; appends (a stopped read goes on where it stopped). Two readers
     can share the work: ``--from-end`` reads from the last pair backwards into a file of its own, and each
     stops at the pairs the other has read."""
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.stance import StanceModel
 
     todo = [row["key"] for row in read_jsonl(args.out / "pairs.jsonl")]
     if args.from_end:
@@ -177,7 +177,7 @@ def read(args) -> None:
 
 
 def replay(args) -> None:
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.stance import StanceModel
 
     other = read_other(args.out)
     native_pairs = {row["key"]: row["native"] for row in read_jsonl(args.out / "pairs.jsonl")}

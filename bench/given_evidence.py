@@ -30,7 +30,7 @@ SHARED = REPO.parent / "shared" / "data"
 
 def judge_for(model_dir: Path | None):
     from mermaid_verifier.evaluation.given_evidence import GivenEvidenceJudge
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.stance import StanceModel
 
     return GivenEvidenceJudge(stance=StanceModel(model_dir))
 
@@ -148,7 +148,7 @@ def main() -> None:
         summary = contrast(judge, args.pairs)
     else:
         summary = gold(judge, gold_claims(args.claims, args.split, args.part))
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     summary |= {
         "mode": args.mode,

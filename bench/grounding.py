@@ -198,7 +198,7 @@ def done_in(ledger: Path) -> set[tuple[str, str]]:
 async def run(data: Path, out: Path, sets: tuple[str, ...], limit: int | None, done: set[tuple[str, str]]) -> None:
     """Read the sets in the order given, appending each text's rows to the ledger as it is done; texts already
     in the ledger are not read again (a run stopped part-way goes on where it stopped)."""
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
     from mermaid_verifier.texts import TextJob
     from mermaid_verifier.texts.grounding import as_documents
 

@@ -43,7 +43,7 @@ def material(data: Path, rounds: int, words: int, document_words: int, documents
 
 
 async def run(args) -> dict:
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
     from mermaid_verifier.texts import TextJob
 
     rounds = material(args.data, args.rounds, args.words, args.document_words, args.documents)

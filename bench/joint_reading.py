@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from mermaid_verifier.models import Evidence
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
 
 MAX_JOINED = 3
 JOINT_PREFIX = "joint:"
@@ -100,7 +100,7 @@ async def main() -> int:
                 print(f"{number}/{len(rows)} claims", file=sys.stderr, flush=True)
     print(f"{read} of {len(rows)} claims read jointly; {added} joint items added", file=sys.stderr)
     # the joint items' stance probabilities come from the int8 model, whose numbers depend on the CPU kind
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     print(f"machine: {json.dumps(machine_record())}", file=sys.stderr)
     return 0

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench.cross_cpu_verdicts import claims_of  # the same claim selection options
-from mermaid_verifier.model_check import measurement_record
+from mermaid_verifier.reader.model_check import measurement_record
 
 CHECKS = ("strict", "cap", "off")
 
@@ -50,7 +50,7 @@ async def measure(args) -> None:
     from mermaid_verifier.agents.llm_judge import LLMJudge
     from mermaid_verifier.config import Settings
     from mermaid_verifier.graph import open_verifier
-    from mermaid_verifier.scoring import ReliabilityConfig
+    from mermaid_verifier.weighing.scoring import ReliabilityConfig
 
     args.out.mkdir(parents=True, exist_ok=True)
     ledger_path = args.out / "ledger.jsonl"

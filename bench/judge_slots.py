@@ -22,7 +22,7 @@ from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import fit_model, load, predictions, weighings
 from mermaid_verifier.evaluation.metrics import label_metrics
-from mermaid_verifier.scoring import ReliabilityConfig
+from mermaid_verifier.weighing.scoring import ReliabilityConfig
 
 REPO = Path(__file__).resolve().parents[1]
 NEI, REFUTES = "NOT ENOUGH INFO", "REFUTES"

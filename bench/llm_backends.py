@@ -36,7 +36,7 @@ from mermaid_verifier.evaluation.batch import verify_labelled
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
 from mermaid_verifier.graph import open_verifier
-from mermaid_verifier.model_check import machine_record
+from mermaid_verifier.reader.model_check import machine_record
 
 BACKENDS = ("offline", "llm", "cascade")
 DEFAULT_LEDGER = REPO / "bench" / "results" / "llm_backends"

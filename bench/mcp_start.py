@@ -68,7 +68,7 @@ def main() -> None:
             f"ratios (this build / baseline, medians): handshake {ratios['ready']:.2f}, first verdict "
             f"{ratios['answered']:.2f}; {same}"
         )
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     print(f"machine: {json.dumps(machine_record())}")
 

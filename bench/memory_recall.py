@@ -114,7 +114,7 @@ async def run_all(sizes: list[int], queries: int, seed: int, fill_chunk: int) ->
 
 def machine() -> dict:
     """This machine's record with the platform, the load and the date the figures were measured at."""
-    from mermaid_verifier.model_check import measurement_record
+    from mermaid_verifier.reader.model_check import measurement_record
 
     return measurement_record()
 

@@ -96,7 +96,7 @@ def timed_run(args, out_dir: Path, claims: int, workers: int | None) -> dict:
 
 def machine() -> dict:
     """This machine's record with the platform, the load and the date the figures were measured at."""
-    from mermaid_verifier.model_check import measurement_record
+    from mermaid_verifier.reader.model_check import measurement_record
 
     return measurement_record()
 

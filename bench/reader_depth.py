@@ -43,7 +43,7 @@ def main() -> None:
 
     import torch
 
-    from mermaid_verifier.stance import StanceModel, bundled_model_dir
+    from mermaid_verifier.reader.stance import StanceModel, bundled_model_dir
 
     torch.set_num_threads(2)
     rows = [json.loads(line) for line in args.pairs.open()]

@@ -93,7 +93,7 @@ def main() -> int:
         print(f"{args.data / 'grounding'} not found: pass --data DIR (the shared data folder)", file=sys.stderr)
         return 2
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     made, kept = resolutions(SpacyClaimExtractor(), texts(args.data))
     sample = sorted(made, key=order)[: args.size]

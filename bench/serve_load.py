@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 from mermaid_verifier.errors import ServiceStartError
-from mermaid_verifier.model_check import machine_record
+from mermaid_verifier.reader.model_check import machine_record
 from mermaid_verifier.service.child import serve_in_child
 
 REPO = Path(__file__).resolve().parents[1]

@@ -49,7 +49,7 @@ def main() -> None:
         if run:
             times.append(elapsed)
     print(f"{len(servers)} servers started together: median {statistics.median(times):.2f}s, max {max(times):.2f}s")
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     print(f"machine: {json.dumps(machine_record())}")
 

@@ -36,8 +36,8 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, default=None, help="default: the bundled stance model")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()
-    from mermaid_verifier.model_check import machine_record
-    from mermaid_verifier.stance import StanceModel
+    from mermaid_verifier.reader.model_check import machine_record
+    from mermaid_verifier.reader.stance import StanceModel
 
     rows = [json.loads(line) for line in args.pairs.open()]
     result = (

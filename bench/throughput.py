@@ -70,7 +70,7 @@ async def run(levels: list[int], measured, warm_up, settings) -> list[dict]:
 
 def machine() -> dict:
     """This machine's record with the platform, the load and the date the figures were measured at."""
-    from mermaid_verifier.model_check import measurement_record
+    from mermaid_verifier.reader.model_check import measurement_record
 
     return measurement_record()
 

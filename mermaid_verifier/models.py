@@ -39,7 +39,7 @@ class Trust(BaseModel):
     topicality: float | None = Field(
         default=None,
         description="1 when the item's title names what the claim names, "
-        "less when only its text does or nothing does (see mermaid_verifier.topicality)",
+        "less when only its text does or nothing does (see mermaid_verifier.weighing.topicality)",
     )
 
 
@@ -496,4 +496,28 @@ class GroundingResult(BaseModel):
     )
     extracted_texts: dict[str, str] = Field(
         default_factory=dict, description="The text read from each PDF document, by name: what its spans index"
+    )
+
+
+def result_from_output(claim: str, output: dict) -> VerificationResult:
+    """Graph output as a :class:`VerificationResult` (the command line shows it with :mod:`mermaid_verifier.cli.render`)."""
+    verdict = output["verdict"]
+    return VerificationResult(
+        claim=claim,
+        verdict=verdict.label,
+        abstained=verdict.abstained,
+        conflict=verdict.conflict,
+        confidence=verdict.confidence,
+        reason=verdict.reason,
+        not_checkworthy=verdict.not_checkworthy,
+        abstain_below=verdict.abstain_below,
+        threshold_source=verdict.threshold_source,
+        triplets=output["decomposition"].triplets,
+        keywords=output["decomposition"].keywords,
+        entities=output["decomposition"].entities,
+        evidence=output["evidence"],
+        trace=output["trace"],
+        stats=output["stats"],
+        backend=output["stats"].backend,
+        llm_failure=output.get("llm_failure"),
     )

@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
 
-from mermaid_verifier import calibration as calibration_module
 from mermaid_verifier.agents.chat_models import as_model_factory, chat_model_factory
 from mermaid_verifier.agents.check_worthiness import CheckWorthiness
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
@@ -31,10 +30,11 @@ from mermaid_verifier.agents.roles import ClaimExtractor, Decomposer, Executor, 
 from mermaid_verifier.config import Settings
 from mermaid_verifier.memory.evidence import EvidenceMemory, LookupPolicy
 from mermaid_verifier.memory.store import OpenedStore, open_store
-from mermaid_verifier.scoring import ReliabilityConfig
-from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
+from mermaid_verifier.reader.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.tools.sources import toolbox_for
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.weighing import calibration as calibration_module
+from mermaid_verifier.weighing.scoring import ReliabilityConfig
 
 logger = logging.getLogger(__name__)
 

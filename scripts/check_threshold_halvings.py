@@ -17,7 +17,6 @@ import random
 import statistics
 
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
-from mermaid_verifier.calibration import fit_threshold
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
     Claim,
@@ -27,7 +26,8 @@ from mermaid_verifier.evaluation.judge_fitting import (
     pooled_claims,
     weighings,
 )
-from mermaid_verifier.scoring import ReliabilityConfig
+from mermaid_verifier.weighing.calibration import fit_threshold
+from mermaid_verifier.weighing.scoring import ReliabilityConfig
 from scripts.evaluate_scoring import run, tuning_arguments
 
 

@@ -24,7 +24,6 @@ import statistics
 from dataclasses import dataclass
 
 from mermaid_verifier.agents.judge import JudgeConfig, Weighing
-from mermaid_verifier.calibration import MOST_LIKELY_RIGHT, deal_folds, fit_threshold
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
     Claim,
@@ -36,7 +35,8 @@ from mermaid_verifier.evaluation.judge_fitting import (
     tune,
     weighings,
 )
-from mermaid_verifier.scoring import ReliabilityConfig
+from mermaid_verifier.weighing.calibration import MOST_LIKELY_RIGHT, deal_folds, fit_threshold
+from mermaid_verifier.weighing.scoring import ReliabilityConfig
 from scripts.evaluate_scoring import run, tuning_arguments
 
 

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import JudgeConfig
-from mermaid_verifier.calibration import LABEL_PRIORS, MOST_LIKELY_RIGHT, fit_threshold, label_prior_weights
 from mermaid_verifier.errors import MermaidError
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import (
@@ -44,6 +43,7 @@ from mermaid_verifier.evaluation.judge_fitting import (
     tune,
     weighings,
 )
+from mermaid_verifier.weighing.calibration import LABEL_PRIORS, MOST_LIKELY_RIGHT, fit_threshold, label_prior_weights
 
 DEFAULT_SPLIT = Path(__file__).resolve().parents[1] / "training" / "splits" / "fever_paper_dev.json"
 

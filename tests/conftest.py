@@ -203,7 +203,7 @@ def llm_resources(tmp_path, decomposer):
 
 def save_calibration(directory: Path, abstain_below: float, **fields) -> Path:
     """A calibration file in ``directory`` as `calibrate` writes it (budget 0.1, 900 claims unless told)."""
-    from mermaid_verifier.calibration import Calibration, save
+    from mermaid_verifier.weighing.calibration import Calibration, save
 
     values = {
         "max_risk": 0.1,
@@ -242,7 +242,7 @@ def stance_model_copy(target: Path, edit_config=None, model_file: Path | None = 
     its model.onnx), its stance_config.json passed through ``edit_config``."""
     import json
 
-    from mermaid_verifier.stance import bundled_model_dir
+    from mermaid_verifier.reader.stance import bundled_model_dir
 
     shipped = bundled_model_dir()
     target.mkdir(parents=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
 from mermaid_verifier.evaluation.metrics import LABELS, label_metrics
+from mermaid_verifier.weighing.calibration import Outcome, area_under_risk_coverage, risk_coverage
 
 
 def make_rows(n: int, seed: int = 7) -> list[dict]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
 
 from .graph_kit import verify
 

@@ -9,8 +9,8 @@ import pytest
 from mermaid_verifier.graph import build_graph
 from mermaid_verifier.memory.evidence import MemoryRecord
 from mermaid_verifier.models import Label, SourceKind
-from mermaid_verifier.scoring import SECONDS_PER_DAY
 from mermaid_verifier.tools.toolbox import corpus_source
+from mermaid_verifier.weighing.scoring import SECONDS_PER_DAY
 
 from .conftest import ScriptedStance
 

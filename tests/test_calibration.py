@@ -6,7 +6,9 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from mermaid_verifier.calibration import (
+from mermaid_verifier.cli import app
+from mermaid_verifier.errors import ConfigError
+from mermaid_verifier.weighing.calibration import (
     MOST_LIKELY_RIGHT,
     Outcome,
     area_under_risk_coverage,
@@ -21,8 +23,6 @@ from mermaid_verifier.calibration import (
     risk_upper_bound,
     wilson_upper,
 )
-from mermaid_verifier.cli import app
-from mermaid_verifier.errors import ConfigError
 
 OUTCOMES = [
     Outcome(0.95, True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from mermaid_verifier.cli.doctor import examine
-from mermaid_verifier.stance import bundled_model_dir
+from mermaid_verifier.reader.stance import bundled_model_dir
 
 from .conftest import stance_model_copy
 

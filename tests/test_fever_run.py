@@ -19,8 +19,8 @@ from mermaid_verifier.errors import ModelError, UsageError
 from mermaid_verifier.evaluation.datasets import LabelledClaim, read_labelled_claims, stratified_sample
 from mermaid_verifier.evaluation.fever_run import RunOptions, order_claims, run
 from mermaid_verifier.evaluation.run_log import ResultsLog
-from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import Decomposition, Evidence, Label, Stats, Verdict
+from mermaid_verifier.reader.model_check import machine_record
 
 from .conftest import CLI, WIKI_MINI
 from .fever_kit import (  # noqa: F401

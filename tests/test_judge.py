@@ -14,7 +14,7 @@ from mermaid_verifier.agents.judge import (
     topic_coverage,
 )
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stance
-from mermaid_verifier.scoring import SECONDS_PER_DAY, ReliabilityConfig, assess_trust
+from mermaid_verifier.weighing.scoring import SECONDS_PER_DAY, ReliabilityConfig, assess_trust
 
 CONFIG = JudgeConfig(nei_threshold=0.30, refute_weight=0.80, abstain_below=0.50, conflict_level=0.60)
 RAW = CONFIG.model_copy(update={"use_reliability": False})

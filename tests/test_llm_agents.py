@@ -31,8 +31,8 @@ from mermaid_verifier.agents.tool_text import tool_calls_from_content
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError, DecompositionError
 from mermaid_verifier.models import Evidence, Label, SourceKind, Stats
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
 
 from .conftest import WIKI_MINI, ScriptedStance, in_process_corpus_server
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call, usage

@@ -89,7 +89,7 @@ def test_the_figures_come_from_ledger_rows_alone(llm_backends):
 
 
 def test_a_ledger_rows_machine_is_short_and_names_the_cpu_flags(llm_backends):
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     here = machine_record()
     name = llm_backends.machine_name()

@@ -15,9 +15,8 @@ from mermaid_verifier.agents.llm_decomposer import LLMDecomposer
 from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import ConfigError, ModelSelfCheckError
 from mermaid_verifier.graph import Overrides, Resources, build_graph, judge_llm, keep_offline_label, wire_agents
-from mermaid_verifier.models import Label, Stance, Stats, Verdict
-from mermaid_verifier.output import result_from_output
-from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
+from mermaid_verifier.models import Label, Stance, Stats, Verdict, result_from_output
+from mermaid_verifier.reader.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox
 
 from .conftest import (

@@ -13,7 +13,7 @@ from mermaid_verifier.agents.llm_executor import tool_resolver
 from mermaid_verifier.agents.llm_judge import LLMJudge
 from mermaid_verifier.agents.tool_text import json_values, tool_calls_from_content
 from mermaid_verifier.models import Evidence, Label, SourceKind
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
 
 from .conftest import ScriptedStance
 from .fake_chat import ScriptedChatModel, answer, calls, tool_call

@@ -25,7 +25,7 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import LLMServiceError
 from mermaid_verifier.graph import open_verifier
 from mermaid_verifier.models import Evidence, Label, SourceKind
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
 
 from .conftest import WIKI_MINI
 

@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 from mermaid_verifier.errors import ModelError, ModelSelfCheckError
-from mermaid_verifier.model_check import SAFE_S8_WEIGHT, cpu_flags, integer_kernel, saturation_risks
-from mermaid_verifier.stance import StanceModel, bundled_model_dir
+from mermaid_verifier.reader.model_check import SAFE_S8_WEIGHT, cpu_flags, integer_kernel, saturation_risks
+from mermaid_verifier.reader.stance import StanceModel, bundled_model_dir
 
 from .conftest import CLI, stance_model_copy, swapped_canaries
 
@@ -271,7 +271,7 @@ needs_qemu = pytest.mark.skipif(
 SELF_CHECK = (
     "import sys\n"
     "from mermaid_verifier.errors import ModelSelfCheckError\n"
-    "from mermaid_verifier.stance import StanceModel\n"
+    "from mermaid_verifier.reader.stance import StanceModel\n"
     "model = StanceModel(sys.argv[1])\n"
     "try:\n"
     "    model.load()\n"

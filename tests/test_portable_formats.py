@@ -13,7 +13,7 @@ onnx = pytest.importorskip("onnx", reason="these tests build ONNX files with the
 ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from mermaid_verifier.model_check import saturation_risks  # noqa: E402
+from mermaid_verifier.reader.model_check import saturation_risks  # noqa: E402
 from training import portable_formats  # noqa: E402
 
 K, N = 48, 16

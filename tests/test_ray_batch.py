@@ -21,8 +21,8 @@ from mermaid_verifier.evaluation import ray_batch
 from mermaid_verifier.evaluation.datasets import LabelledClaim
 from mermaid_verifier.evaluation.ray_batch import RayOptions, stream_batches
 from mermaid_verifier.evaluation.run_log import ResultsLog
-from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import Label
+from mermaid_verifier.reader.model_check import machine_record
 
 from .conftest import CLI, WIKI_MINI
 from .fever_kit import write_claims

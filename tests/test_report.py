@@ -309,7 +309,7 @@ def machine_texts(html: str) -> list[str]:
 
 
 def test_the_machine_that_wrote_the_metrics_is_shown_with_its_cpu_flags_and_integer_kernel(rows):
-    from mermaid_verifier.model_check import machine_record
+    from mermaid_verifier.reader.model_check import machine_record
 
     here = machine_record()
     metrics = make_metrics(rows) | {"machine": here, "machines": [{"rows": len(rows), "machine": here}]}

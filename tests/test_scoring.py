@@ -2,7 +2,7 @@
 
 import pytest
 
-from mermaid_verifier.scoring import (
+from mermaid_verifier.weighing.scoring import (
     SECONDS_PER_DAY,
     ReliabilityConfig,
     ScoredItem,

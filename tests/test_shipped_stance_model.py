@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from mermaid_verifier.evaluation.given_evidence import GivenEvidenceJudge
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
 from mermaid_verifier.tools.corpus_index import clean_fever_text
 
 from .conftest import requires_shared_data

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mermaid_verifier.model_check import saturation_risks
+from mermaid_verifier.reader.model_check import saturation_risks
 
 torch = pytest.importorskip("torch", reason="the training extra (torch) is not installed")
 pytest.importorskip("transformers", reason="the training extra (transformers) is not installed")

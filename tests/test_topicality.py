@@ -3,7 +3,7 @@
 import pytest
 
 from mermaid_verifier.models import Evidence
-from mermaid_verifier.topicality import Topicality, titled_after_claim
+from mermaid_verifier.weighing.topicality import Topicality, titled_after_claim
 
 
 def page(title, text="…"):

@@ -2,7 +2,7 @@
 
 Eight plain pairs, written for this purpose (no data set's): three that the evidence supports, three it
 refutes, two it leaves open. The export stores them in ``stance_config.json`` (``self_check``) with the
-*float* model's probabilities; the runtime (``mermaid_verifier.stance.StanceModel``) reads them once per
+*float* model's probabilities; the runtime (``mermaid_verifier.reader.stance.StanceModel``) reads them once per
 process on the machine it runs on and refuses to answer when a reading differs by more than
 ``TOLERANCE`` or changes the label. A model whose integer kernels saturate reads every one of them
 "supports" at 0.7-0.9, a difference of about 0.8 on the other five.

@@ -15,7 +15,7 @@ for ``float``) this builds the other formats of the same weights:
   kernel (127 × (128 + 128) < 2^15), so it runs on the u8 × s8 kernels, and a pair reads the same whatever
   it is batched with.
 
-Each variant is read as the runtime reads it (``mermaid_verifier.stance.StanceModel``, one pair per run),
+Each variant is read as the runtime reads it (``mermaid_verifier.reader.stance.StanceModel``, one pair per run),
 natively or under an emulated CPU (``qemu-x86_64 -cpu Haswell python …``: AVX2, no AVX-512, no VNNI):
 
     python -m training.portable_formats build --from data/stance_model --out /tmp/formats --variants float
@@ -42,8 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from mermaid_verifier.errors import ModelSelfCheckError
-from mermaid_verifier.model_check import ROW_LEVELS, cpu_summary, saturation_risks
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.model_check import ROW_LEVELS, cpu_summary, saturation_risks
+from mermaid_verifier.reader.stance import StanceModel
 
 ROW7_FORMAT = (
     "s8 weights per channel, u8 activations within [0, 127] quantised per token: no product can saturate on any "

@@ -21,7 +21,7 @@ import torch
 from torch import nn
 from torch.nn.utils import parametrize
 
-from mermaid_verifier.model_check import ROW_LEVELS  # u8 activations within [0, 127], per token
+from mermaid_verifier.reader.model_check import ROW_LEVELS  # u8 activations within [0, 127], per token
 from training.weight_pack import dequantise, quantise
 
 SMALLEST_SCALE = 1e-30  # a row of zeros: every level is its zero point (as row_quantised writes it)

@@ -2,7 +2,7 @@
 
 Exports a finished run's ``final`` model to float ONNX once, quantises it per variant (dynamic int8, per
 channel; the MatMuls a variant names stay float), and reads the validation pairs with each one *as the
-runtime does* (``mermaid_verifier.stance.StanceModel``, one pair per run):
+runtime does* (``mermaid_verifier.reader.stance.StanceModel``, one pair per run):
 
     python -m training.quantize_variants --run-dir training/runs/NAME --out /tmp/quant-NAME \\
         [--files validation,edits,kinds] [--variants all-int8,head,last-layer,...]
@@ -23,7 +23,7 @@ from pathlib import Path
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from mermaid_verifier.evaluation.metrics import pair_figures
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
 from training.train_stance import REPO, export_fp32, load_pairs, quantize, write_json
 
 FLOAT = "float"  # no quantisation: the reference the int8 variants lose against

@@ -245,12 +245,12 @@ def float_nodes(fp32: Path, keep_float: tuple[str, ...]) -> list[str]:
 def quantize(fp32: Path, int8: Path, keep_float: tuple[str, ...] = ()) -> None:
     """Dynamic int8 quantisation: symmetric s8 weights per channel, activations quantised per token to u8
     within [0, 127] (``portable_formats.row_quantised``: no product can saturate on any kernel —
-    ``mermaid_verifier.model_check`` — and a pair reads the same whatever it is batched with); MatMuls named
+    ``mermaid_verifier.reader.model_check`` — and a pair reads the same whatever it is batched with); MatMuls named
     by ``keep_float`` stay in float. Refuses to leave a file whose products could differ between CPUs."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from mermaid_verifier.model_check import saturation_risks
+    from mermaid_verifier.reader.model_check import saturation_risks
     from training.portable_formats import row_quantised
 
     quantize_dynamic(

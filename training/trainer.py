@@ -31,7 +31,7 @@ import torch
 from transformers import get_linear_schedule_with_warmup
 
 from mermaid_verifier.errors import TrainingStopped
-from mermaid_verifier.model_check import file_sha256  # noqa: F401  (train_stance and the other scripts take it from here)
+from mermaid_verifier.reader.model_check import file_sha256  # noqa: F401  (train_stance and the other scripts take it from here)
 from mermaid_verifier.stance_format import evidence_segment  # the input format the runtime model is fed
 
 LABELS = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]  # class order of the model's logits

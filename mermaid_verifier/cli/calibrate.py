@@ -15,8 +15,8 @@ from mermaid_verifier.errors import UsageError
 def outcomes_from_rows(rows: list[dict], label_prior: str = "balanced"):
     """Outcomes grouped by page (claims about the same pages share errors; the risk bound counts groups),
     weighed by gold label under ``label_prior`` (``calibration.label_prior_weights``)."""
-    from mermaid_verifier.calibration import Outcome, label_prior_weights
     from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
+    from mermaid_verifier.weighing.calibration import Outcome, label_prior_weights
 
     groups = page_groups({str(i): result_anchor_pages(r) for i, r in enumerate(rows)})
     weights = label_prior_weights([r["gold"] for r in rows], label_prior)
@@ -33,7 +33,7 @@ def outcomes_from_rows(rows: list[dict], label_prior: str = "balanced"):
 
 
 def held_out_summary(check, max_risk: float) -> str:
-    """One line on :class:`~mermaid_verifier.calibration.HeldOutCheck`: what a user's next topics may see."""
+    """One line on :class:`~mermaid_verifier.weighing.calibration.HeldOutCheck`: what a user's next topics may see."""
     if check.answered == 0:
         return f"held-out check ({check.folds} folds by page group): fitted without a fold, the threshold answered none of its claims"
     return (
@@ -88,7 +88,7 @@ async def rows_from_claims(path: Path, limit: int, concurrency: int, settings) -
 
 def reset_calibration(settings) -> None:
     """Remove the calibration file in force, saying what was there (or that nothing was)."""
-    from mermaid_verifier import calibration
+    from mermaid_verifier.weighing import calibration
 
     path = settings.calibration_path
     saved = calibration.load(path)
@@ -152,7 +152,7 @@ def calibrate_command(
     """Fit the confidence threshold below which `verify` abstains, to at most MAX_RISK errors among answered claims."""
 
     def body() -> None:
-        from mermaid_verifier import calibration
+        from mermaid_verifier.weighing import calibration
 
         if reset:
             if claims is not None or from_results is not None:

@@ -18,8 +18,14 @@ from pydantic import BaseModel
 
 from mermaid_verifier.cli.options import JsonOpt, stdout
 from mermaid_verifier.errors import ModelError, ModelSelfCheckError
-from mermaid_verifier.model_check import cpu_flags, file_sha256, installed_version, integer_kernel, saturation_risks
-from mermaid_verifier.stance import SelfCheck, StanceModel, bundled_model_dir
+from mermaid_verifier.reader.model_check import (
+    cpu_flags,
+    file_sha256,
+    installed_version,
+    integer_kernel,
+    saturation_risks,
+)
+from mermaid_verifier.reader.stance import SelfCheck, StanceModel, bundled_model_dir
 
 LIBRARIES = ("mermaid-verifier", "onnxruntime", "numpy", "tokenizers", "pydantic", "langgraph", "spacy", "onnx")
 

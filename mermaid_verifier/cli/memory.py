@@ -35,7 +35,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a JSON array instea
 async def opened_memory(cache_dir: Path | None, **veracity_overrides) -> AsyncIterator:
     from mermaid_verifier.memory.evidence import EvidenceMemory
     from mermaid_verifier.memory.store import open_store
-    from mermaid_verifier.scoring import VeracityConfig
+    from mermaid_verifier.weighing.scoring import VeracityConfig
 
     settings = SettingsOptions(cache_dir=cache_dir).settings()
     opened = await asyncio.to_thread(open_store, settings.memory_dir, settings.memory_url)
@@ -183,7 +183,7 @@ def revalidate_command(
 
     async def body():
         from mermaid_verifier.memory.upkeep import revalidate
-        from mermaid_verifier.stance import StanceModel
+        from mermaid_verifier.reader.stance import StanceModel
         from mermaid_verifier.tools.corpora import resolve_corpora
         from mermaid_verifier.tools.toolbox import Toolbox, corpus_server
 

@@ -25,8 +25,8 @@ from rich.console import Console
 from rich.text import Text
 
 from mermaid_verifier.errors import LLMServiceError, MermaidError, UsageError
-from mermaid_verifier.model_check import installed_version
 from mermaid_verifier.process_end import exit_code, exit_without_teardown
+from mermaid_verifier.reader.model_check import installed_version
 
 if TYPE_CHECKING:
     from mermaid_verifier.config import Settings

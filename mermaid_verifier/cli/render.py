@@ -1,7 +1,7 @@
 """What the command line shows: verify's panel (or JSON line) for a verdict, the review request, check's listing of
 a text and of its grounding, the tables of ``fever`` and ``memory``.
 
-The rest of the package hands over records (:func:`mermaid_verifier.output.result_from_output` makes verify's) and
+The rest of the package hands over records (:func:`mermaid_verifier.models.result_from_output` makes verify's) and
 never imports Rich. Every styled line is built from ``Text``: claims, titles and passages are shown as given, never
 read as markup."""
 

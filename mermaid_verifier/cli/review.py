@@ -26,8 +26,7 @@ from rich.text import Text
 from mermaid_verifier import models
 from mermaid_verifier.cli.render import show_request
 from mermaid_verifier.errors import UsageError
-from mermaid_verifier.models import Label
-from mermaid_verifier.output import result_from_output
+from mermaid_verifier.models import Label, result_from_output
 from mermaid_verifier.review import ReviewDecision, ReviewRequest, done, enqueue, pending
 
 _LABELS = {"s": Label.SUPPORTS, "r": Label.REFUTES, "n": Label.NOT_ENOUGH_INFO}

@@ -26,7 +26,7 @@ from mermaid_verifier.cli.options import (
 )
 from mermaid_verifier.cli.render import print_result
 from mermaid_verifier.errors import UsageError
-from mermaid_verifier.output import result_from_output
+from mermaid_verifier.models import result_from_output
 
 
 def stdin_claims(lines: Iterable[bytes], skip: Callable[[str], None]) -> list[str]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from mermaid_verifier.errors import LLMServiceError, MermaidError, UsageError
 from mermaid_verifier.evaluation.datasets import LabelledClaim
-from mermaid_verifier.output import result_from_output
+from mermaid_verifier.models import result_from_output
 
 if TYPE_CHECKING:  # the graph's import is heavy and a Ray driver never builds one
     from langgraph.graph.state import CompiledStateGraph

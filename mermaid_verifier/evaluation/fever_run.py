@@ -3,7 +3,7 @@ through one graph, stream each result durably to ``DIR/results.jsonl``, then wri
 ``DIR/metrics.json`` and ``DIR/report.html``.
 
 The int8 stance model computes differently on different CPU kinds, so ``metrics.json`` says which
-machine decided the rows: ``machine`` is this writing's :func:`~mermaid_verifier.model_check.machine_record`,
+machine decided the rows: ``machine`` is this writing's :func:`~mermaid_verifier.reader.model_check.machine_record`,
 and ``machines`` the run's history, one entry per machine in the order they wrote (see :func:`machines_of_run`).
 
 The terminal side (progress bar, summary table) lives in ``cli/fever.py``; this module only calls
@@ -40,7 +40,7 @@ from mermaid_verifier.evaluation.datasets import (
 from mermaid_verifier.evaluation.ray_batch import RayOptions, verify_on_ray
 from mermaid_verifier.evaluation.run_log import ResultsLog
 from mermaid_verifier.evaluation.run_metrics import run_metrics
-from mermaid_verifier.model_check import machine_record
+from mermaid_verifier.reader.model_check import machine_record
 
 Order = Literal["file", "shuffled", "clustered"]
 ORDERS: tuple[str, ...] = ("file", "shuffled", "clustered")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from mermaid_verifier.agents.decomposer import SpacyDecomposer
 from mermaid_verifier.agents.judge import JudgeConfig, assess, decide
 from mermaid_verifier.models import Evidence, SourceKind, Verdict
-from mermaid_verifier.scoring import ReliabilityConfig
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
+from mermaid_verifier.weighing.scoring import ReliabilityConfig
 
 
 @dataclass

@@ -24,14 +24,14 @@ from mermaid_verifier.agents.judge import (
     label_and_confidence,
     weigh,
 )
-from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
 from mermaid_verifier.errors import ResultsError
 from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
 from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.evaluation.run_metrics import expected_calibration_error, reliability_diagram
 from mermaid_verifier.models import Evidence
-from mermaid_verifier.scoring import ReliabilityConfig, assess_trust
-from mermaid_verifier.topicality import Topicality
+from mermaid_verifier.weighing.calibration import Outcome, area_under_risk_coverage, risk_coverage
+from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
+from mermaid_verifier.weighing.topicality import Topicality
 
 NO_TOPICALITY = {"topicality": Topicality(enabled=False)}
 CONFIGS = {  # name: (reliability terms, judge settings that differ from the bundled ones)

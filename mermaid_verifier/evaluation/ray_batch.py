@@ -80,7 +80,7 @@ class VerifierWorker:
     async def start(self) -> dict:
         """Build the graph now, so a broken setup shows before any claim is sent; the machine the worker
         runs on (on a cluster of several machines it may not be the driver's)."""
-        from mermaid_verifier.model_check import machine_record
+        from mermaid_verifier.reader.model_check import machine_record
 
         await self._graph()
         return machine_record()

@@ -132,7 +132,7 @@ def _scalar_text(value) -> str:
 
 
 def machine_view(machine) -> dict | None:
-    """A machine record (:func:`mermaid_verifier.model_check.machine_record`) as the report shows it; None
+    """A machine record (:func:`mermaid_verifier.reader.model_check.machine_record`) as the report shows it; None
     when the metrics have none (written before machines were recorded, or a row's machine not recorded)."""
     if not isinstance(machine, dict):
         return None

@@ -10,9 +10,9 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from mermaid_verifier.calibration import Outcome, area_under_risk_coverage, risk_coverage
 from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.models import Label
+from mermaid_verifier.weighing.calibration import Outcome, area_under_risk_coverage, risk_coverage
 
 FEVER_EVIDENCE_LIMIT = 5
 SELECTIVE_ALPHAS = (0.5, 1.0, 2.0)

@@ -43,7 +43,7 @@ from pydantic import BaseModel, Field
 
 from mermaid_verifier.models import Evidence, Stance
 from mermaid_verifier.names import normalise_entity, without_disambiguator
-from mermaid_verifier.scoring import (
+from mermaid_verifier.weighing.scoring import (
     ReliabilityConfig,
     ScoredItem,
     SourceKind,
@@ -53,7 +53,7 @@ from mermaid_verifier.scoring import (
     uncertainty,
     updated_veracity,
 )
-from mermaid_verifier.topicality import entities_mentioned
+from mermaid_verifier.weighing.topicality import entities_mentioned
 
 SCHEMA_VERSION = 1
 ITEMS = ("mermaid", "items")

@@ -18,9 +18,9 @@ from pydantic import BaseModel
 
 from mermaid_verifier.memory.evidence import EvidenceMemory, MemoryRecord
 from mermaid_verifier.models import Stance
-from mermaid_verifier.scoring import revalidation_priority
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
 from mermaid_verifier.tools.toolbox import Toolbox
+from mermaid_verifier.weighing.scoring import revalidation_priority
 
 PAGE_LIMIT = 200
 

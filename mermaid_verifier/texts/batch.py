@@ -35,8 +35,8 @@ from mermaid_verifier.config import Settings
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.evaluation.fever_run import make_run_dir, run_lock, write_json
 from mermaid_verifier.evaluation.run_log import ResultsLog
-from mermaid_verifier.model_check import machine_record
 from mermaid_verifier.models import GivenDocument, GroundingResult
+from mermaid_verifier.reader.model_check import machine_record
 from mermaid_verifier.texts.grounding import as_documents
 
 RecordForm = Literal["ours", "aggrefact", "ragas"]

@@ -74,7 +74,7 @@ from mermaid_verifier.models import (
     GroundingSummary,
     TextClaims,
 )
-from mermaid_verifier.stance import StanceForUncheckedJudge, StanceModel
+from mermaid_verifier.reader.stance import StanceForUncheckedJudge, StanceModel
 from mermaid_verifier.texts.events import GroundedEvent, GroundingEvent
 from mermaid_verifier.texts.readers import DocumentsInput, Reader, made_by
 from mermaid_verifier.tools.documents import file_span

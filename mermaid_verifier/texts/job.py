@@ -49,7 +49,7 @@ from mermaid_verifier.models import (
     TextClaims,
     VerificationResult,
 )
-from mermaid_verifier.stance import StanceModel
+from mermaid_verifier.reader.stance import StanceModel
 from mermaid_verifier.texts.events import ClaimDone, ExtractionEvent, TextDone, TextEvent
 from mermaid_verifier.texts.grounding import GivenDocuments, GroundingConfig, grounding_stance
 from mermaid_verifier.texts.readers import OpenSources, Reader, TextInput

@@ -25,8 +25,8 @@ from mermaid_verifier.models import (
     TextClaims,
     TextSummary,
     VerificationResult,
+    result_from_output,
 )
-from mermaid_verifier.output import result_from_output
 from mermaid_verifier.texts.events import ClaimDone, ClaimEvent, SummaryEvent, TextDone
 from mermaid_verifier.wiring import Resources
 

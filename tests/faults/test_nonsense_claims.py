@@ -55,7 +55,7 @@ def test_without_a_named_entity_the_subject_is_the_topic(claim, topic):
 async def test_a_claim_that_states_nothing_to_check_abstains_by_checks_rule(make_resources, claim, why):
     """verify (and so the API and MCP, which run the same graph) says what check says of such a sentence."""
     from mermaid_verifier.agents.claim_extractor import SpacyClaimExtractor
-    from mermaid_verifier.output import result_from_output
+    from mermaid_verifier.models import result_from_output
 
     assert [d.reason for d in SpacyClaimExtractor().extract(claim).dropped] == [why]
     out = await verified_alone(make_resources, claim)

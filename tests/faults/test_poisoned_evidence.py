@@ -12,8 +12,8 @@ import pytest
 from mermaid_verifier.memory.evidence import EvidenceMemory
 from mermaid_verifier.memory.store import open_local_store
 from mermaid_verifier.models import Evidence, Label
-from mermaid_verifier.stance import StanceModel
-from mermaid_verifier.topicality import addresses_checker, echoes
+from mermaid_verifier.reader.stance import StanceModel
+from mermaid_verifier.weighing.topicality import addresses_checker, echoes
 
 from ..conftest import WIKI_MINI
 from ..memory_kit import WIKI_MINI_ORIGIN

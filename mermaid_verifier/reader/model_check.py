@@ -17,7 +17,7 @@ weights, and it runs on the u8 × s8 kernels.
 A file is *portable* when none of its integer matrix products can saturate: its weights are u8, or s8
 within ±64, or s8 against activations a ``Clip`` bounds to [0, 127] before they are cast to u8. :func:`saturation_risks` lists the products that are not (it reads the file's protobuf itself,
 so it runs as installed, without the ``onnx`` package); the export (``training/train_stance.py``) refuses to
-write such a file, and the runtime's canary self-check (:mod:`mermaid_verifier.stance`) catches a wrong
+write such a file, and the runtime's canary self-check (:mod:`mermaid_verifier.reader.stance`) catches a wrong
 reading on the machine it runs on whatever the cause.
 """
 

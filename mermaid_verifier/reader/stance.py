@@ -8,7 +8,7 @@ The first time a process loads it, it reads the canary pairs its export stored w
 probabilities (``self_check`` in ``stance_config.json``) and refuses to answer — :class:`ModelSelfCheckError`,
 one line naming the CPU and onnxruntime — when one comes out more than the stored tolerance away: an integer
 kernel that computes differently on this CPU must never give silent wrong verdicts
-(:mod:`mermaid_verifier.model_check`).
+(:mod:`mermaid_verifier.reader.model_check`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from mermaid_verifier.errors import ModelError, ModelSelfCheckError
-from mermaid_verifier.model_check import cpu_summary
 from mermaid_verifier.models import Stance
+from mermaid_verifier.reader.model_check import cpu_summary
 from mermaid_verifier.stance_format import evidence_segment
 
 _CLASS_TO_STANCE = {"SUPPORTS": Stance.SUPPORTS, "REFUTES": Stance.REFUTES, "NOT ENOUGH INFO": Stance.NEUTRAL}
