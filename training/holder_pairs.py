@@ -58,7 +58,7 @@ from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import Passage
 from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
-from training.edits import plain_text
+from training.edits import mentions, plain_text
 from training.reader_cases import MAX_CHARS, NEI, REFUTES, SUPPORTS, by_page, make_pair
 
 _ORDINAL = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|only"
@@ -259,7 +259,7 @@ def _agent_slot(sentence: str, base: str, passage: str, at: int, claimed: bool) 
             return None
         work = base
     work = _trimmed(work)
-    makers = tuple(_trimmed(m) for m in re.split(r",? and |, ", match["makers"].strip()) if m)
+    makers = _names(match["makers"])
     if not makers or len(work.split()) > 8 or any(len(m.split()) > 5 for m in makers):
         return None
     done = match["verb"] or WORK_MAKER[match["noun"]]
@@ -282,7 +282,12 @@ def _agent_slot(sentence: str, base: str, passage: str, at: int, claimed: bool) 
 def _cast(passage: str) -> tuple[str, ...]:
     """The names a passage says star in its film ("… and starring Tom Hanks, Helen Hunt, and Nick Searcy")."""
     found = CAST.search(passage)
-    return tuple(_trimmed(m) for m in re.split(r",? and |, ", found["cast"].strip()) if m) if found else ()
+    return _names(found["cast"]) if found else ()
+
+
+def _names(listed: str) -> tuple[str, ...]:
+    """The names of a list as a sentence writes it ("A, B, and C", "A and B")."""
+    return tuple(_trimmed(m) for m in re.split(r",? and |, ", listed.strip()) if m)
 
 
 def sentences_of(text: str) -> list[str]:
@@ -314,7 +319,7 @@ def _holder_label(nlp_ents: tuple[tuple[str, str, int], ...], holder: str) -> st
 
 
 def _mentioned(name: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower()) is not None
+    return mentions(text.lower(), name)
 
 
 def holder_pairs(slots: list[Slot], nlp: Language, rng: random.Random) -> list[dict]:
