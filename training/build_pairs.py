@@ -45,6 +45,7 @@ import collections
 import json
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -223,6 +224,16 @@ def builder_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--work", type=Path, default=REPO / "training" / "work")
     parser.add_argument("--seed", type=int, default=13)
     return parser
+
+
+def shared_rows(shared: Path, origins: dict[str, set[str]]) -> Iterator[tuple[dict, str]]:
+    """The rows of the shared training files (``origins``: file name -> the origins read from it), in file order,
+    leaving out the pairs of ``paper_dev`` claims; each with its title ("" where it has none)."""
+    for name, wanted in origins.items():
+        for row in map(orjson.loads, (shared / "train" / name).open("rb")):
+            if row["origin"] in wanted and row.get("fever_split") != "paper_dev":
+                title = row.get("title") or ""
+                yield row, "" if title == "None" else title
 
 
 def corpus_and_held_out(shared: Path) -> tuple[CorpusIndex, list, HeldOut]:

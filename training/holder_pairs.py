@@ -50,14 +50,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 from spacy.language import Language
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import Passage
-from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
+from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, shared_rows, write_rows
 from training.edits import mentions, plain_text
 from training.reader_cases import MAX_CHARS, NEI, REFUTES, SUPPORTS, by_page, make_pair
 
@@ -416,16 +415,11 @@ def evidence_rows(shared: Path) -> list[dict]:
     """Distinct (claim, evidence, title) rows of the shared training files whose evidence is Wikipedia or web text
     under a licence a shipped model may learn from, whatever their label: a slot is read from the evidence alone."""
     seen, out = set(), []
-    for name, origins in EVIDENCE_ORIGINS.items():
-        for row in map(orjson.loads, (shared / "train" / name).open("rb")):
-            if row["origin"] not in origins or row.get("fever_split") == "paper_dev":
-                continue
-            title = row.get("title") or ""
-            title = "" if title == "None" else title
-            if (title, row["evidence"]) not in seen:
-                seen.add((title, row["evidence"]))
-                supported = row["claim"] if row["label"] == SUPPORTS else None
-                out.append({"claim": row["claim"], "evidence": row["evidence"], "title": title, "supports": supported})
+    for row, title in shared_rows(shared, EVIDENCE_ORIGINS):
+        if (title, row["evidence"]) not in seen:
+            seen.add((title, row["evidence"]))
+            supported = row["claim"] if row["label"] == SUPPORTS else None
+            out.append({"claim": row["claim"], "evidence": row["evidence"], "title": title, "supports": supported})
     return out
 
 

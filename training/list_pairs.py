@@ -33,10 +33,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
 from mermaid_verifier.tools.corpus_index import Passage
-from training.build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, names_pattern, write_rows
+from training.build_pairs import (
+    builder_parser,
+    corpus_and_held_out,
+    distinct_pairs,
+    names_pattern,
+    shared_rows,
+    write_rows,
+)
 from training.edits import evidence_text
 from training.edits import plain_text as plain
 from training.reader_cases import NEI, REFUTES, SUPPORTS, by_page, fits, joined
@@ -153,21 +158,16 @@ def corpus_listings(pages: dict[str, list[Passage]], allowed: set[str], rng: ran
 
 def shared_listings(shared: Path) -> list[Listing]:
     seen, out = set(), []
-    for name, origins in POOL_ORIGINS.items():
-        for row in map(orjson.loads, (shared / "train" / name).open("rb")):
-            if row["origin"] not in origins or row.get("fever_split") == "paper_dev":
-                continue
-            evidence = row["evidence"]
-            text = plain(evidence)
-            if text in seen:
-                continue
-            seen.add(text)
-            items, verb = list_items(text), verb_for(text)
-            title = row.get("title") or ""
-            title = "" if title == "None" else title
-            passage = Passage(f"list:{len(out)}", f"list:{len(out)}", None, title, evidence, "pool")
-            if items and verb is not None and fits([passage]):
-                out.append(Listing(title or text, [passage], items, verb, row["origin"]))
+    for row, title in shared_rows(shared, POOL_ORIGINS):
+        evidence = row["evidence"]
+        text = plain(evidence)
+        if text in seen:
+            continue
+        seen.add(text)
+        items, verb = list_items(text), verb_for(text)
+        passage = Passage(f"list:{len(out)}", f"list:{len(out)}", None, title, evidence, "pool")
+        if items and verb is not None and fits([passage]):
+            out.append(Listing(title or text, [passage], items, verb, row["origin"]))
     return out
 
 

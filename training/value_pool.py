@@ -35,13 +35,12 @@ import re
 import time
 from pathlib import Path
 
-import orjson
 from spacy.language import Language
 
 from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.tools.corpus_index import CorpusIndex, Passage
-from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
+from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, shared_rows, write_rows
 from training.edits import evidence_text, mentions, replace_span
 from training.nei_pairs import about_words, claim_words
 from training.reader_cases import (
@@ -124,18 +123,11 @@ def near_cue(value: str, text: str, cues: set[str]) -> bool:
 def pool_rows(shared: Path) -> list[dict]:
     """Distinct SUPPORTS (claim, evidence, title, origin) rows of the pool files, in file order."""
     seen, out = set(), []
-    for name, origins in POOL_ORIGINS.items():
-        for row in map(orjson.loads, (shared / "train" / name).open("rb")):
-            if row["label"] != SUPPORTS or row["origin"] not in origins or row.get("fever_split") == "paper_dev":
-                continue
-            title = row.get("title") or ""
-            title = "" if title == "None" else title
-            key = (row["claim"], row["evidence"])
-            if key not in seen:
-                seen.add(key)
-                out.append(
-                    {"claim": row["claim"], "evidence": row["evidence"], "title": title, "origin": row["origin"]}
-                )
+    for row, title in shared_rows(shared, POOL_ORIGINS):
+        key = (row["claim"], row["evidence"])
+        if row["label"] == SUPPORTS and key not in seen:
+            seen.add(key)
+            out.append({"claim": row["claim"], "evidence": row["evidence"], "title": title, "origin": row["origin"]})
     return out
 
 
