@@ -227,6 +227,30 @@ def test_keep_shipped_agreeing_keeps_the_shipped_reading_only_where_it_names_the
     assert "read otherwise than their label" in (out / "log.txt").read_text()
 
 
+def anchor_rows(n: int) -> list[dict]:
+    """Pairs without a label (training/anchor_pairs.py): learnt from the starting model's reading alone."""
+    return [row | {"label": None, "origin": "reader-anchor-claim"} for row in passage_rows(n + 20)[20:]]
+
+
+def test_anchor_pairs_learn_the_starting_reading_alone_and_need_keep_shipped(setup, tmp_path):
+    (setup["pairs"] / "pairs_train_anchor.jsonl").write_bytes(jsonl(anchor_rows(30)))
+    job = tmp_path / "job"
+    assert reader_job.main([*prepare_argv(setup, job), "--extra-file", "pairs_train_anchor.jsonl"]) == 0
+    trained_on = [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
+    assert sum(row["label"] is None for row in trained_on) == 30
+    without = train_without_pydantic_or_orjson(three_steps_argv(job, tmp_path / "o1", tmp_path / "w1", "--steps", "10"))
+    assert without.returncode != 0 and "carry no label" in without.stderr + without.stdout
+    out = tmp_path / "out"
+    argv = three_steps_argv(job, out, tmp_path / "work", "--steps", "10", "--keep-shipped", "agreeing")
+    done = train_without_pydantic_or_orjson(argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    student = json.loads((out / "metrics.json").read_text())["student"]
+    # of the 40 sampled rows, the anchor ones keep the starting reading: it names their label, never "wrong"
+    assert 0 < student["anchor_pairs"] <= student["shipped_model_labelled"]
+    assert student["with_teacher"] == 40 - student["shipped_model_wrong"]
+    assert "anchor pairs: learnt from that reading alone" in (out / "log.txt").read_text()
+
+
 def test_a_mapping_that_misses_a_parameter_stops_the_device_run(setup, tmp_path):
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0

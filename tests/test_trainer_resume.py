@@ -131,7 +131,7 @@ def test_a_model_directory_is_a_base_with_a_fresh_three_way_head(tmp_path):
 # -- distillation: the teacher's probabilities as soft labels ------------------------------------
 
 from training import teacher_labels  # noqa: E402
-from training.trainer import stance_loss  # noqa: E402
+from training.trainer import distill_weights, stance_loss  # noqa: E402
 
 
 def test_the_loss_is_gold_cross_entropy_without_a_teacher_and_soft_cross_entropy_with_one():
@@ -257,3 +257,16 @@ def test_batched_reading_in_length_order_gives_each_row_its_own_reading():
     for got, expected in zip(together, alone):
         assert abs(got - expected).max() < 1e-4
     assert heard and heard[-1].startswith("read 11 of 11 pairs")
+
+
+def test_a_row_may_carry_its_own_share_of_the_teacher_an_anchor_pair_learns_from_the_teacher_alone():
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 0.3]])
+    labels = torch.tensor([0, 2])
+    teacher = torch.tensor([[0.2, 0.7, 0.1], [0.1, 0.1, 0.8]])
+    weights = distill_weights([{"distill": 1.0}, {}], 0.5)
+    assert weights.tolist() == [1.0, 0.5]
+    hard = torch.nn.functional.cross_entropy(logits, labels, reduction="none")
+    soft = -(teacher * torch.log_softmax(logits, -1)).sum(-1)
+    expected = (soft[0] + 0.5 * hard[1] + 0.5 * soft[1]) / 2  # the first row's gold label plays no part
+    assert torch.allclose(stance_loss(logits, labels, teacher, weights), expected)
+    assert torch.allclose(stance_loss(logits, torch.tensor([2, 2]), teacher, weights), expected)

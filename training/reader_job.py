@@ -361,6 +361,10 @@ def train(args) -> int:
             f" {trainable:,} parameters train")  # fmt: skip
     total = student.config.num_hidden_layers
     kept = kept_layers(total, args.layers) if args.layers else None  # a wrong --layers stops before any labelling
+    anchors = [row for row in train_rows if row["label"] is None]  # anchor pairs: the starting reading alone
+    if anchors and not (args.keep_shipped or args.layers):
+        raise SystemExit(f"{len(anchors)} training pairs carry no label (anchor pairs, training/anchor_pairs.py):"
+                         " they learn the starting model's reading alone; train with --keep-shipped")  # fmt: skip
     if args.keep_shipped or args.layers:  # the shipped model's own reading of each row, learnt beside its label
         unlabelled = [row for row in train_rows if "teacher" not in row]
 
@@ -378,6 +382,11 @@ def train(args) -> int:
                 row["teacher"] = reading
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
         log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
+        for row in anchors:  # its reading is the whole target: the label it names, and the teacher's share all of it
+            row["label"], row["distill"] = LABELS[row["teacher"].index(max(row["teacher"]))], 1.0
+        if anchors:
+            metrics["student"]["anchor_pairs"] = len(anchors)
+            log(f"{len(anchors)} of them anchor pairs: learnt from that reading alone")
         if args.keep_shipped == "agreeing" and not args.layers:  # what it reads wrong is learnt from the label alone
             wrong = [row for row in unlabelled if LABELS[row["teacher"].index(max(row["teacher"]))] != row["label"]]
             for row in wrong:

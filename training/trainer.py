@@ -98,14 +98,21 @@ def teacher_probabilities(rows: list[dict]):
     return torch.tensor([r.get("teacher", missing) for r in rows], dtype=torch.float32)
 
 
-def stance_loss(logits, labels, teacher=None, distill_weight: float = 0.0):
+def distill_weights(rows: list[dict], default: float):
+    """Each row's share of the loss that follows the teacher: its own ``distill`` where it has one (an anchor
+    pair, learnt from the teacher alone, has 1.0), else ``default``."""
+    return torch.tensor([float(r.get("distill", default)) for r in rows], dtype=torch.float32)
+
+
+def stance_loss(logits, labels, teacher=None, distill_weight=0.0):
     """Cross-entropy on the gold labels, mixed with cross-entropy on the teacher's probabilities.
 
     ``distill_weight`` 0: gold labels only; 1: the teacher's soft labels only (knowledge distillation
-    at temperature 1, as the teacher's probabilities are what the student should reproduce). Rows whose
-    teacher probabilities are NaN (pairs the teacher never labelled) take the gold term alone."""
+    at temperature 1, as the teacher's probabilities are what the student should reproduce); a tensor gives
+    each row its own share. Rows whose teacher probabilities are NaN (pairs the teacher never labelled) take
+    the gold term alone."""
     hard = torch.nn.functional.cross_entropy(logits, labels, reduction="none")
-    if not distill_weight:
+    if not torch.is_tensor(distill_weight) and not distill_weight:
         return hard.mean()
     labelled = ~teacher.isnan().any(-1)
     soft = -(teacher.nan_to_num(0.0) * torch.nn.functional.log_softmax(logits, -1)).sum(-1)
@@ -195,7 +202,8 @@ class Trainer:
         teacher = teacher_probabilities(batch).to(self.device) if self.distill_weight else None
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16):
             logits = self.model(**inputs).logits
-        loss = stance_loss(logits.float(), labels, teacher, self.distill_weight)
+        weight = distill_weights(batch, self.distill_weight).to(self.device) if self.distill_weight else 0.0
+        loss = stance_loss(logits.float(), labels, teacher, weight)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
         optimizer.step()
