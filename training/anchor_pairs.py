@@ -26,15 +26,12 @@ from __future__ import annotations
 import random
 import time
 
-import orjson
-
 from mermaid_verifier.agents.quantities import aligned
-from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.models import ExtractedClaim, GivenDocument
 from mermaid_verifier.texts.grounding import GroundingConfig, passages_for
 from mermaid_verifier.tools.passages import PassageIndex
 from training.build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, write_rows
-from training.reader_nei import WICE_VALIDATION_BUCKETS
+from training.reader_nei import wice_part, wice_subclaims
 
 SENTENCES_PER_PAGE = 4
 MIN_WORDS, MAX_WORDS = 5, 40
@@ -68,7 +65,7 @@ def anchor_pairs(rows: list[dict], held_out_titles: set[str], reading: Grounding
     """The training part's pairs (module doc): each subclaim's, then each page's sentences' (a page once)."""
     out, pages = [], {}
     for row in rows:
-        if hash_bucket(f"wice:{row['title']}") in WICE_VALIDATION_BUCKETS or row["title"] in held_out_titles:
+        if wice_part(row, held_out_titles) != "train":
             continue
         index = pages.get(row["document"])
         if index is None:
@@ -88,7 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.monotonic()
     args.work.mkdir(parents=True, exist_ok=True)
-    rows = [orjson.loads(line) for line in (args.shared / "grounding" / "wice_train_subclaims.jsonl").open("rb")]
+    rows = wice_subclaims(args.shared)
     held_out_titles = corpus_and_held_out(args.shared)[2].titles
     pairs = anchor_pairs(rows, held_out_titles, GroundingConfig.bundled(), args.seed)
     write_rows(args.work / "pairs_train_anchor.jsonl", pairs, random.Random(f"{args.seed}:anchor:order"))

@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
+from pathlib import Path
 
+import orjson
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Span
 
@@ -165,6 +167,19 @@ def topic_near_nei(
 
 
 # -- 6. WiCE --------------------------------------------------------------------------------------------
+def wice_subclaims(shared: Path) -> list[dict]:
+    """WiCE's training subclaims with their cited pages (``grounding/wice_train_subclaims.jsonl``)."""
+    return [orjson.loads(line) for line in (shared / "grounding" / "wice_train_subclaims.jsonl").open("rb")]
+
+
+def wice_part(row: dict, held_out_titles: set[str]) -> str | None:
+    """ "validation" for a subclaim whose Wikipedia title hashes into ``WICE_VALIDATION_BUCKETS``, "train" for the
+    others, None for one of a page titled as a held-out page (neither part: never trained on, never measured)."""
+    if hash_bucket(f"wice:{row['title']}") in WICE_VALIDATION_BUCKETS:
+        return "validation"
+    return None if row["title"] in held_out_titles else "train"
+
+
 def wice_pairs(rows: list[dict], part: str, held_out_titles: set[str]) -> list[dict]:
     """WiCE's partially supported subclaims against their supporting sentences (all annotated sets, in document
     order; the smallest set alone when together they are too long) -> NOT ENOUGH INFO. A subclaim whose
@@ -174,8 +189,7 @@ def wice_pairs(rows: list[dict], part: str, held_out_titles: set[str]) -> list[d
     for row in rows:
         if row.get("label") != "partially_supported" or row.get("supported") or not row.get("non_supported_tokens"):
             continue
-        held = hash_bucket(f"wice:{row['title']}") in WICE_VALIDATION_BUCKETS
-        if held != (part == "validation") or (part == "train" and row["title"] in held_out_titles):
+        if wice_part(row, held_out_titles) != part:
             continue
         if any(re.search(r"\d", token) for token in row["non_supported_tokens"]):
             continue  # an unbacked number or date: the page may state another one, which says otherwise

@@ -62,7 +62,7 @@ from training.reader_cases import (
     sentence_entities,
     synthetic_cases,
 )
-from training.reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs
+from training.reader_nei import own_page_nei, slot_absent_nei, topic_near_nei, wice_pairs, wice_subclaims
 from training.reader_slots import slot_refutes, value_elsewhere
 from training.reader_supports import gold_among_others, gold_context, multi_sentence_pairs
 
@@ -195,7 +195,7 @@ def main() -> None:
         for r in map(orjson.loads, (args.shared / "train" / "claim_evidence_pairs.jsonl").open("rb"))
         if r["origin"] == "feverous"
     ]
-    wice = [orjson.loads(line) for line in (args.shared / "grounding" / "wice_train_subclaims.jsonl").open("rb")]
+    wice = wice_subclaims(args.shared)
 
     print(f"index and split: {time.monotonic() - started:.0f} s")
     cases: dict[str, list[Case]] = {}

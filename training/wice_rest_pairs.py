@@ -26,13 +26,11 @@ import random
 import re
 import time
 
-import orjson
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from mermaid_verifier.evaluation.datasets import hash_bucket
 from training.build_pairs import builder_parser, corpus_and_held_out, distinct_pairs, write_rows
 from training.reader_cases import MAX_CHARS, NEI
-from training.reader_nei import _META_TITLE, WICE_VALIDATION_BUCKETS
+from training.reader_nei import _META_TITLE, wice_part, wice_subclaims
 
 MIN_WORDS = 5  # shorter lines (menus, bylines, dates) are never read
 MAX_LINES = 3
@@ -73,8 +71,7 @@ def rest_pairs(rows: list[dict], part: str, held_out_titles: set[str]) -> list[d
     """The part's pairs (module doc); a training subclaim of a page titled as a held-out page is left out."""
     out = []
     for row in rows:
-        held = hash_bucket(f"wice:{row['title']}") in WICE_VALIDATION_BUCKETS
-        if held != (part == "validation") or (part == "train" and row["title"] in held_out_titles):
+        if wice_part(row, held_out_titles) != part:
             continue
         if any(re.search(r"\d", token) for token in row.get("non_supported_tokens") or []):
             continue
@@ -99,8 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.monotonic()
     args.work.mkdir(parents=True, exist_ok=True)
-    path = args.shared / "grounding" / "wice_train_subclaims.jsonl"
-    rows = [orjson.loads(line) for line in path.open("rb")]
+    rows = wice_subclaims(args.shared)
     held_out_titles = corpus_and_held_out(args.shared)[2].titles
     for part, name in (("train", "pairs_train_wice_rest.jsonl"), ("validation", "pairs_validation_wice_rest.jsonl")):
         pairs = rest_pairs(rows, part, held_out_titles)
