@@ -284,6 +284,11 @@ def check_model(manifest: dict, job: Path | None = None, work: Path | None = Non
     return model_dir, onnx_path
 
 
+def named_label(probabilities: list[float]) -> str:
+    """The label a reading names: the one it gives the highest probability (the first of equals)."""
+    return LABELS[probabilities.index(max(probabilities))]
+
+
 def budget(args) -> tuple[float, float, Path]:
     """(training seconds, whole-run seconds, work folder) of a run: a GPU call's are fixed by the call (360 s of
     training within 540 s); on a CPU the training time is the caller's to give, and checkpoints go under
@@ -383,12 +388,12 @@ def train(args) -> int:
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
         log(f"{len(unlabelled)} training pairs labelled by the shipped model (distill weight {args.distill_weight})")
         for row in anchors:  # its reading is the whole target: the label it names, and the teacher's share all of it
-            row["label"], row["distill"] = LABELS[row["teacher"].index(max(row["teacher"]))], 1.0
+            row["label"], row["distill"] = named_label(row["teacher"]), 1.0
         if anchors:
             metrics["student"]["anchor_pairs"] = len(anchors)
             log(f"{len(anchors)} of them anchor pairs: learnt from that reading alone")
         if args.keep_shipped == "agreeing" and not args.layers:  # what it reads wrong is learnt from the label alone
-            wrong = [row for row in unlabelled if LABELS[row["teacher"].index(max(row["teacher"]))] != row["label"]]
+            wrong = [row for row in unlabelled if named_label(row["teacher"]) != row["label"]]
             for row in wrong:
                 del row["teacher"]
             metrics["student"]["shipped_model_wrong"] = len(wrong)
