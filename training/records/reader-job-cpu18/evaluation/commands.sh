@@ -46,3 +46,5 @@ MERMAID_SOURCES=local MERMAID_STANCE_MODEL=$PWD/MODEL python -m bench.grounding 
 python -m bench.grounding_compare --ledger training/runs/fullground/cpu18.jsonl.gz \
     --against training/records/grounding-full-dev/shipped-ledger.jsonl.gz
 python -m bench.grounding score --ledger training/runs/fullground/cpu18.jsonl.gz
+# shipped-*.json, shipped-probes.txt, shipped-scoring.txt: the same checks for the shipped reader on this Xeon
+# (MODEL data/stance_model); probes.txt / shipped-probes.txt: the probe pairs, each read under its page's title
