@@ -45,7 +45,7 @@ import collections
 import json
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -385,6 +385,15 @@ def synthetic_records(synthetic: list[dict], page_of: dict[tuple[str, str], str]
         for r in synthetic
         if r["origin"] == "synthetic" and (r["title"], r["evidence"]) in page_of
     ]
+
+
+def write_parts(work: Path, family: str, items: list, part_of: Callable, pairs_of: Callable, seed: int) -> None:
+    """A pair family's items split by ``part_of`` ("train" or "validation"), each part made into pairs by
+    ``pairs_of(items, rng)`` and written to ``pairs_{part}_{family}.jsonl``, each with generators seeded by the part."""
+    for part in ("train", "validation"):
+        chosen = [item for item in items if part_of(item) == part]
+        pairs = pairs_of(chosen, random.Random(f"{seed}:{family}:{part}"))
+        write_rows(work / f"pairs_{part}_{family}.jsonl", pairs, random.Random(f"{seed}:{family}:{part}:order"))
 
 
 def write_rows(path: Path, rows: list[dict], rng: random.Random) -> None:

@@ -56,7 +56,7 @@ from mermaid_verifier.agents.spacy_pipeline import load_pipeline
 from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.names import without_disambiguator
 from mermaid_verifier.tools.corpus_index import Passage
-from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, shared_rows, write_rows
+from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, shared_rows, write_parts
 from training.edits import mentions, plain_text
 from training.reader_cases import MAX_CHARS, NEI, REFUTES, SUPPORTS, by_page, make_pair
 
@@ -442,10 +442,7 @@ def main() -> None:
     ]
     slots = [s for s in slots_in(items) if names is None or not names.search(s.holder + " " + s.place)]
     print(f"slots {len(slots)} in {len(items)} texts, {time.monotonic() - started:.0f} s")
-    for part, name in (("train", "pairs_train_holder.jsonl"), ("validation", "pairs_validation_holder.jsonl")):
-        chosen = [s for s in slots if part_of(s) == part]
-        pairs = holder_pairs(chosen, nlp, random.Random(f"{args.seed}:holder:{part}"))
-        write_rows(args.work / name, pairs, random.Random(f"{args.seed}:holder:{part}:order"))
+    write_parts(args.work, "holder", slots, part_of, lambda chosen, rng: holder_pairs(chosen, nlp, rng), args.seed)
     print(f"holder pairs written in {time.monotonic() - started:.0f} s")
 
 

@@ -40,7 +40,7 @@ from training.build_pairs import (
     distinct_pairs,
     names_pattern,
     shared_rows,
-    write_rows,
+    write_parts,
 )
 from training.edits import evidence_text
 from training.edits import plain_text as plain
@@ -235,10 +235,7 @@ def main() -> None:
         f"listings {len(listings)} ({dict(collections.Counter(s.source for s in listings))}), "
         f"{time.monotonic() - started:.0f} s"
     )
-    for part, name in (("train", "pairs_train_list.jsonl"), ("validation", "pairs_validation_list.jsonl")):
-        chosen = [s for s in listings if part_for(s.key) == part]
-        pairs = pairs_of(chosen, random.Random(f"{args.seed}:list:{part}"))
-        write_rows(args.work / name, pairs, random.Random(f"{args.seed}:list:{part}:order"))
+    write_parts(args.work, "list", listings, lambda listing: part_for(listing.key), pairs_of, args.seed)
     print(f"list pairs written in {time.monotonic() - started:.0f} s")
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from mermaid_verifier.evaluation.datasets import hash_bucket
 from mermaid_verifier.tools.corpus_index import Passage
-from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_rows
+from training.build_pairs import builder_parser, corpus_and_held_out, names_pattern, write_parts
 from training.edits import mentions
 from training.holder_pairs import VALIDATION_BUCKETS
 from training.reader_cases import NEI, REFUTES, SUPPORTS, make_pair
@@ -216,10 +216,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     places, pool = all_places(args.shared)
     print(f"{len(places)} places, {len(pool)} cities, {time.monotonic() - started:.0f} s")
-    for part, name in (("train", "pairs_train_place.jsonl"), ("validation", "pairs_validation_place.jsonl")):
-        chosen = [p for p in places if part_of(p) == part]
-        pairs = place_pairs(chosen, pool, random.Random(f"{args.seed}:place:{part}"))
-        write_rows(args.work / name, pairs, random.Random(f"{args.seed}:place:{part}:order"))
+    write_parts(args.work, "place", places, part_of, lambda chosen, rng: place_pairs(chosen, pool, rng), args.seed)
     print(f"place pairs written in {time.monotonic() - started:.0f} s")
 
 
