@@ -138,8 +138,8 @@ def place_pairs(places: list[Place], pool: list[str], rng: random.Random) -> lis
     out = []
     for place in places:
         cities = list(place.cities)
-        unnamed = rng.choice(sorted(c for c in pool if c not in capitals | set(cities) | {place.capital}
-                                    and not _overlap(c, place.name)))  # fmt: skip
+        named_here = capitals | set(cities)
+        unnamed = rng.choice(sorted(c for c in pool if c not in named_here and not _overlap(c, place.name)))
         # a form says only what is so: the three largest listed where the capital is not among them, one largest
         # city where the capital is not it
         if place.capital_rank == 0:
@@ -153,7 +153,7 @@ def place_pairs(places: list[Place], pool: list[str], rng: random.Random) -> lis
                 [s for s in shapes if s in forms and (stated or s != "largest" or place.capital_rank >= CITIES)]
                 or ["other"]
             )
-            role = rng.choice(("capital", "capital city"))
+            role = _role(rng)
             text = rng.choice(forms[shape]).format(r=role, x=place.capital, y=place.name, a=cities[0], b=cities[1],
                                                    c=cities[2])  # fmt: skip
             text = text[0].upper() + text[1:]
