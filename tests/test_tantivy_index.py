@@ -311,6 +311,7 @@ def test_a_build_interrupted_before_the_manifest_is_rebuilt(tmp_path, reads, mon
         raise KeyboardInterrupt("killed while building")
 
     monkeypatch.setattr(tantivy_index, "_write_manifest", crash)
+    monkeypatch.setattr(tantivy_index, "_discard_build", lambda path: None)  # a killed process removes nothing
     with pytest.raises(KeyboardInterrupt):
         TantivyCorpusIndex.open([WIKI], cache)
     assert index_dirs(cache) == []  # nothing half-built is served
@@ -357,6 +358,37 @@ def test_bad_corpora_are_corpus_errors_and_leave_no_index(tmp_path):
     blank.write_text('{"id": "a", "text": "  "}\n')
     with pytest.raises(CorpusError, match="no passages"):
         TantivyCorpusIndex.open([blank], cache)
+    assert list(cache.glob("tantivy-*")) == []
+
+
+def test_a_failed_build_is_removed_even_when_its_first_removal_fails(tmp_path, monkeypatch):
+    # a closing writer can still write into the directory while it is removed ("Directory not empty")
+    real_rmtree = shutil.rmtree
+    failures = []
+
+    def flaky_rmtree(path, *args, **kwargs):
+        if ".tmp" in Path(path).name and not failures:
+            failures.append(path)
+            raise OSError(39, "Directory not empty", str(path))
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(tantivy_index.shutil, "rmtree", flaky_rmtree)
+    cache = tmp_path / "cache"
+    with pytest.raises(CorpusError, match=r"malformed\.jsonl:2"):
+        TantivyCorpusIndex.open([MALFORMED], cache)
+    assert len(failures) == 1
+    assert list(cache.glob("tantivy-*")) == []
+
+
+def test_an_interrupted_build_removes_its_directory(tmp_path, monkeypatch):
+    def interrupted(path):
+        yield from read_corpus(path)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tantivy_index, "read_corpus", interrupted)
+    cache = tmp_path / "cache"
+    with pytest.raises(KeyboardInterrupt):
+        TantivyCorpusIndex.open([WIKI], cache)
     assert list(cache.glob("tantivy-*")) == []
 
 

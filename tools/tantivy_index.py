@@ -19,6 +19,7 @@ tantivy only when an index is opened or built, so choosing works without it inst
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
@@ -206,6 +207,27 @@ def _remove_abandoned_builds(cache_dir: Path) -> None:
             shutil.rmtree(candidate, ignore_errors=True)
 
 
+def _discard_build(tmp_dir: Path, attempts: int = 5) -> None:
+    """Remove a build's temporary directory, retrying while a closing writer still touches it."""
+    for attempt in range(attempts):
+        if not tmp_dir.exists():
+            return
+        try:
+            shutil.rmtree(tmp_dir)
+            return
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if attempt == attempts - 1:
+                logger.warning(
+                    "could not remove the unfinished build %s (%s); a later build removes it once this process has exited",
+                    tmp_dir,
+                    exc,
+                )
+                return
+            time.sleep(0.05 * (attempt + 1))
+
+
 class TantivyCorpusIndex:
     """BM25 (tantivy) over the passages of one or more JSONL corpora, with title lookup, on disk."""
 
@@ -328,13 +350,17 @@ class TantivyCorpusIndex:
             try:
                 tmp_dir.rename(index_dir)
             except OSError:  # another process built it first; its index is as good as ours
-                shutil.rmtree(tmp_dir, ignore_errors=True)
+                _discard_build(tmp_dir)
             manifest = _read_manifest(index_dir)
             if manifest is None:
                 raise CorpusError(f"the tantivy index at {index_dir} has no manifest after building it")
             return manifest
-        except CorpusError:
-            shutil.rmtree(tmp_dir, ignore_errors=True)
+        except BaseException:
+            # the writer and the index hold files and background threads in the directory: drop them first, or a
+            # thread of theirs can write into it while it is being removed
+            writer = index = None  # noqa: F841 (releases them)
+            gc.collect()
+            _discard_build(tmp_dir)
             raise
 
     @staticmethod
