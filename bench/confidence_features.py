@@ -28,11 +28,13 @@ import os
 import platform
 from pathlib import Path
 
-from mermaid_verifier.agents.judge import JudgeConfig, confidence_inputs, side_weights, slot_reading
-from mermaid_verifier.agents.slots import ClaimReader
+from mermaid_verifier.agents.judge import SLOT_READ_FROM, JudgeConfig, confidence_inputs, side_weights, slot_reading
+from mermaid_verifier.agents.slots import ClaimReader, claim_values
 from mermaid_verifier.evaluation.datasets import load_split_ids
 from mermaid_verifier.evaluation.judge_fitting import Claim, fit_model, load, predictions, weighings
+from mermaid_verifier.evaluation.run_metrics import expected_calibration_error, reliability_diagram
 from mermaid_verifier.reader.model_check import cpu_flags
+from mermaid_verifier.weighing.calibration import Outcome, area_under_risk_coverage, risk_coverage
 from mermaid_verifier.weighing.scoring import ReliabilityConfig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,14 +54,14 @@ def evidence_features(claim: Claim, config: JudgeConfig, reliability: Reliabilit
     best_support = max(range(len(items)), key=lambda i: supports[i])
     best_refute = max(range(len(items)), key=lambda i: refutes[i])
     reader = ClaimReader.of(claim.text)
-    values = len(reader.missing("", ""))  # every value is missing from an empty passage
-    support_missing = 1.0
-    if supports[best_support] > 0.05 and values:
-        support_missing = len(reader.missing(items[best_support].text, items[best_support].title)) / values
-    elif supports[best_support] > 0.05:
-        support_missing = 0.0
+    numbers, names = claim_values(reader.doc, reader.slot.subject)  # what missing_values asks a passage for
+    values = len(numbers) + len(names)
+    support_missing = 1.0  # nothing supports: the claim's values are found nowhere
+    if supports[best_support] > SLOT_READ_FROM:
+        missing = reader.missing(items[best_support].text, items[best_support].title)
+        support_missing = len(missing) / values if values else 0.0
     refute_states = (
-        refutes[best_refute] > 0.05
+        refutes[best_refute] > SLOT_READ_FROM
         and slot_reading(claim.text, items[best_refute].title, items[best_refute].text).states_slot
     )
     by_retrieval = sorted(range(len(items)), key=lambda i: -(items[i].retrieval_score or 0.0))
@@ -73,30 +75,28 @@ def evidence_features(claim: Claim, config: JudgeConfig, reliability: Reliabilit
     ]
 
 
-def risk_coverage(confidence: list[float], right: list[bool], bins: int = 10) -> dict:
-    """The risk-coverage summary of confidences and whether each label was right (see the module's doc)."""
-    order = sorted(range(len(right)), key=lambda i: -confidence[i])
-    errors, risks = 0, []
-    for answered, i in enumerate(order, start=1):
-        errors += not right[i]
-        risks.append(errors / answered)
-    n = len(risks)
+def curve_summary(confidence: list[float], right: list[bool]) -> dict:
+    """The risk-coverage summary of confidences and whether each label was right (see the module's doc), read off
+    the curve ``fever`` reports (:func:`~mermaid_verifier.weighing.calibration.risk_coverage`), with its AURC and
+    expected calibration error."""
+    outcomes = [Outcome(confidence=c, correct=r) for c, r in zip(confidence, right)]
+    curve = risk_coverage(outcomes)  # (threshold, coverage, risk), from the most confident claim down
+
+    def risk_at(share: float) -> float:
+        return next(risk for _, coverage, risk in curve if coverage >= share)
+
     summary = {
-        "claims": n,
-        "accuracy": round(sum(right) / n, 4),
-        "aurc": round(sum(risks) / n, 4),
-        "risk_at_30": round(risks[max(0, round(0.3 * n) - 1)], 4),
-        "risk_at_60": round(risks[max(0, round(0.6 * n) - 1)], 4),
+        "claims": len(outcomes),
+        "accuracy": round(sum(right) / len(right), 4),
+        "aurc": round(area_under_risk_coverage(outcomes), 4),
+        "risk_at_30": round(risk_at(0.3), 4),
+        "risk_at_60": round(risk_at(0.6), 4),
     }
     for budget in (0.10, 0.12, 0.20):
-        within = [k for k, risk in enumerate(risks, start=1) if risk <= budget]
-        summary[f"answered_within_{round(budget * 100)}"] = round(max(within, default=0) / n, 4)
-    gap = 0.0
-    for b in range(bins):
-        members = [i for i in range(n) if min(int(confidence[i] * bins), bins - 1) == b]
-        if members:
-            gap += abs(sum(confidence[i] for i in members) - sum(right[i] for i in members))
-    summary["ece"] = round(gap / n, 4)
+        within = [coverage for _, coverage, risk in curve if risk <= budget]
+        summary[f"answered_within_{round(budget * 100)}"] = round(max(within, default=0.0), 4)
+    rows = [{"confidence": c, "verdict": r, "gold": True} for c, r in zip(confidence, right)]  # right: verdict == gold
+    summary["ece"] = round(expected_calibration_error(reliability_diagram(rows)), 4)
     return summary
 
 
@@ -129,7 +129,7 @@ def figures(results: list[Path], split: Path) -> dict:
         x_train, y_train = inputs(train, train_weighed, extra)
         x_tuning, y_tuning = inputs(tuning, tuning_weighed, extra)
         fitted = LogisticRegression(C=1.0, max_iter=5000).fit(x_train, y_train)
-        rows[name] = risk_coverage(fitted.predict_proba(x_tuning)[:, 1].tolist(), y_tuning)
+        rows[name] = curve_summary(fitted.predict_proba(x_tuning)[:, 1].tolist(), y_tuning)
     return {"train_claims": len(train), "tuning_claims": len(tuning), "extra_features": EXTRA_FEATURES, "rows": rows}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.confidence_features import EXTRA_FEATURES, evidence_features, risk_coverage
+from bench.confidence_features import EXTRA_FEATURES, curve_summary, evidence_features
 from mermaid_verifier.agents.judge import JudgeConfig
 from mermaid_verifier.evaluation.judge_fitting import Claim
 from mermaid_verifier.weighing.scoring import ReliabilityConfig
@@ -14,7 +14,7 @@ from mermaid_verifier.weighing.scoring import ReliabilityConfig
 def test_risk_coverage_reads_the_curve_from_the_most_confident_claim_down():
     confidence = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05]
     right = [True, True, True, False, True, True, False, False, True, False]
-    summary = risk_coverage(confidence, right)
+    summary = curve_summary(confidence, right)
     assert summary["claims"] == 10 and summary["accuracy"] == 0.6
     assert summary["risk_at_30"] == 0.0  # the three most confident are right
     assert summary["risk_at_60"] == pytest.approx(1 / 6, abs=1e-4)
@@ -25,7 +25,7 @@ def test_risk_coverage_reads_the_curve_from_the_most_confident_claim_down():
 
 
 def test_a_claim_right_whatever_its_confidence_has_no_risk():
-    summary = risk_coverage([0.2, 0.1], [True, True])
+    summary = curve_summary([0.2, 0.1], [True, True])
     assert summary["aurc"] == 0 and summary["answered_within_10"] == 1.0
 
 
