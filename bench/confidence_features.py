@@ -24,16 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import SLOT_READ_FROM, JudgeConfig, confidence_inputs, side_weights, slot_reading
 from mermaid_verifier.agents.slots import ClaimReader, claim_values
-from mermaid_verifier.evaluation.datasets import load_split_ids
-from mermaid_verifier.evaluation.judge_fitting import Claim, fit_model, load, predictions, weighings
+from mermaid_verifier.evaluation.judge_fitting import Claim, fit_on_train_part, predictions
 from mermaid_verifier.evaluation.run_metrics import expected_calibration_error, reliability_diagram
-from mermaid_verifier.reader.model_check import cpu_flags
+from mermaid_verifier.reader.model_check import machine_record
 from mermaid_verifier.weighing.calibration import Outcome, area_under_risk_coverage, risk_coverage
 from mermaid_verifier.weighing.scoring import ReliabilityConfig
 
@@ -103,15 +100,9 @@ def curve_summary(confidence: list[float], right: list[bool]) -> dict:
 def figures(results: list[Path], split: Path) -> dict:
     from sklearn.linear_model import LogisticRegression
 
-    parts = load(results, load_split_ids(split))
-    train, tuning = parts.get("train", []), parts.get("validation", []) + parts.get("calibration", [])
-    if not train or not tuning:
-        raise SystemExit(f"need train-part and tuning-part results; got {sorted(parts)}")
     base = JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None})
-    reliability = ReliabilityConfig()
-    train_weighed, tuning_weighed = weighings(train, reliability, base), weighings(tuning, reliability, base)
-    model, _ = fit_model(train, train_weighed, folds=0, fitted_on="train-part claims")
-    judge = base.model_copy(update={"model": model})
+    fit = fit_on_train_part(results, split, base)
+    reliability, judge = fit.reliability, fit.judge
 
     def inputs(claims, weighed, extra: bool) -> tuple[list[list[float]], list[bool]]:
         x, right = [], []
@@ -126,11 +117,16 @@ def figures(results: list[Path], split: Path) -> dict:
 
     rows = {}
     for name, extra in (("judge features", False), ("judge features + evidence features", True)):
-        x_train, y_train = inputs(train, train_weighed, extra)
-        x_tuning, y_tuning = inputs(tuning, tuning_weighed, extra)
+        x_train, y_train = inputs(fit.train, fit.train_weighed, extra)
+        x_tuning, y_tuning = inputs(fit.tuning, fit.tuning_weighed, extra)
         fitted = LogisticRegression(C=1.0, max_iter=5000).fit(x_train, y_train)
         rows[name] = curve_summary(fitted.predict_proba(x_tuning)[:, 1].tolist(), y_tuning)
-    return {"train_claims": len(train), "tuning_claims": len(tuning), "extra_features": EXTRA_FEATURES, "rows": rows}
+    return {
+        "train_claims": len(fit.train),
+        "tuning_claims": len(fit.tuning),
+        "extra_features": EXTRA_FEATURES,
+        "rows": rows,
+    }
 
 
 def main() -> None:
@@ -148,8 +144,7 @@ def main() -> None:
             flush=True,
         )
     if args.out:
-        machine = {"cpu_flags": cpu_flags(), "cpus": len(os.sched_getaffinity(0)), "python": platform.python_version()}
-        record = {"results": [str(p) for p in args.results], "machine": machine, **found}
+        record = {"results": [str(p) for p in args.results], "machine": machine_record(), **found}
         args.out.write_text(json.dumps(record, indent=2) + "\n")
 
 

@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mermaid_verifier.agents.judge import ConfidenceModel, JudgeConfig
+from mermaid_verifier.errors import ResultsError
+from mermaid_verifier.evaluation.judge_fitting import fit_on_train_part, predictions
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "evaluate_scoring.py"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -301,3 +305,30 @@ def test_label_prior_changes_nothing_on_balanced_claims_and_reweighs_a_skewed_mi
     assert weighed != plain
     for key in weighed:
         assert weighed[key]["coverage"] <= plain[key]["coverage"] + 1e-9
+
+
+def write_results(tmp_path: Path, rows: list[dict], parts: dict[str, str]) -> tuple[Path, Path]:
+    results, split = tmp_path / "results.jsonl", tmp_path / "split.json"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    split.write_text(json.dumps({"assignment": parts}))
+    return results, split
+
+
+def test_a_judge_fitted_on_the_train_part_is_scored_on_the_tuning_parts_it_never_saw(tmp_path):
+    rows = made_up_rows(120)
+    parts = {r["id"]: ("train" if i < 60 else "validation" if i < 90 else "calibration") for i, r in enumerate(rows)}
+    results, split = write_results(tmp_path, rows, parts)
+    base = JudgeConfig.bundled().model_copy(update={"model": None, "confidence_model": None})
+    fit = fit_on_train_part([results], split, base)
+    assert [c.text for c in fit.train] == [r["claim"] for r in rows[:60]]
+    assert sorted(c.text for c in fit.tuning) == sorted(r["claim"] for r in rows[60:])
+    assert len(fit.tuning_weighed) == 60 and fit.judge.model is not None and fit.judge.model.fitted_on
+    right = [label == c.gold for c, (label, _, _) in zip(fit.tuning, predictions(fit.tuning_weighed, fit.judge))]
+    assert sum(right) / len(right) > 0.7  # seven claims in eight carry evidence that says what they are
+
+
+def test_fitting_on_the_train_part_without_one_names_the_files_and_the_parts_found(tmp_path):
+    rows = made_up_rows(12)
+    results, split = write_results(tmp_path, rows, {r["id"]: "validation" for r in rows})
+    with pytest.raises(ResultsError, match=r"results\.jsonl: need results of train-part.*got parts \['validation'\]"):
+        fit_on_train_part([results], split, JudgeConfig.bundled())

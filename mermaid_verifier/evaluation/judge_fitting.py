@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime
 import itertools
 import json
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import (
@@ -25,7 +27,7 @@ from mermaid_verifier.agents.judge import (
     weigh,
 )
 from mermaid_verifier.errors import ResultsError
-from mermaid_verifier.evaluation.datasets import page_groups, result_anchor_pages
+from mermaid_verifier.evaluation.datasets import load_split_ids, page_groups, result_anchor_pages
 from mermaid_verifier.evaluation.metrics import label_metrics
 from mermaid_verifier.evaluation.run_metrics import expected_calibration_error, reliability_diagram
 from mermaid_verifier.models import Evidence
@@ -50,6 +52,7 @@ WEIGHT_GRID = [x / 100 for x in range(40, 141, 5)]
 
 class Claim:
     def __init__(self, row: dict, group: str):
+        self.id = str(row.get("id", ""))
         self.group = group  # its page group: claims of one group share pages, so they share folds
         self.gold = row["gold"]
         self.text = row["claim"]
@@ -150,6 +153,39 @@ def fit_model(
         fitted_on=f"{len(claims)} {fitted_on}",
     )
     return model, out_of_fold
+
+
+@dataclass
+class TrainPartFit:
+    """A judge's label model fitted on a FEVER run's train-part claims, with the tuning parts (validation +
+    calibration) it never saw, each claim weighed once under ``judge``'s settings."""
+
+    train: list[Claim]
+    tuning: list[Claim]
+    train_weighed: list[Weighing]
+    tuning_weighed: list[Weighing]
+    judge: JudgeConfig
+    reliability: ReliabilityConfig
+    weighing_seconds: float
+
+
+def fit_on_train_part(results: list[Path], split: Path, base: JudgeConfig) -> TrainPartFit:
+    """``base`` with its label model fitted on the train part's claims of these results, as ``scripts/
+    evaluate_scoring.py --fit-on-train`` fits the shipped judge; what a benchmark scores on the tuning parts."""
+    parts = load(results, load_split_ids(split))
+    train, tuning = parts.get("train", []), parts.get("validation", []) + parts.get("calibration", [])
+    if not train or not tuning:
+        raise ResultsError(
+            f"{', '.join(map(str, results))}: need results of train-part and tuning-part claims of {split}; "
+            f"got parts {sorted(parts) or 'none'}"
+        )
+    reliability = ReliabilityConfig()
+    started = time.monotonic()
+    train_weighed, tuning_weighed = weighings(train, reliability, base), weighings(tuning, reliability, base)
+    seconds = time.monotonic() - started
+    model, _ = fit_model(train, train_weighed, folds=0, fitted_on="train-part claims")
+    judge = base.model_copy(update={"model": model})
+    return TrainPartFit(train, tuning, train_weighed, tuning_weighed, judge, reliability, seconds)
 
 
 def fit_confidence(
