@@ -70,3 +70,36 @@ def test_the_event_stream_is_closed_when_the_result_is_in():
         return result, list(closed)  # before asyncio.run's own finaliser could close it
 
     assert asyncio.run(check()) == ("the result", [True])
+
+
+def test_the_graphs_own_stream_is_closed_with_the_event_stream():
+    """The text job's events stop at the result; the graph's stream under them must be closed then too, not by the
+    loop's finaliser after the caller's loop has stopped (its run's error callback left pending)."""
+    from types import SimpleNamespace
+
+    from mermaid_verifier.texts.events import GroundingEvent
+    from mermaid_verifier.texts.job import TextJob
+
+    closed: list[bool] = []
+
+    class Graph:
+        async def astream(self, inputs, config, stream_mode):
+            try:
+                yield {"finish": {"result": "the result"}}
+                yield {"finish": {"result": "never reached"}}
+            finally:
+                closed.append(True)
+
+    done = SimpleNamespace(of=lambda result: GroundingEvent.model_construct(result=result))
+    reader = SimpleNamespace(
+        name="given", inputs=lambda text, documents: {}, concurrency=1, step="ground", finish="finish", done_event=done
+    )
+    job = TextJob.__new__(TextJob)
+    job.reader = lambda documents: reader  # type: ignore[method-assign]
+    job.graphs = {"given": Graph()}
+
+    async def check() -> tuple[object, list[bool]]:
+        result = await job.check("text")
+        return result, list(closed)  # before asyncio.run's own finaliser could close it
+
+    assert asyncio.run(check()) == ("the result", [True])

@@ -211,15 +211,19 @@ class TextJob:
         inputs = reader.inputs(text, documents)
         graph = self.graphs[reader.name]
         slots = asyncio.Semaphore(max(1, concurrency or reader.concurrency))
-        async for update in graph.astream(inputs, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates"):
-            for node, values in update.items():
-                if node == "extract":
-                    yield ExtractionEvent.of(values["extraction"])
-                elif node == reader.step:
-                    for item in values["read"]:
-                        yield reader.claim_event.of(item)
-                elif node == reader.finish:
-                    yield reader.done_event.of(values["result"])
+        # closed here when this stream is: a graph stream left to the loop's finaliser ends its run (its callbacks'
+        # error task) after a caller's loop has stopped ("Task was destroyed but it is pending")
+        updates = graph.astream(inputs, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates")
+        async with contextlib.aclosing(updates):
+            async for update in updates:
+                for node, values in update.items():
+                    if node == "extract":
+                        yield ExtractionEvent.of(values["extraction"])
+                    elif node == reader.step:
+                        for item in values["read"]:
+                            yield reader.claim_event.of(item)
+                    elif node == reader.finish:
+                        yield reader.done_event.of(values["result"])
 
     async def check(
         self,
