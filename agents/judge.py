@@ -12,7 +12,10 @@
    (:func:`side_weights`); an item's refutation counts only where it speaks to the claim's slot — its subject
    and a value for its relation (:mod:`mermaid_verifier.agents.slots`): a passage about the subject that
    states another fact does not say otherwise, it does not say (``unstated_refutes`` is what such a reading
-   still counts). The claim's support is its strongest supporting item, its refutation the strongest
+   still counts); and an item read as support that fills a single-valued slot with another name ("Its capital
+   is Ottawa …" for "Toronto is the capital of Canada") says otherwise: its weights for the two sides trade places
+   (``slot_conflicts``, :func:`~mermaid_verifier.agents.slots.other_bound_value`). The claim's support is its
+   strongest supporting item, its refutation the strongest
    refuting item, with the second strongest, the sums, the evidence's topic coverage and its count as the
    :data:`FEATURES`.
 3. **Label and confidence** (:func:`label_and_confidence`). **What the shipped files do**: ``data/judge_model.json``
@@ -43,7 +46,7 @@ from importlib import resources
 from pydantic import BaseModel, Field, model_validator
 
 from mermaid_verifier.agents.quantities import found_in, quantities
-from mermaid_verifier.agents.slots import ClaimReader, SlotReading
+from mermaid_verifier.agents.slots import BoundSlot, ClaimReader, SlotReading
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
@@ -155,6 +158,11 @@ class JudgeConfig(BaseModel):
         description="how much of an item's refutation counts when it does not speak to the claim's slot (its "
         "subject and a value for its relation): 1 counts it all, 0 reads it as not saying",
     )
+    slot_conflicts: bool = Field(
+        True,
+        description="an item read as supporting that binds the claim's single-valued slot to another name "
+        '("Its capital is Ottawa" for "Toronto is the capital of Canada") counts as refuting it',
+    )
     use_reliability: bool = True
     topicality: Topicality = Field(
         default_factory=Topicality, description="how much items that are not about what the claim names may count"
@@ -252,11 +260,21 @@ def slot_reading(claim: str, title: str, text: str) -> SlotReading:
     return _claim_reader(claim).speaks(text, title)
 
 
+@functools.lru_cache(maxsize=8192)
+def bound_slot(claim: str, text: str) -> BoundSlot | None:
+    """What the item's ``text`` binds to ``claim``'s single-valued slot, if anything
+    (:func:`~mermaid_verifier.agents.slots.bound_slot`)."""
+    return _claim_reader(claim).bound(text)
+
+
 def side_weights(
     evidence: list[Evidence], config: JudgeConfig, claim: str = "", entities: list[str] | None = None
 ) -> tuple[list[float], list[float]]:
     """Each item's weight for supporting and for refuting the claim: P(side) · reliability · topicality; an item
-    that does not speak to the claim's slot refutes it ``unstated_refutes`` times as much (:func:`slot_reading`)."""
+    that does not speak to the claim's slot refutes it ``unstated_refutes`` times as much (:func:`slot_reading`);
+    with ``slot_conflicts``, one read as supporting that gives the claim's single-valued slot another name has
+    its two weights swapped, and one that gives the claimed name as another owner's slot supports nothing
+    (:func:`bound_slot`)."""
     topical = topicality_of(evidence, config, claim, entities)
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
@@ -267,6 +285,15 @@ def side_weights(
             else weight
             for item, weight in zip(evidence, refutes)
         ]
+    if claim and config.slot_conflicts:
+        for i, item in enumerate(evidence):
+            if supports[i] <= refutes[i] or supports[i] < SLOT_READ_FROM:
+                continue
+            bound = bound_slot(claim, item.text)
+            if bound is not None and bound.value:
+                supports[i], refutes[i] = refutes[i], supports[i]
+            elif bound is not None:
+                supports[i] = 0.0
     return supports, refutes
 
 
@@ -318,6 +345,7 @@ class Weighing:
     features: tuple[float, ...] = ()  # in the order of FEATURES
     support_title: str = ""  # the title of the strongest trusted supporting item, for the reason
     refute_title: str = ""
+    refute_note: str = ""  # where the strongest refuting item gives the claim's single-valued slot another name
 
 
 def _top_two(values: list[float]) -> tuple[float, float]:
@@ -343,6 +371,7 @@ def weigh(
         math.log1p(len(evidence)),
         float(not evidence),
     )
+    strongest_refuting = _strongest(refutes)
     return Weighing(
         support,
         refute,
@@ -350,8 +379,22 @@ def weigh(
         bool(evidence),
         features,
         _title_of(evidence, _strongest(supports)),
-        _title_of(evidence, _strongest(refutes)),
+        _title_of(evidence, strongest_refuting),
+        _slot_note(evidence, strongest_refuting, config, claim),
     )
+
+
+def _slot_note(evidence: list[Evidence], index: int | None, config: JudgeConfig, claim: str) -> str:
+    """Why the strongest refuting item refutes, where it gives the claim's single-valued slot another name."""
+    if index is None or not claim or not config.slot_conflicts:
+        return ""
+    item = evidence[index]
+    if _side(item, Stance.SUPPORTS) <= _side(item, Stance.REFUTES):
+        return ""  # read as refuting by the reader itself
+    bound = bound_slot(claim, item.text)
+    if bound is None or not bound.value:
+        return ""
+    return f"{item.title or 'an item'} {_claim_reader(claim).bound_reason(bound)}"
 
 
 def _title_of(evidence: list[Evidence], index: int | None) -> str:
@@ -441,6 +484,8 @@ def verdict_of(w: Weighing, config: JudgeConfig, why: Callable[[], str] | None =
         reason = f"strongest trusted supporting item at {w.support:.2f}{support_item}"
     else:
         reason = f"strongest trusted refuting item at {w.refute:.2f}{refute_item}"
+    if label == Label.REFUTES and w.refute_note:
+        reason += f"; {w.refute_note}"
     if w.has_evidence and config.confidence_model is not None:
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below

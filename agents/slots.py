@@ -33,6 +33,16 @@ noun), or it opens with a pronoun, or the claim's subject is a pronoun or a defi
 "The company": what they refer to was named elsewhere, so the passage is not ruled out). It **states the
 slot** when, about the subject, it holds the relation (one of its kin, or for a count the counted phrase)
 and a value of the claim's kind for it.
+
+A copula slot whose relational noun is singular and definite ("Toronto is *the* capital of Canada", "Canada's
+capital is Toronto") holds one value, so a passage can fill it with another: :func:`bound_slot` finds a
+passage sentence that binds the same noun (the same words: "capital city" is the capital, "largest city" is not)
+of the same subject ("its capital", "the capital of Canada"; not "the capital of Ontario") to names by a copula
+or an apposition ("Its capital is Ottawa", "Ottawa is the capital city of Canada", "Canada's capital, Ottawa,
+…"), none of which is the claimed one. Such a passage says otherwise even where it names the claimed value in
+another role ("… its three largest metropolitan areas are Toronto, Montreal, and Vancouver"), which a reader of
+pairs takes for support. Where a sentence binds the claimed name to the noun of another named owner ("Toronto is
+… the capital city of the Canadian province of Ontario"), it states another subject's slot: not support.
 """
 
 from __future__ import annotations
@@ -126,6 +136,13 @@ NUMBER_WORDS = {
 }  # fmt: skip
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _FUNCTION_WORDS = frozenset({"the", "of", "a", "an", "and", "de", "la", "le"})
+GENERIC_HEADS = frozenset({"city", "town"})
+# Nouns a definite article does not make single: "the son of freed slaves" is one of several.
+MANY_HOLDERS = frozenset(
+    {"son", "daughter", "child", "brother", "sister", "sibling", "grandson", "granddaughter", "grandchild",
+     "nephew", "niece", "cousin", "uncle", "aunt", "descendant", "ancestor", "member", "friend", "student",
+     "one", "part", "player", "winner", "recipient"}
+)  # fmt: skip
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -157,6 +174,7 @@ class ClaimSlot:
     relation: frozenset[str]
     values: tuple[Value, ...] = field(default_factory=tuple)
     relation_text: str = ""
+    single: frozenset[str] = frozenset()  # a singular definite relational noun's words: one value fills the slot
 
 
 def _parser(parse: Parser | None) -> Parser:
@@ -301,22 +319,129 @@ def claim_slot(doc: Doc) -> ClaimSlot:
 
 
 def _copula_relation(subject: Token, attribute: Token) -> ClaimSlot | None:
-    """'The capital of Canada is Toronto' / 'Ottawa is the capital (city) of Canada': the relational noun's slot."""
+    """'The capital of Canada is Toronto' / 'Ottawa is the capital (city) of Canada' / "Canada's capital is
+    Toronto": the relational noun's slot."""
     for noun, named in ((subject, attribute), (attribute, subject)):
         if noun.pos_ != "NOUN":
             continue
-        of = [p for p in noun.children if p.dep_ == "prep" and p.lower_ == "of"]
-        anchors = [o for p in of for o in p.children if o.dep_ == "pobj"]
+        anchors = _anchors(noun)
         if anchors and named.pos_ == "PROPN":
             relation = _kin(noun) | {c.lemma_.casefold() for c in noun.children if c.dep_ == "compound"}
+            negated = any(c.dep_ == "neg" for c in noun.head.children)
             return ClaimSlot(
                 subject=frozenset().union(*(_name_words(a) for a in anchors)),
                 subject_open=False,
                 relation=frozenset(relation),
                 values=(_object_value(named),),
                 relation_text=f"{noun.text} of {anchors[0].text}",
+                single=frozenset() if negated or not _definite_singular(noun) else _noun_key(noun),
             )
     return None
+
+
+def _anchors(noun: Token) -> list[Token]:
+    """Whose the relational noun is: its "of" objects, or a named possessor ("Canada's capital")."""
+    of = [o for p in noun.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj"]
+    return of or [c for c in noun.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+
+
+def _definite_singular(noun: Token) -> bool:
+    """'the capital', "Canada's capital", 'its capital': one of it (not 'the son of': :data:`MANY_HOLDERS`)."""
+    return (
+        noun.tag_ in {"NN", "NNP"}
+        and noun.lemma_.casefold() not in MANY_HOLDERS
+        and any(c.dep_ == "poss" or (c.dep_ == "det" and c.lower_ == "the") for c in noun.children)
+    )
+
+
+def _noun_key(noun: Token) -> frozenset[str]:
+    """A relational noun phrase's words: the noun with its compounds and adjectives (and theirs: 'next largest'), a
+    generic head dropped where a modifier names the relation ('capital city' is the capital; 'largest city' is
+    not)."""
+    modifiers = [c for c in noun.children if c.dep_ in {"compound", "amod"} and c.pos_ in {"NOUN", "ADJ"}]
+    modifiers += [a for m in modifiers for a in m.children if a.dep_ in {"advmod", "amod"}]  # "next largest"
+    words = {noun.lemma_.casefold()} | {m.lemma_.casefold() for m in modifiers}
+    return frozenset(words - GENERIC_HEADS if words - GENERIC_HEADS else words)
+
+
+@dataclass(frozen=True)
+class BoundSlot:
+    """What a passage binds to the claim's single-valued slot: another name for it (``value``), or the claimed
+    name as the slot of another owner (``owner``: "Toronto is the capital of Ontario" for "… of Canada")."""
+
+    value: str = ""
+    owner: str = ""
+
+
+def bound_slot(slot: ClaimSlot, passage: Doc) -> BoundSlot | None:
+    """Where a passage sentence binds the claim's single-valued relational noun (the same words: "capital
+    city" is the capital, "largest city" is not) to names by a copula or an apposition ("Its capital is Ottawa",
+    "Ottawa is the capital city of Canada", "Canada's capital, Ottawa, …"): another name for the claim's
+    subject's slot, none of them the claimed one (``value``, first found over the whole passage); else the
+    claimed name bound to the slot of another named owner (``owner``). None when the slot is not single-valued
+    or the passage binds nothing to it. An owner not named ("its capital", "the country's capital", "the
+    capital") is taken for the claim's subject: this is asked of passages a reader took for support of the
+    claim, which it can only be about that subject. See the module's doc."""
+    if not slot.single or not slot.values:
+        return None
+    claimed = _words(slot.values[0].text) - _FUNCTION_WORDS
+    if not claimed:
+        return None
+    other_owner = None
+    for token in passage:
+        noun = token.head if token.dep_ == "compound" and token.head.pos_ == "NOUN" else token
+        if token.pos_ != "NOUN" or noun.pos_ != "NOUN" or _noun_key(noun) != slot.single:
+            continue
+        bound = _bound_names(noun)
+        if not bound:
+            continue
+        owners = _owner_names(noun)
+        holds_claimed = any(claimed & _words(name) for name in bound)
+        if owners and not any(_words(o) & slot.subject for o in owners):
+            if holds_claimed and other_owner is None:
+                other_owner = BoundSlot(owner=owners[0])
+            continue
+        if not holds_claimed:
+            return BoundSlot(value=bound[0])
+    return other_owner
+
+
+def _owner_names(noun: Token) -> list[str]:
+    """The names that own a relational noun: a named possessor ("Canada's"), or the names in its "of" phrase
+    ("of Canada", "of the Canadian province of Ontario" -> Ontario); none for "its" or "the country's"."""
+    owners = [c for c in noun.children if c.dep_ == "poss"] + _anchors(noun)
+    names = []
+    for owner in owners:
+        for token in owner.subtree:
+            if token.pos_ == "PROPN" and token.dep_ != "compound":
+                entity = _entity_of(token)
+                names.append(entity.text if entity is not None else _phrase_text(token))
+    return names
+
+
+def _bound_names(noun: Token) -> list[str]:
+    """The names a copula or an apposition binds to a noun ('Its capital is Ottawa', 'Ottawa is the capital', 'X
+    is the largest city and the capital', 'the capital, Ottawa,'), each with the names joined to it ('Sucre and
+    La Paz'); none where it is negated."""
+    first = noun
+    while first.dep_ == "conj" and first.head is not first:
+        first = first.head  # "… the most populous city and the capital city of …": bound as the first conjunct
+    head = first.head
+    sides: list[Token] = []
+    negated = any(c.dep_ == "neg" for c in head.children)
+    if head.lemma_ == "be" and first.dep_ in SUBJECT_DEPS | {"attr"} and not negated:
+        wanted = {"attr"} if first.dep_ in SUBJECT_DEPS else SUBJECT_DEPS
+        sides += [c for c in head.children if c.dep_ in wanted and c is not first]
+    sides += [c for c in noun.children if c.dep_ == "appos"]
+    if noun.dep_ == "appos":
+        sides.append(noun.head)
+    names: list[str] = []
+    for side in sides:
+        for token in [side, *(c for c in side.children if c.dep_ == "conj")]:
+            if token.pos_ == "PROPN":
+                entity = _entity_of(token)
+                names.append(entity.text if entity is not None else _phrase_text(token))
+    return names
 
 
 def _objects(root: Token) -> list[Token]:
@@ -515,3 +640,17 @@ class ClaimReader:
 
     def speaks(self, passage: str, title: str = "") -> SlotReading:
         return read_slot(self.slot, self.parse(" ".join(passage.split())), title)
+
+    def bound(self, passage: str) -> BoundSlot | None:
+        """:func:`bound_slot` (the passage parsed only for a single-valued slot)."""
+        if not self.slot.single:
+            return None
+        return bound_slot(self.slot, self.parse(" ".join(passage.split())))
+
+    def bound_reason(self, bound: BoundSlot) -> str:
+        """What a passage's binding of the claim's slot says, in words ('gives the capital of Canada as
+        'Ottawa', not 'Toronto'')."""
+        claimed = self.slot.values[0].text if self.slot.values else "the claimed one"
+        if bound.value:
+            return f"gives the {self.slot.relation_text} as {bound.value!r}, not {claimed!r}"
+        return f"gives {claimed!r} as the {self.slot.relation_text.split(' of ')[0]} of {bound.owner!r}, not of the claim's subject"

@@ -162,6 +162,36 @@ def test_a_passage_read_as_refuting_contradicts_only_when_it_speaks_to_the_claim
     assert decide_claim(0, listed, passages, readings, 0.5, refute_threshold=0.96).status == "not stated"
 
 
+CANADA = GivenDocument(
+    name="canada.txt",
+    text="Canada is a country in North America. Its capital is Ottawa and its three largest metropolitan areas are "
+    "Toronto, Montreal, and Vancouver.\n\nToronto is the capital city of the province of Ontario.\n",
+)
+
+
+@pytest.mark.parametrize("conflicts", [True, False])
+def test_support_for_a_single_valued_slot_given_another_name_is_read_as_contradiction(conflicts):
+    """A reader that takes "Its capital is Ottawa and its three largest metropolitan areas are Toronto, …" for
+    support of "Toronto is the capital of Canada" (the claimed city is there, in another role) is overruled: the
+    passage gives the slot another name, so it contradicts, with that as the reason; and a passage giving Toronto
+    as Ontario's capital states nothing of Canada's. Without ``slot_conflicts`` the reading stands."""
+    index = PassageIndex([CANADA], sizes=(1,))
+    config = GroundingConfig(threshold=0.5, passages=4, sizes=(1,), max_length=256, slot_conflicts=conflicts)
+    reader = ScriptedStance({"Toronto": "supports"})
+    toronto = claim("Toronto is the capital of Canada.")
+    grounded = asyncio.run(read_claim(index, reader, config, 0, toronto))
+    if not conflicts:
+        assert grounded.status == "supported"
+        return
+    every = len(passages_for(index, toronto, config))
+    assert grounded.status == "contradicted" and grounded.read == reader.pairs_scored == every  # none settled it
+    assert grounded.reason == "gives the capital of Canada as 'Ottawa', not 'Toronto'"
+    assert [d.text for d in grounded.deciding] == [CANADA.text.split(". ", 1)[1].split("\n")[0]]
+    ottawa = asyncio.run(read_claim(index, ScriptedStance({"Ottawa": "supports"}), config, 1, claim(
+        "Ottawa is the capital of Canada.")))  # fmt: skip
+    assert ottawa.status == "supported"
+
+
 def test_a_supporting_reading_without_the_claims_numbers_is_not_support():
     passages = [passage("Acme opened a factory."), passage("In 2020 Acme opened a factory in Leipzig.")]
     readings = [{"supports": 0.97, "refutes": 0.0}, {"supports": 0.9, "refutes": 0.0}]

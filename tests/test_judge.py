@@ -352,3 +352,26 @@ def test_a_refutation_from_a_passage_silent_on_the_claims_slot_counts_as_configu
     assert side_weights([other_fact, same_slot], counted, claim_a)[1] == pytest.approx([0.9, 0.9])
     assert side_weights([other_fact, same_slot], gated, claim_a)[1] == pytest.approx([0.0, 0.9])
     assert side_weights([other_fact], gated, claim_a)[0] == [0.0]  # support is never gated
+
+
+def test_support_from_a_passage_giving_the_single_valued_slot_another_name_counts_as_refutation():
+    """'Its capital is Ottawa …' read as supporting 'Toronto is the capital of Canada' (the claimed city is in the
+    passage, as a largest city): with slot_conflicts it refutes, and the verdict says why; a passage giving the
+    claimed city as another owner's capital supports nothing."""
+    from mermaid_verifier.agents.judge import side_weights
+
+    claim = "Toronto is the capital of Canada."
+    canada = item(0, 0.95, 0.02, title="Canada", text="Its capital is Ottawa and its three largest metropolitan "
+                  "areas are Toronto, Montreal, and Vancouver.")  # fmt: skip
+    ontario = item(1, 0.84, 0.02, title="Toronto", text="Toronto is the capital city of the province of Ontario.")
+    off = RAW.model_copy(update={"slot_conflicts": False})
+    supports, refutes = side_weights([canada, ontario], off, claim)
+    assert supports == pytest.approx([0.95, 0.84]) and refutes == pytest.approx([0.02, 0.02])
+    supports, refutes = side_weights([canada, ontario], RAW, claim)
+    assert supports == pytest.approx([0.02, 0.0]) and refutes == pytest.approx([0.95, 0.02])
+    verdict = decide([canada, ontario], RAW, ["Toronto", "Canada"], claim)
+    assert verdict.label == Label.REFUTES
+    assert "Canada gives the capital of Canada as 'Ottawa', not 'Toronto'" in verdict.reason
+    assert decide([canada, ontario], off, ["Toronto", "Canada"], claim).label == Label.SUPPORTS
+    ottawa = "Ottawa is the capital of Canada."
+    assert side_weights([canada], RAW, ottawa)[0] == pytest.approx([0.95])  # the claimed name: support

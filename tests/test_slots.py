@@ -59,3 +59,55 @@ def test_support_needs_the_claims_numbers_dates_and_names():
         "Leipzig",
     ]
     assert ClaimReader.of("Acme has two plants.").missing("It runs 2 plants.") == []  # a number word is the number
+
+
+CANADA = (
+    "Canada is a country in North America. Its capital is Ottawa and its three largest metropolitan areas are "
+    "Toronto, Montreal, and Vancouver."
+)
+ONTARIO = "Toronto is the most populous city in Canada and the capital city of the Canadian province of Ontario."
+
+OTHER_NAME = [  # (claim, passage, the other name the passage binds to the claim's single-valued slot)
+    ("Toronto is the capital of Canada.", CANADA, "Ottawa"),  # the claimed name is there, in another role
+    ("The capital of Canada is Toronto.", CANADA, "Ottawa"),
+    ("Canada's capital is Toronto.", CANADA, "Ottawa"),
+    ("Toronto is the capital of Canada.", "Ottawa is the capital city of Canada.", "Ottawa"),
+    ("Toronto is the capital of Canada.", "Canada's capital, Ottawa, lies on the Ottawa River.", "Ottawa"),
+    ("Berlin is the capital of France.", "The country's capital and largest city is Paris.", "Paris"),
+    ("Robert Zemeckis is the director of Cast Away.", "The director of the film is Ron Howard.", "Ron Howard"),
+]
+
+NO_OTHER_NAME = [
+    ("Ottawa is the capital of Canada.", CANADA),  # the claimed name is the one bound
+    ("Paris is the capital of France.", "Paris is the capital and most populous city of France."),
+    ("La Paz is the capital of Bolivia.", "Bolivia's capitals are Sucre and La Paz."),
+    ("Berlin is the capital of France.", "Paris is not the capital of Germany."),  # negated, and Germany's
+    ("Toronto is a city of Canada.", CANADA),  # indefinite: one of several
+    ("Toronto is not the capital of Canada.", CANADA),  # the claim's own slot negated
+    ("Toronto is the largest city of Canada.", CANADA),  # "largest metropolitan areas" is another noun
+    ("Ottawa is the capital city of Canada.", "Toronto is the largest city of Canada."),  # "capital" vs "largest"
+    ("Lady Amelia is the younger sister of Edward.", "Lady Marina is the younger sister of Edward."),  # kin: many
+]
+
+
+@pytest.mark.parametrize(("claim", "passage", "other"), OTHER_NAME)
+def test_a_passage_binding_a_single_valued_slot_to_another_name_says_so(claim, passage, other):
+    reader = ClaimReader.of(claim)
+    bound = reader.bound(passage)
+    assert bound is not None and bound.value == other and not bound.owner
+    assert reader.bound_reason(bound).endswith(f"as {other!r}, not {reader.slot.values[0].text!r}")
+
+
+@pytest.mark.parametrize(("claim", "passage"), NO_OTHER_NAME)
+def test_no_other_name_where_the_claimed_one_is_bound_or_the_slot_is_not_single(claim, passage):
+    bound = ClaimReader.of(claim).bound(passage)
+    assert bound is None or not bound.value
+
+
+def test_the_claimed_name_as_another_owners_slot_is_that_owners():
+    reader = ClaimReader.of("Toronto is the capital of Canada.")
+    for passage in (ONTARIO, "Toronto is the capital of Ontario."):
+        bound = reader.bound(passage)
+        assert bound is not None and bound.owner == "Ontario" and not bound.value
+    assert ClaimReader.of("Toronto is the capital of Ontario.").bound(ONTARIO) is None
+    assert "of 'Ontario', not of the claim's subject" in reader.bound_reason(bound)

@@ -36,7 +36,11 @@ documents, read as passages of one to a few sentences and windows of up to four 
     it is **contradicted** only when a passage reads P(refutes) at or above ``refute_threshold`` *and* speaks
     to the claim's slot: it is about the claim's subject and states a value of the claim's kind for the same
     relation (:func:`mermaid_verifier.agents.slots.speaks_to_slot`; a passage about the company's headcount
-    does not contradict where it is listed). Otherwise it is **not stated**. Where the configuration names an
+    does not contradict where it is listed). A reading of support from a passage that gives the claim's
+    single-valued slot another name ("Its capital is Ottawa …" for "Toronto is the capital of Canada") is read as
+    contradicting it, and one that gives the claimed name as another owner's slot ("… the capital city of the
+    province of Ontario") as not stating it (``slot_conflicts``, :func:`bound_reading`). Otherwise it is **not
+    stated**. Where the configuration names an
     ``undecided`` band (lo, hi) around ``threshold``, a claim whose best reading of support falls in it and that
     is not contradicted is **undecided**, with why: there the reader is right about as often as not (measured on
     WiCE and LFQA, ``bench/grounding.py``), so a label would be a guess; a passage must read ``hi`` to settle a
@@ -61,7 +65,7 @@ from pydantic import ValidationError
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from mermaid_verifier.agents.quantities import aligned
-from mermaid_verifier.agents.slots import ClaimReader, SlotReading
+from mermaid_verifier.agents.slots import BoundSlot, ClaimReader, SlotReading
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import (
     DecidingSentence,
@@ -98,6 +102,7 @@ class GroundingConfig:
     windows: int = 0  # the best hits widened to a window of neighbouring sentences, read as well
     window_sentences: int = 4  # sentences in such a window
     coverage: bool = False  # support needs the claim's numbers, dates and names in the passage
+    slot_conflicts: bool = True  # a single-valued slot given another name is read as contradicting (bound_reading)
     undecided: tuple[float, float] | None = None  # (lo, hi): a best support in [lo, hi), not contradicted: undecided
 
     @property
@@ -121,6 +126,7 @@ class GroundingConfig:
             windows=int(raw.get("windows", 0)),
             window_sentences=int(raw.get("window_sentences", 4)),
             coverage=bool(raw.get("coverage", False)),
+            slot_conflicts=bool(raw.get("slot_conflicts", True)),
             undecided=band(raw.get("undecided"), float(raw["threshold"])),
         )
 
@@ -283,17 +289,27 @@ async def read_claim(
     claim_reader = functools.cache(lambda: ClaimReader.of(claim.text))
     gaps = functools.cache(lambda text, title: claim_reader().missing(text, title))  # the settling passage's
     missing = (lambda p: gaps(p.text, p.title)) if reading.coverage else None  # check is not made again
+    bound = functools.cache(lambda text: claim_reader().bound(text) if reading.slot_conflicts else None)
     read: list[DocumentPassage] = []
     readings: list[dict[str, float]] = []
     for passage in passages:  # best first; the model reads one pair a run, so one at a time costs nothing more
         (probabilities,) = await stance.aprobabilities(  # numbers as quantities: the claim's rounding, unit, bound
             claim.text, [(passage.title, aligned(claim.text, passage.text))], max_length=reading.max_length
         )
+        if probabilities.get("supports", 0.0) > probabilities.get("refutes", 0.0):
+            probabilities = bound_reading(probabilities, await asyncio.to_thread(bound, passage.text))
         read.append(passage)
         readings.append(probabilities)
         if await states_it(passage, probabilities, reading.settles, missing):
             break  # settled: the claim is supported, whatever the passages after it read
-    speaks = functools.cache(lambda text, title: claim_reader().speaks(text, title))
+
+    def slot_of(text: str, title: str) -> SlotReading:
+        binding = bound(text)
+        if binding is not None and binding.value:  # another name in the claim's single-valued slot
+            return SlotReading(about_subject=True, states_slot=True, reason=claim_reader().bound_reason(binding))
+        return claim_reader().speaks(text, title)
+
+    speaks = functools.cache(slot_of)
     decided = await asyncio.to_thread(
         decide_claim,
         number,
@@ -314,6 +330,19 @@ async def read_claim(
         lambda p: speaks(p.text, p.title),
         lambda p: gaps(p.text, p.title),  # which sentence holds the claim's values, coverage checked or not
     )
+
+
+def bound_reading(probabilities: dict[str, float], bound: BoundSlot | None) -> dict[str, float]:
+    """A reading of support from a passage that binds the claim's single-valued slot: to another name, it
+    contradicts the claim (support and refutation trade places: "Its capital is Ottawa …" for "Toronto is the
+    capital of Canada"); to the claimed name as another owner's slot, it does not state it (its support becomes
+    neutral). See :func:`mermaid_verifier.agents.slots.bound_slot`."""
+    supports, refutes = probabilities.get("supports", 0.0), probabilities.get("refutes", 0.0)
+    if bound is None or supports <= refutes:
+        return probabilities
+    if bound.value:
+        return {**probabilities, "supports": refutes, "refutes": supports}
+    return {**probabilities, "supports": 0.0, "neutral": probabilities.get("neutral", 0.0) + supports}
 
 
 def with_deciding_sentences(
