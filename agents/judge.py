@@ -261,10 +261,10 @@ def slot_reading(claim: str, title: str, text: str) -> SlotReading:
 
 
 @functools.lru_cache(maxsize=8192)
-def bound_slot(claim: str, text: str) -> BoundSlot | None:
-    """What the item's ``text`` binds to ``claim``'s single-valued slot, if anything
+def bound_slot(claim: str, title: str, text: str) -> BoundSlot | None:
+    """What the item (``title``, ``text``) binds to ``claim``'s single-valued slot, if anything
     (:func:`~mermaid_verifier.agents.slots.bound_slot`)."""
-    return _claim_reader(claim).bound(text)
+    return _claim_reader(claim).bound(text, title)
 
 
 def side_weights(
@@ -289,7 +289,7 @@ def side_weights(
         for i, item in enumerate(evidence):
             if supports[i] <= refutes[i] or supports[i] < SLOT_READ_FROM:
                 continue
-            bound = bound_slot(claim, item.text)
+            bound = bound_slot(claim, item.title, item.text)
             if bound is not None and bound.value:
                 supports[i], refutes[i] = refutes[i], supports[i]
             elif bound is not None:
@@ -391,7 +391,7 @@ def _slot_note(evidence: list[Evidence], index: int | None, config: JudgeConfig,
     item = evidence[index]
     if _side(item, Stance.SUPPORTS) <= _side(item, Stance.REFUTES):
         return ""  # read as refuting by the reader itself
-    bound = bound_slot(claim, item.text)
+    bound = bound_slot(claim, item.title, item.text)
     if bound is None or not bound.value:
         return ""
     return f"{item.title or 'an item'} {_claim_reader(claim).bound_reason(bound)}"

@@ -373,15 +373,17 @@ class BoundSlot:
     owner: str = ""
 
 
-def bound_slot(slot: ClaimSlot, passage: Doc) -> BoundSlot | None:
+def bound_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> BoundSlot | None:
     """Where a passage sentence binds the claim's single-valued relational noun (the same words: "capital
     city" is the capital, "largest city" is not) to names by a copula or an apposition ("Its capital is Ottawa",
     "Ottawa is the capital city of Canada", "Canada's capital, Ottawa, …"): another name for the claim's
     subject's slot, none of them the claimed one (``value``, first found over the whole passage); else the
     claimed name bound to the slot of another named owner (``owner``). None when the slot is not single-valued
-    or the passage binds nothing to it. An owner not named ("its capital", "the country's capital", "the
-    capital") is taken for the claim's subject: this is asked of passages a reader took for support of the
-    claim, which it can only be about that subject. See the module's doc."""
+    or the passage binds nothing to it. Whose the noun is: its named owner ("of Canada", "Canada's", "by Tom
+    Waits"); else, owned by a pronoun or a definite description ("its capital", "the country's capital", "the
+    capital of the country"), the subject the passage is about, as a reader that took it for support of the
+    claim read it; else (no owner, or one unnamed and indefinite) the claim's subject only where the passage or
+    its ``title`` names it. See the module's doc."""
     if not slot.single or not slot.values:
         return None
     claimed = _words(slot.values[0].text) - _FUNCTION_WORDS
@@ -395,28 +397,41 @@ def bound_slot(slot: ClaimSlot, passage: Doc) -> BoundSlot | None:
         bound = _bound_names(noun)
         if not bound:
             continue
-        owners = _owner_names(noun)
+        owners, referring = _owners(noun)
         holds_claimed = any(claimed & _words(name) for name in bound)
         if owners and not any(_words(o) & slot.subject for o in owners):
             if holds_claimed and other_owner is None:
                 other_owner = BoundSlot(owner=owners[0])
             continue
+        if not owners and not referring and not slot.subject & (_words(passage.text) | _words(title)):
+            continue  # whose it is, the passage does not say
         if not holds_claimed:
             return BoundSlot(value=bound[0])
     return other_owner
 
 
-def _owner_names(noun: Token) -> list[str]:
-    """The names that own a relational noun: a named possessor ("Canada's"), or the names in its "of" phrase
-    ("of Canada", "of the Canadian province of Ontario" -> Ontario); none for "its" or "the country's"."""
-    owners = [c for c in noun.children if c.dep_ == "poss"] + _anchors(noun)
+def _owners(noun: Token) -> tuple[list[str], bool]:
+    """The names that own a relational noun: a named possessor ("Canada's"), or the names in its "of" or "by"
+    phrase ("of Canada", "of the Canadian province of Ontario" -> Ontario, "by Tom Waits"); and, where none is
+    named, whether a pronoun or a definite description owns it ("its", "the country's", "of the country")."""
+    owners = [c for c in noun.children if c.dep_ == "poss"] + [
+        o
+        for p in noun.children
+        if p.dep_ == "prep" and p.lower_ in {"of", "by"}
+        for o in p.children
+        if o.dep_ == "pobj"
+    ]
     names = []
     for owner in owners:
         for token in owner.subtree:
             if token.pos_ == "PROPN" and token.dep_ != "compound":
                 entity = _entity_of(token)
                 names.append(entity.text if entity is not None else _phrase_text(token))
-    return names
+    referring = any(
+        o.lower_ in PRONOUNS or any(c.dep_ == "det" and c.lower_ in {"the", "this", "that"} for c in o.children)
+        for o in owners
+    )
+    return names, referring
 
 
 def _bound_names(noun: Token) -> list[str]:
@@ -641,11 +656,11 @@ class ClaimReader:
     def speaks(self, passage: str, title: str = "") -> SlotReading:
         return read_slot(self.slot, self.parse(" ".join(passage.split())), title)
 
-    def bound(self, passage: str) -> BoundSlot | None:
+    def bound(self, passage: str, title: str = "") -> BoundSlot | None:
         """:func:`bound_slot` (the passage parsed only for a single-valued slot)."""
         if not self.slot.single:
             return None
-        return bound_slot(self.slot, self.parse(" ".join(passage.split())))
+        return bound_slot(self.slot, self.parse(" ".join(passage.split())), title)
 
     def bound_reason(self, bound: BoundSlot) -> str:
         """What a passage's binding of the claim's slot says, in words ('gives the capital of Canada as

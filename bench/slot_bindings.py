@@ -43,7 +43,7 @@ def bindings(path: Path, examples: int = 5) -> dict:
             if not reader.slot.single:
                 continue
             counts["single-valued claims"] += 1
-            bound = reader.bound(evidence)
+            bound = reader.bound(evidence, row.get("title") or "")
             kind = "none" if bound is None else "value" if bound.value else "owner"
             counts[f"{kind} / {label}"] += 1
             if bound is not None and label in WRONG[kind] and len(wrong) < examples:

@@ -87,6 +87,10 @@ NO_OTHER_NAME = [
     ("Toronto is the largest city of Canada.", CANADA),  # "largest metropolitan areas" is another noun
     ("Ottawa is the capital city of Canada.", "Toronto is the largest city of Canada."),  # "capital" vs "largest"
     ("Lady Amelia is the younger sister of Edward.", "Lady Marina is the younger sister of Edward."),  # kin: many
+    # another owner, named after "by"
+    ("The Endless River is Pink Floyd's ninth studio album.", "Rain Dogs is the ninth studio album by Tom Waits."),
+    # an owner neither named nor referring back, in a passage that does not name the claim's subject
+    ("Ottawa is the capital of Canada.", "Toronto is the capital of a large province."),
 ]
 
 
@@ -110,4 +114,7 @@ def test_the_claimed_name_as_another_owners_slot_is_that_owners():
         bound = reader.bound(passage)
         assert bound is not None and bound.owner == "Ontario" and not bound.value
     assert ClaimReader.of("Toronto is the capital of Ontario.").bound(ONTARIO) is None
+    album = ClaimReader.of("The Endless River is Journey's fifteenth studio album.")
+    by = album.bound("The Endless River is the fifteenth studio album by the English rock band Pink Floyd.")
+    assert by is not None and by.owner == "Pink Floyd"
     assert "of 'Ontario', not of the claim's subject" in reader.bound_reason(bound)

@@ -289,7 +289,7 @@ async def read_claim(
     claim_reader = functools.cache(lambda: ClaimReader.of(claim.text))
     gaps = functools.cache(lambda text, title: claim_reader().missing(text, title))  # the settling passage's
     missing = (lambda p: gaps(p.text, p.title)) if reading.coverage else None  # check is not made again
-    bound = functools.cache(lambda text: claim_reader().bound(text) if reading.slot_conflicts else None)
+    bound = functools.cache(lambda text, title: claim_reader().bound(text, title) if reading.slot_conflicts else None)
     read: list[DocumentPassage] = []
     readings: list[dict[str, float]] = []
     for passage in passages:  # best first; the model reads one pair a run, so one at a time costs nothing more
@@ -297,14 +297,14 @@ async def read_claim(
             claim.text, [(passage.title, aligned(claim.text, passage.text))], max_length=reading.max_length
         )
         if probabilities.get("supports", 0.0) > probabilities.get("refutes", 0.0):
-            probabilities = bound_reading(probabilities, await asyncio.to_thread(bound, passage.text))
+            probabilities = bound_reading(probabilities, await asyncio.to_thread(bound, passage.text, passage.title))
         read.append(passage)
         readings.append(probabilities)
         if await states_it(passage, probabilities, reading.settles, missing):
             break  # settled: the claim is supported, whatever the passages after it read
 
     def slot_of(text: str, title: str) -> SlotReading:
-        binding = bound(text)
+        binding = bound(text, title)
         if binding is not None and binding.value:  # another name in the claim's single-valued slot
             return SlotReading(about_subject=True, states_slot=True, reason=claim_reader().bound_reason(binding))
         return claim_reader().speaks(text, title)
