@@ -14,7 +14,7 @@
    states another fact does not say otherwise, it does not say (``unstated_refutes`` is what such a reading
    still counts); and an item read as support that fills a single-valued slot with another name ("Its capital
    is Ottawa …" for "Toronto is the capital of Canada") says otherwise: its weights for the two sides trade places
-   (``slot_conflicts``, :func:`~mermaid_verifier.agents.slots.other_bound_value`). The claim's support is its
+   (``slot_conflicts``, :func:`~mermaid_verifier.agents.slots.bound_slot`). The claim's support is its
    strongest supporting item, its refutation the strongest
    refuting item, with the second strongest, the sums, the evidence's topic coverage and its count as the
    :data:`FEATURES`.
