@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import operator
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
@@ -213,7 +213,8 @@ class TextJob:
         slots = asyncio.Semaphore(max(1, concurrency or reader.concurrency))
         # closed here when this stream is: a graph stream left to the loop's finaliser ends its run (its callbacks'
         # error task) after a caller's loop has stopped ("Task was destroyed but it is pending")
-        updates = graph.astream(inputs, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates")
+        stream = graph.astream(inputs, {"configurable": {CLAIM_SLOTS: slots}}, stream_mode="updates")
+        updates = cast(AsyncGenerator[dict[str, Any], None], stream)  # typed as an iterator; it is a generator
         async with contextlib.aclosing(updates):
             async for update in updates:
                 for node, values in update.items():
