@@ -341,8 +341,24 @@ def _copula_relation(subject: Token, attribute: Token) -> ClaimSlot | None:
 
 def _anchors(noun: Token) -> list[Token]:
     """Whose the relational noun is: its "of" objects, or a named possessor ("Canada's capital")."""
-    of = [o for p in noun.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj"]
-    return of or [c for c in noun.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+    return _prep_objects(noun, {"of"}) or [c for c in noun.children if c.dep_ == "poss" and c.pos_ == "PROPN"]
+
+
+def _prep_objects(noun: Token, prepositions: set[str]) -> list[Token]:
+    """The objects of a noun's prepositions of these words ("the capital *of Canada*")."""
+    return [
+        o
+        for p in noun.children
+        if p.dep_ == "prep" and p.lower_ in prepositions
+        for o in p.children
+        if o.dep_ == "pobj"
+    ]
+
+
+def _name_text(token: Token) -> str:
+    """A proper noun's name as written: its entity, or its phrase."""
+    entity = _entity_of(token)
+    return entity.text if entity is not None else _phrase_text(token)
 
 
 def _definite_singular(noun: Token) -> bool:
@@ -390,9 +406,13 @@ def bound_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> BoundSlot | No
     if not claimed:
         return None
     other_owner = None
+    seen: set[int] = set()
     for token in passage:
         noun = token.head if token.dep_ == "compound" and token.head.pos_ == "NOUN" else token
-        if token.pos_ != "NOUN" or noun.pos_ != "NOUN" or _noun_key(noun) != slot.single:
+        if token.pos_ != "NOUN" or noun.pos_ != "NOUN" or noun.i in seen:
+            continue
+        seen.add(noun.i)  # "capital city": the head once, not again for its compound
+        if _noun_key(noun) != slot.single:
             continue
         bound = _bound_names(noun)
         if not bound:
@@ -414,19 +434,13 @@ def _owners(noun: Token) -> tuple[list[str], bool]:
     """The names that own a relational noun: a named possessor ("Canada's"), or the names in its "of" or "by"
     phrase ("of Canada", "of the Canadian province of Ontario" -> Ontario, "by Tom Waits"); and, where none is
     named, whether a pronoun or a definite description owns it ("its", "the country's", "of the country")."""
-    owners = [c for c in noun.children if c.dep_ == "poss"] + [
-        o
-        for p in noun.children
-        if p.dep_ == "prep" and p.lower_ in {"of", "by"}
-        for o in p.children
-        if o.dep_ == "pobj"
+    owners = [c for c in noun.children if c.dep_ == "poss"] + _prep_objects(noun, {"of", "by"})
+    names = [
+        _name_text(token)
+        for owner in owners
+        for token in owner.subtree
+        if token.pos_ == "PROPN" and token.dep_ != "compound"
     ]
-    names = []
-    for owner in owners:
-        for token in owner.subtree:
-            if token.pos_ == "PROPN" and token.dep_ != "compound":
-                entity = _entity_of(token)
-                names.append(entity.text if entity is not None else _phrase_text(token))
     referring = any(
         o.lower_ in PRONOUNS or any(c.dep_ == "det" and c.lower_ in {"the", "this", "that"} for c in o.children)
         for o in owners
@@ -450,13 +464,8 @@ def _bound_names(noun: Token) -> list[str]:
     sides += [c for c in noun.children if c.dep_ == "appos"]
     if noun.dep_ == "appos":
         sides.append(noun.head)
-    names: list[str] = []
-    for side in sides:
-        for token in [side, *(c for c in side.children if c.dep_ == "conj")]:
-            if token.pos_ == "PROPN":
-                entity = _entity_of(token)
-                names.append(entity.text if entity is not None else _phrase_text(token))
-    return names
+    joined = [token for side in sides for token in [side, *(c for c in side.children if c.dep_ == "conj")]]
+    return [_name_text(token) for token in joined if token.pos_ == "PROPN"]
 
 
 def _objects(root: Token) -> list[Token]:
