@@ -46,7 +46,7 @@ from importlib import resources
 from pydantic import BaseModel, Field, model_validator
 
 from mermaid_verifier.agents.quantities import found_in, quantities
-from mermaid_verifier.agents.slots import BoundSlot, ClaimReader, SlotReading
+from mermaid_verifier.agents.slots import BoundSlot, ClaimReader, SlotReading, bound_sides
 from mermaid_verifier.models import Evidence, Label, Stance, Verdict
 from mermaid_verifier.names import normalise_entity, without_disambiguator
 from mermaid_verifier.weighing.scoring import ReliabilityConfig, assess_trust
@@ -287,13 +287,8 @@ def side_weights(
         ]
     if claim and config.slot_conflicts:
         for i, item in enumerate(evidence):
-            if supports[i] <= refutes[i] or supports[i] < SLOT_READ_FROM:
-                continue
-            bound = bound_slot(claim, item.title, item.text)
-            if bound is not None and bound.value:
-                supports[i], refutes[i] = refutes[i], supports[i]
-            elif bound is not None:
-                supports[i] = 0.0
+            if supports[i] > refutes[i] and supports[i] >= SLOT_READ_FROM:
+                supports[i], refutes[i] = bound_sides(supports[i], refutes[i], bound_slot(claim, item.title, item.text))
     return supports, refutes
 
 

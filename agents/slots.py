@@ -389,6 +389,16 @@ class BoundSlot:
     owner: str = ""
 
 
+def bound_sides(supports: float, refutes: float, bound: BoundSlot | None) -> tuple[float, float]:
+    """A reading's (support, refutation) once what its passage binds to the claim's single-valued slot is known:
+    read as support and binding another name, the two trade places (it says otherwise); binding the claimed name
+    as another owner's, it supports nothing; else as read. The judge weighs items and grounding reads passages by
+    this one rule."""
+    if bound is None or supports <= refutes:
+        return supports, refutes
+    return (refutes, supports) if bound.value else (0.0, refutes)
+
+
 def bound_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> BoundSlot | None:
     """Where a passage sentence binds the claim's single-valued relational noun (the same words: "capital
     city" is the capital, "largest city" is not) to names by a copula or an apposition ("Its capital is Ottawa",

@@ -65,7 +65,7 @@ from pydantic import ValidationError
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from mermaid_verifier.agents.quantities import aligned
-from mermaid_verifier.agents.slots import BoundSlot, ClaimReader, SlotReading
+from mermaid_verifier.agents.slots import BoundSlot, ClaimReader, SlotReading, bound_sides
 from mermaid_verifier.errors import UsageError
 from mermaid_verifier.models import (
     DecidingSentence,
@@ -336,13 +336,13 @@ def bound_reading(probabilities: dict[str, float], bound: BoundSlot | None) -> d
     """A reading of support from a passage that binds the claim's single-valued slot: to another name, it
     contradicts the claim (support and refutation trade places: "Its capital is Ottawa …" for "Toronto is the
     capital of Canada"); to the claimed name as another owner's slot, it does not state it (its support becomes
-    neutral). See :func:`mermaid_verifier.agents.slots.bound_slot`."""
+    neutral). See :func:`mermaid_verifier.agents.slots.bound_sides`."""
     supports, refutes = probabilities.get("supports", 0.0), probabilities.get("refutes", 0.0)
-    if bound is None or supports <= refutes:
+    now_supports, now_refutes = bound_sides(supports, refutes, bound)
+    if (now_supports, now_refutes) == (supports, refutes):
         return probabilities
-    if bound.value:
-        return {**probabilities, "supports": refutes, "refutes": supports}
-    return {**probabilities, "supports": 0.0, "neutral": probabilities.get("neutral", 0.0) + supports}
+    neutral = probabilities.get("neutral", 0.0) + ((supports - now_supports) - (now_refutes - refutes))  # swapped: + 0
+    return {**probabilities, "supports": now_supports, "refutes": now_refutes, "neutral": neutral}
 
 
 def with_deciding_sentences(
