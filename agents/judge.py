@@ -275,6 +275,15 @@ def side_weights(
     with ``slot_conflicts``, one read as supporting that gives the claim's single-valued slot another name has
     its two weights swapped, and one that gives the claimed name as another owner's slot supports nothing
     (:func:`bound_slot`)."""
+    supports, refutes, _ = _weights_and_bindings(evidence, config, claim, entities)
+    return supports, refutes
+
+
+def _weights_and_bindings(
+    evidence: list[Evidence], config: JudgeConfig, claim: str, entities: list[str] | None
+) -> tuple[list[float], list[float], dict[int, BoundSlot]]:
+    """:func:`side_weights`, with what each item whose weights the slot check changed binds to the claim's slot
+    (by the item's index)."""
     topical = topicality_of(evidence, config, claim, entities)
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
@@ -285,11 +294,15 @@ def side_weights(
             else weight
             for item, weight in zip(evidence, refutes)
         ]
+    bindings: dict[int, BoundSlot] = {}
     if claim and config.slot_conflicts:
         for i, item in enumerate(evidence):
             if supports[i] > refutes[i] and supports[i] >= SLOT_READ_FROM:
-                supports[i], refutes[i] = bound_sides(supports[i], refutes[i], bound_slot(claim, item.title, item.text))
-    return supports, refutes
+                bound = bound_slot(claim, item.title, item.text)
+                supports[i], refutes[i] = bound_sides(supports[i], refutes[i], bound)
+                if bound is not None:
+                    bindings[i] = bound
+    return supports, refutes, bindings
 
 
 def _strongest(weights: list[float]) -> int | None:
@@ -352,7 +365,7 @@ def weigh(
     evidence: list[Evidence], config: JudgeConfig, entities: list[str] | None = None, claim: str = ""
 ) -> Weighing:
     """An item counts for a side with P(side) · reliability · topicality (:func:`side_weights`)."""
-    supports, refutes = side_weights(evidence, config, claim, entities)
+    supports, refutes, bindings = _weights_and_bindings(evidence, config, claim, entities)
     (support, support_2nd), (refute, refute_2nd) = _top_two(supports), _top_two(refutes)
     coverage = topic_coverage(evidence, entities or [], claim)
     features = (
@@ -375,21 +388,17 @@ def weigh(
         features,
         _title_of(evidence, _strongest(supports)),
         _title_of(evidence, strongest_refuting),
-        _slot_note(evidence, strongest_refuting, config, claim),
+        _slot_note(evidence, strongest_refuting, bindings, claim),
     )
 
 
-def _slot_note(evidence: list[Evidence], index: int | None, config: JudgeConfig, claim: str) -> str:
-    """Why the strongest refuting item refutes, where it gives the claim's single-valued slot another name."""
-    if index is None or not claim or not config.slot_conflicts:
-        return ""
-    item = evidence[index]
-    if _side(item, Stance.SUPPORTS) <= _side(item, Stance.REFUTES):
-        return ""  # read as refuting by the reader itself
-    bound = bound_slot(claim, item.title, item.text)
+def _slot_note(evidence: list[Evidence], index: int | None, bindings: dict[int, BoundSlot], claim: str) -> str:
+    """Why the strongest refuting item refutes, where the slot check turned it from support because it gives the
+    claim's single-valued slot another name."""
+    bound = bindings.get(index) if index is not None else None
     if bound is None or not bound.value:
         return ""
-    return f"{item.title or 'an item'} {_claim_reader(claim).bound_reason(bound)}"
+    return f"{evidence[index].title or 'an item'} {_claim_reader(claim).bound_reason(bound)}"
 
 
 def _title_of(evidence: list[Evidence], index: int | None) -> str:

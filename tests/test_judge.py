@@ -375,3 +375,18 @@ def test_support_from_a_passage_giving_the_single_valued_slot_another_name_count
     assert decide([canada, ontario], off, ["Toronto", "Canada"], claim).label == Label.SUPPORTS
     ottawa = "Ottawa is the capital of Canada."
     assert side_weights([canada], RAW, ottawa)[0] == pytest.approx([0.95])  # the claimed name: support
+
+
+def test_the_slot_note_names_only_an_item_the_slot_check_turned():
+    """The reason cites a passage's other name for the slot only where the judge read that passage as refuting
+    because of it: one too weakly read to be checked keeps its reading, and no note."""
+    from mermaid_verifier.agents.judge import weigh
+
+    claim = "Toronto is the capital of Canada."
+    text = "Its capital is Ottawa and its three largest metropolitan areas are Toronto, Montreal, and Vancouver."
+    turned = weigh([item(0, 0.95, 0.02, title="Canada", text=text)], RAW, ["Toronto", "Canada"], claim)
+    assert turned.refute == pytest.approx(0.95)
+    assert turned.refute_note == "Canada gives the capital of Canada as 'Ottawa', not 'Toronto'"
+    weak = weigh([item(0, 0.04, 0.01, title="Canada", text=text)], RAW, ["Toronto", "Canada"], claim)
+    assert weak.support == pytest.approx(0.04) and weak.refute == pytest.approx(0.01)  # not checked: as read
+    assert weak.refute_note == ""
