@@ -76,6 +76,58 @@ def test_a_run_stopped_after_every_step_ends_with_the_uninterrupted_weights(tmp_
     assert all(torch.equal(got[k], expected[k]) for k in expected)
 
 
+def test_the_weight_average_is_the_mean_of_the_weights_it_took_and_survives_every_stop(tmp_path):
+    """Averaging every step from the first: the average is the mean of the weights after each step (read from
+    a run cut after every step), the same as an uninterrupted run's, and not the last weights."""
+    whole_dir, pieces_dir = tmp_path / "whole", tmp_path / "pieces"
+    whole_dir.mkdir(), pieces_dir.mkdir()
+    whole = fresh(whole_dir, average_from=1, average_every=1)
+    end = whole.train()
+    last = {k: v.clone() for k, v in whole.model.state_dict().items()}
+    assert whole.use_average() == end.steps_done
+
+    after_each: list[dict] = []
+    resume = False
+    while True:
+        trainer = fresh(pieces_dir, max_seconds=0.0, average_from=1, average_every=1)
+        try:
+            trainer.train(resume=resume)
+            break
+        except TrainingStopped:
+            after_each.append({k: v.clone() for k, v in trainer.model.state_dict().items()})
+            resume = True
+    after_each.append({k: v.clone() for k, v in trainer.model.state_dict().items()})
+    # the trainer checkpoints at the end of each stage too: the stage's last step is seen twice when the stop
+    # falls on it, so keep one copy of each distinct step
+    distinct = [
+        s for i, s in enumerate(after_each) if i == 0 or not all(torch.equal(s[k], after_each[i - 1][k]) for k in s)
+    ]
+    assert len(distinct) == end.steps_done
+    assert trainer.use_average() == end.steps_done
+    averaged = whole.model.state_dict()
+    pieces = trainer.model.state_dict()
+    floating = [k for k, v in averaged.items() if v.is_floating_point()]
+    assert all(torch.equal(averaged[k], pieces[k]) for k in averaged)  # carried through every checkpoint
+    for key in floating:
+        mean = sum(s[key].double() for s in distinct) / len(distinct)
+        assert torch.allclose(averaged[key].double(), mean, atol=1e-6)
+    assert not all(torch.equal(averaged[k], last[k]) for k in floating)
+    assert all(torch.equal(averaged[k], last[k]) for k in averaged if k not in floating)  # integer buffers kept
+
+
+def test_an_average_begun_at_the_last_step_is_the_last_weights_and_none_begun_refuses(tmp_path):
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    probe = fresh(tmp_path / "a")
+    steps = probe.train().steps_done
+    trainer = fresh(tmp_path / "b", average_from=steps, average_every=1)
+    trainer.train()
+    last = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    assert trainer.use_average() == 1
+    assert all(torch.equal(trainer.model.state_dict()[k], last[k]) for k in last)
+    with pytest.raises(ValueError, match="no weights were averaged"):
+        fresh(tmp_path / "a", average_from=steps + 1).use_average()
+
+
 def test_a_changed_seed_gives_other_weights(tmp_path):
     """The equality above is not trivial: another batch order moves the weights."""
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()

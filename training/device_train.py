@@ -168,10 +168,12 @@ def freeze_bottom(model, layers: int) -> int:
 def train_phase(
     name, model, tokenizer, rows, *, lr, seconds, most_epochs, batch_size, device, seed, distill, work, log,
     max_length=MAX_LENGTH, hard_seconds=None, probe_steps=24, bf16=True, checkpoint_seconds=1e9, resume=False,
-    log_every=100,
+    log_every=100, average_from=0.0, average_every=10,
 ):  # fmt: skip
     """Train ``model`` on ``rows`` within ``seconds``; returns what the phase did. Training stops, keeping what
     it learnt, after ``hard_seconds`` (default: 15 % more than ``seconds``, should the probe be optimistic).
+    With ``average_from`` (a share of the planned steps, above 0) the model ends as the mean of its weights
+    taken every ``average_every`` steps from that point on, instead of its last weights.
 
     The plan (probe rate, epochs, pairs) is written to ``work/name/plan.json`` and the trainer checkpoints into
     ``work/name`` every ``checkpoint_seconds``; with ``resume`` a run continues from both, on the same rows."""
@@ -197,6 +199,8 @@ def train_phase(
     if used < len(rows):
         rows = random.Random(seed).sample(rows, used)
     log(f"{name}: probe {rate:.3g} steps/s; {epochs} epoch(s) of {len(rows)} pairs at lr {lr}")
+    planned = epochs * math.ceil(len(rows) / batch_size)
+    first_averaged = max(1, int(average_from * planned)) if average_from > 0 else None
     trainer = Trainer(
         model,
         tokenizer,
@@ -213,6 +217,8 @@ def train_phase(
         max_length=max_length,
         log=log,
         log_every=log_every,
+        average_from=first_averaged,
+        average_every=average_every,
     )
     started = time.monotonic()
     stopped = None
@@ -220,6 +226,14 @@ def train_phase(
         position = trainer.train(resume=resume)
     except TrainingStopped as stop:
         stopped, position = str(stop), trainer.position
+    averaged = None
+    if first_averaged is not None and not trainer.stopped_by_signal:
+        if trainer.average is None:
+            log(f"{name}: stopped before step {first_averaged}, where averaging begins: the last weights are kept")
+        else:
+            averaged = {"from_step": first_averaged, "every": average_every, "weights": trainer.use_average()}
+            log(f"{name}: the mean of {averaged['weights']} weights taken every {average_every} steps from step"
+                f" {first_averaged} replaces the last weights")  # fmt: skip
     return {
         "probe_steps_per_second": round(rate, 4),
         "epochs": epochs,
@@ -231,7 +245,8 @@ def train_phase(
         "max_length": max_length,
         "bf16": bf16,
         "steps": position.steps_done,
-        "planned_steps": epochs * math.ceil(len(rows) / batch_size),
+        "planned_steps": planned,
+        "averaged": averaged,
         "train_seconds": round(position.train_seconds, 1),
         "seconds": round(time.monotonic() - started, 1),
         "stopped_early": stopped,

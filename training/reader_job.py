@@ -406,12 +406,16 @@ def train(args) -> int:
     reserve = 1.5 * scoring + 30  # writing the weights, then scoring the student as the shipped model was scored
     hard = min(args.seconds * 1.15, deadline - time.monotonic() - reserve)
     log(f"training within {args.seconds:g} s (hard stop after {hard:.0f} s; {reserve:.0f} s kept to write and score)")
+    if not 0 <= args.average_from < 1 or args.average_every < 1:
+        raise SystemExit("--average-from takes a share of the planned steps in [0, 1) and --average-every a"
+                         " positive number of steps")  # fmt: skip
     metrics["student"] |= train_phase(
         "student", student, tokenizer, train_rows, lr=args.lr, seconds=args.seconds if not args.steps else 1e9,
         most_epochs=args.epochs if not args.steps else 1, batch_size=args.batch_size, device=args.device,
         seed=args.seed, distill=args.distill_weight, work=args.work, log=log, max_length=args.max_length,
         hard_seconds=max(hard, 1.0), probe_steps=args.probe_steps, bf16=bf16,
         checkpoint_seconds=args.checkpoint_minutes * 60, resume=args.resume, log_every=args.log_every,
+        average_from=args.average_from, average_every=args.average_every,
     )  # fmt: skip
     metrics["student"]["with_teacher"] = sum("teacher" in row for row in train_rows)
     if metrics["student"]["stopped_by_signal"]:
@@ -570,6 +574,10 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="train and score as the int8 export reads: s8 weights per channel, u8 inputs per token",
     )
+    t.add_argument("--average-from", type=float, default=0.0,
+                   help="the student is the mean of its weights from this share of the planned steps on (0.5: the"
+                        " second half), taken every --average-every steps, instead of its last weights (0: off)")  # fmt: skip
+    t.add_argument("--average-every", type=int, default=10, help="steps between the weights --average-from takes")
     t.add_argument("--epochs", type=int, default=3, help="at most this many")
     t.add_argument("--steps", type=int, default=0, help="exactly this many steps instead (measurements, smoke runs)")
     t.add_argument("--probe-steps", type=int, default=24)

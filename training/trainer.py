@@ -147,8 +147,15 @@ class Trainer:
         max_length: int = MAX_LENGTH,
         log: Callable[[str], None] = print,
         log_every: int = 100,
+        average_from: int | None = None,
+        average_every: int = 10,
     ):
         self.model, self.tokenizer, self.rows, self.stages = model, tokenizer, rows, stages
+        # a running mean of the weights, taken every ``average_every`` steps once ``average_from`` steps are done
+        # (None: no average); it travels in the checkpoint, so a resumed run averages the same weights
+        self.average_from, self.average_every = average_from, average_every
+        self.average: dict[str, torch.Tensor] | None = None
+        self.averaged = 0  # weights taken into the average so far
         self.log_every = log_every  # steps between progress lines (loss, pairs/s, time left)
         self.stopped_by_signal = False
         self.distill_weight = distill_weight  # share of the loss that follows the teacher's probabilities
@@ -173,6 +180,7 @@ class Trainer:
             "scheduler": scheduler.state_dict() if scheduler is not None else None,
             "torch_rng": torch.get_rng_state(),
             "position": asdict(self.position),
+            "average": {"state": self.average, "count": self.averaged} if self.average is not None else None,
         }
         tmp = self.checkpoint_path.with_suffix(".tmp")
         torch.save(state, tmp)
@@ -187,7 +195,31 @@ class Trainer:
         self.model.load_state_dict(state["model"])
         torch.set_rng_state(state["torch_rng"])
         self.position = Position(**state["position"])
+        if state.get("average") is not None:
+            self.average, self.averaged = state["average"]["state"], state["average"]["count"]
         return state
+
+    # -- the weight average ------------------------------------------------------------------------
+    def _take_into_average(self) -> None:
+        """Fold the current floating-point weights into the running mean (kept in float32 on the CPU)."""
+        weights = {k: v.detach().float().cpu() for k, v in self.model.state_dict().items() if v.is_floating_point()}
+        self.averaged += 1
+        if self.average is None:
+            self.average = {k: v.clone() for k, v in weights.items()}
+            return
+        for key, value in weights.items():
+            self.average[key] += (value - self.average[key]) / self.averaged
+
+    def use_average(self) -> int:
+        """Load the running mean into the model (its integer buffers stay as they are); returns how many weights
+        it averages. Raises ValueError when nothing was averaged."""
+        if self.average is None:
+            raise ValueError("no weights were averaged: the run stopped before its averaging began")
+        current = self.model.state_dict()
+        self.model.load_state_dict(
+            {k: (self.average[k].to(v.dtype).to(v.device) if k in self.average else v) for k, v in current.items()}
+        )
+        return self.averaged
 
     # -- the loop ----------------------------------------------------------------------------------
     def _optimizer(self, stage: Stage, rows: list[dict]):
@@ -261,6 +293,12 @@ class Trainer:
                         if len(window) == 100:
                             losses.append(round(sum(window) / len(window), 4))
                             window = []
+                        if (
+                            self.average_from is not None
+                            and self.position.steps_done >= self.average_from
+                            and (self.position.steps_done - self.average_from) % self.average_every == 0
+                        ):
+                            self._take_into_average()
                         if self.position.steps_done % self.log_every == 0:
                             self.log(self._progress(stage, epoch, batch_index, len(batches), planned,
                                                     steps_before, seconds_before))  # fmt: skip
