@@ -229,9 +229,9 @@ def _read_sentence(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReadin
         found = _value_in(value, slot, passage, words)
         if found:
             return SlotReading(
-                about_subject=True, states_slot=True, reason=f"{why_about}; states {value.kind} {found!r}"
+                about_subject=True, states_slot=True, reason=f"{why_about}; states {_kind_words(value.kind)} {found!r}"
             )
-    kinds = ", ".join(sorted({v.kind for v in slot.values}))
+    kinds = " or ".join(sorted({_kind_noun(v.kind) for v in slot.values if v.kind != "existential"}))
     if all(v.kind == "existential" for v in slot.values):
         return SlotReading(
             about_subject=True,
@@ -243,6 +243,24 @@ def _read_sentence(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReadin
         states_slot=False,
         reason=f"{why_about}; states no {kinds} for {slot.relation_text or 'the claim'!r}",
     )
+
+
+_KIND_NOUNS = {"place": "place", "date": "date", "person": "person", "org": "organisation", "count": "count"}
+
+
+def _kind_noun(kind: str) -> str:
+    """A value kind as a reader says it, without its article ("date"; "amount" for ``amount:MONEY``)."""
+    if kind == "thing":
+        return "word of the claim's"
+    return _KIND_NOUNS.get(kind) or ("amount" if kind.startswith("amount:") else "name")
+
+
+def _kind_words(kind: str) -> str:
+    """A value kind with its article, as a reason says it ("a date", "an organisation", "the claim's word")."""
+    if kind == "thing":
+        return "the claim's word"
+    noun = _kind_noun(kind)
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def _value_in(value: Value, slot: ClaimSlot, passage: Doc, words: set[str]) -> str:

@@ -151,12 +151,12 @@ def test_reading_stops_at_the_first_passage_that_states_the_claim_and_goes_on_wh
 def test_a_passage_read_as_refuting_contradicts_only_when_it_speaks_to_the_claims_slot():
     passages = [passage("Acme employs 450 people in Berlin.")]
     readings = [{"supports": 0.02, "refutes": 0.95, "neutral": 0.03}]
-    elsewhere = SlotReading(about_subject=True, states_slot=False, reason="states no org for 'is listed on'")
+    elsewhere = SlotReading(about_subject=True, states_slot=False, reason="states no organisation for 'is listed on'")
     listed = claim("Acme is listed on the Oslo Stock Exchange.")
     grounded = decide_claim(0, listed, passages, readings, 0.5, speaks=lambda p: elsewhere)
     assert grounded.status == "not stated" and not grounded.contradicted and not grounded.supported
-    assert "states no org" in grounded.reason and "0.95" in grounded.reason
-    same = SlotReading(about_subject=True, states_slot=True, reason="states count '450 people'")
+    assert "states no organisation" in grounded.reason and "0.95" in grounded.reason
+    same = SlotReading(about_subject=True, states_slot=True, reason="states a count '450 people'")
     employs = decide_claim(0, claim("Acme employs 2,000 people."), passages, readings, 0.5, speaks=lambda p: same)
     assert employs.status == "contradicted" and employs.contradicted and employs.passage.refutes == 0.95
     assert decide_claim(0, listed, passages, readings, 0.5, refute_threshold=0.96).status == "not stated"
@@ -262,7 +262,7 @@ def test_a_claim_whose_best_support_is_in_the_undecided_band_is_undecided_and_sa
         assert grounded.status == "undecided" and not grounded.supported and not grounded.contradicted
         assert f"{supports:.2f} for support, between 0.30 and 0.90" in grounded.reason
     assert decided(0.29).status == "not stated" and decided(0.29).reason is None
-    on_slot = SlotReading(about_subject=True, states_slot=True, reason="states count '2,000 people'")
+    on_slot = SlotReading(about_subject=True, states_slot=True, reason="states a count '2,000 people'")
     assert decided(0.35, 0.6, refute_threshold=0.5, speaks=lambda p: on_slot).status == "contradicted"
     without = decide_claim(0, employs, passages, [{"supports": 0.6, "refutes": 0.0}], 0.5)
     assert without.status == "supported"  # no band: the threshold alone decides, as before
@@ -393,8 +393,8 @@ def test_the_printed_listing_and_the_json_carry_each_claims_status():
     refuting = {"supports": 0.01, "refutes": 0.95}
     founded = claim("Acme was founded in 1999.", 0, 25)
     listed = claim("Acme is listed on the Oslo Stock Exchange.", 26, 68)
-    on_slot = SlotReading(about_subject=True, states_slot=True, reason="names 'acme'; states date '2011'")
-    elsewhere = SlotReading(about_subject=True, states_slot=False, reason="names 'acme'; states no org")
+    on_slot = SlotReading(about_subject=True, states_slot=True, reason="names 'acme'; states a date '2011'")
+    elsewhere = SlotReading(about_subject=True, states_slot=False, reason="names 'acme'; states no organisation")
     grounded = [
         decide_claim(0, founded, [passage("Acme was founded in 2011.")], [refuting], 0.5, speaks=lambda p: on_slot),
         decide_claim(1, listed, [passage("Acme employs 450 people.")], [refuting], 0.5, speaks=lambda p: elsewhere),
@@ -418,7 +418,7 @@ def test_the_printed_listing_and_the_json_carry_each_claims_status():
     assert "1 contradicted, 1 not stated" in listing
     payload = GroundingResult.model_validate_json(result.model_dump_json())
     assert [c.status for c in payload.claims] == ["contradicted", "not stated"]
-    assert "states no org" in payload.claims[1].reason
+    assert "states no organisation" in payload.claims[1].reason
 
 
 def test_an_undecided_claim_is_printed_and_shown_with_why_not_as_a_number():

@@ -49,6 +49,16 @@ def test_the_subject_may_be_named_by_the_title_and_an_indefinite_object_is_exist
     assert not reading.states_slot and "existential" in reading.reason
 
 
+def test_the_reason_names_what_the_passage_states_in_plain_words():
+    """A reason a person reads: the kind of value with its article, never the parser's kind name."""
+    born = speaks_to_slot("Mozart was born in London.", "Mozart was born in Salzburg.")
+    assert born.reason == "names 'mozart'; states a place 'Salzburg'"
+    tall = speaks_to_slot("It is 500 metres tall.", "The tower is 330 metres tall.")
+    assert tall.states_slot and tall.reason.endswith("states the claim's word 'tall'")
+    unstated = speaks_to_slot("Acme was founded in 1990.", "Acme makes robots for car factories.")
+    assert not unstated.states_slot and "states no date for" in unstated.reason
+
+
 def test_support_needs_the_claims_numbers_dates_and_names():
     reader = ClaimReader.of("Acme opened a factory in Leipzig in 2020 with 300 workers.")
     assert reader.missing("In 2020 Acme opened a second factory in Leipzig. It employs 300 workers.") == []
