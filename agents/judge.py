@@ -158,6 +158,11 @@ class JudgeConfig(BaseModel):
         description="how much of an item's refutation counts when it does not speak to the claim's slot (its "
         "subject and a value for its relation): 1 counts it all, 0 reads it as not saying",
     )
+    unstated_kinds: tuple[str, ...] = Field(
+        (),
+        description="the kinds of claim value (date, amount, count, place, person, org, name, thing) whose claims "
+        "`unstated_refutes` applies to; empty: every claim",
+    )
     slot_conflicts: bool = Field(
         True,
         description="an item read as supporting that binds the claim's single-valued slot to another name "
@@ -261,6 +266,20 @@ def slot_reading(claim: str, title: str, text: str) -> SlotReading:
 
 
 @functools.lru_cache(maxsize=8192)
+def value_kinds(claim: str) -> frozenset[str]:
+    """The kinds of value ``claim`` gives for its relation ('date', 'amount', 'place', …; an entity's label left
+    out)."""
+    return frozenset(value.kind.split(":", 1)[0] for value in _claim_reader(claim).slot.values)
+
+
+def _gated(claim: str, config: JudgeConfig) -> bool:
+    """Whether ``unstated_refutes`` applies to ``claim`` (its value kinds among ``unstated_kinds``, when named)."""
+    if not claim or config.unstated_refutes >= 1:
+        return False
+    return not config.unstated_kinds or bool(value_kinds(claim) & set(config.unstated_kinds))
+
+
+@functools.lru_cache(maxsize=8192)
 def bound_slot(claim: str, title: str, text: str) -> BoundSlot | None:
     """What the item (``title``, ``text``) binds to ``claim``'s single-valued slot, if anything
     (:func:`~mermaid_verifier.agents.slots.bound_slot`)."""
@@ -287,7 +306,7 @@ def _weights_and_bindings(
     topical = topicality_of(evidence, config, claim, entities)
     supports = [_side(e, Stance.SUPPORTS) * _weight(e, config) * t for e, t in zip(evidence, topical)]
     refutes = [_side(e, Stance.REFUTES) * _weight(e, config) * t for e, t in zip(evidence, topical)]
-    if claim and config.unstated_refutes < 1:
+    if _gated(claim, config):
         refutes = [
             weight * config.unstated_refutes
             if weight >= SLOT_READ_FROM and not slot_reading(claim, item.title, item.text).states_slot

@@ -28,9 +28,17 @@ REPO = Path(__file__).resolve().parents[1]
 NEI, REFUTES = "NOT ENOUGH INFO", "REFUTES"
 
 
-def figures(results: list[Path], split: Path, unstated: float, conflicts: bool = True) -> dict:
+def figures(
+    results: list[Path], split: Path, unstated: float, conflicts: bool = True, kinds: tuple[str, ...] = ()
+) -> dict:
     base = JudgeConfig.bundled().model_copy(
-        update={"model": None, "confidence_model": None, "unstated_refutes": unstated, "slot_conflicts": conflicts}
+        update={
+            "model": None,
+            "confidence_model": None,
+            "unstated_refutes": unstated,
+            "unstated_kinds": kinds,
+            "slot_conflicts": conflicts,
+        }
     )
     fit = fit_on_train_part(results, split, base)
     gold = [c.gold for c in fit.tuning]
@@ -40,6 +48,7 @@ def figures(results: list[Path], split: Path, unstated: float, conflicts: bool =
     refutes = [p for g, p in zip(gold, predicted) if g == REFUTES]
     return {
         "unstated_refutes": unstated,
+        "unstated_kinds": list(kinds),
         "slot_conflicts": conflicts,
         "labels": {c.id: (c.gold, label, c.text) for c, label in zip(fit.tuning, predicted)},
         "train_claims": len(fit.train),
@@ -70,17 +79,26 @@ def main() -> None:
     parser.add_argument(
         "--slot-conflicts", choices=("on", "off"), nargs="+", default=["on"], help="the judge's slot_conflicts"
     )
+    parser.add_argument(
+        "--unstated-kinds",
+        nargs="+",
+        default=[],
+        help="apply --unstated-refutes only to claims giving a value of these kinds (date, amount, count, …)",
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     rows = []
     for value in args.unstated_refutes:
         by_setting = {}
         for setting in args.slot_conflicts:
-            row = by_setting[setting] = figures(args.results, args.split, value, setting == "on")
+            row = by_setting[setting] = figures(
+                args.results, args.split, value, setting == "on", tuple(args.unstated_kinds)
+            )
             rows.append(row)
             f1 = row["f1"]
             print(
-                f"unstated_refutes {value}, slot_conflicts {setting}: macro-F1 {row['macro_f1']:.3f} (S"
+                f"unstated_refutes {value}{' for ' + '/'.join(args.unstated_kinds) if args.unstated_kinds else ''},"
+                f" slot_conflicts {setting}: macro-F1 {row['macro_f1']:.3f} (S"
                 f" {f1['SUPPORTS']:.3f} / R {f1[REFUTES]:.3f} / NEI {f1[NEI]:.3f}); NEI → REFUTES"
                 f" {row['nei_read_as_refutes'][0]} of {row['nei_read_as_refutes'][1]}; REFUTES → NEI"
                 f" {row['refutes_read_as_nei'][0]} of {row['refutes_read_as_nei'][1]}",

@@ -354,6 +354,17 @@ def test_a_refutation_from_a_passage_silent_on_the_claims_slot_counts_as_configu
     assert side_weights([other_fact], gated, claim_a)[0] == [0.0]  # support is never gated
 
 
+def test_the_unstated_gate_may_be_kept_to_claims_giving_some_kinds_of_value():
+    """unstated_kinds: the gate applies to a dated claim ("born in 1879" against "the 1921 Nobel Prize") and leaves a
+    claim giving a place as read."""
+    from mermaid_verifier.agents.judge import side_weights
+
+    nobel = item(0, 0.0, 0.9, text="He received the 1921 Nobel Prize in Physics.", title="Albert Einstein")
+    dates_only = RAW.model_copy(update={"unstated_refutes": 0.0, "unstated_kinds": ("date",)})
+    assert side_weights([nobel], dates_only, "Albert Einstein was born in 1879.")[1] == [0.0]
+    assert side_weights([nobel], dates_only, "Albert Einstein was born in Ulm.")[1] == pytest.approx([0.9])
+
+
 def test_support_from_a_passage_giving_the_single_valued_slot_another_name_counts_as_refutation():
     """'Its capital is Ottawa …' read as supporting 'Toronto is the capital of Canada' (the claimed city is in the
     passage, as a largest city): with slot_conflicts it refutes, and the verdict says why; a passage giving the
