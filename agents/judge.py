@@ -414,8 +414,7 @@ def weigh(
 def _slot_note(evidence: list[Evidence], index: int | None, bindings: dict[int, BoundSlot], claim: str) -> str:
     """Why the strongest refuting item refutes, where the slot check turned it from support because it gives the
     claim's single-valued slot another name."""
-    bound = bindings.get(index) if index is not None else None
-    if bound is None or not bound.value:
+    if index is None or (bound := bindings.get(index)) is None or not bound.value:
         return ""
     return f"{evidence[index].title or 'an item'} {_claim_reader(claim).bound_reason(bound)}"
 
