@@ -380,6 +380,33 @@ def test_extra_passage_files_are_trained_on_beside_the_reader_file_and_a_missing
         )
 
 
+def test_an_origin_share_keeps_a_seeded_share_of_that_origins_pairs_and_names_an_unknown_one(setup, tmp_path):
+    pairs = setup["pairs"]
+    extra = [row | {"origin": "scifact-passage"} for row in passage_rows(40)]
+    (pairs / "pairs_train_scifact.jsonl").write_bytes(jsonl(extra))
+    argv = [a for a in prepare_argv(setup, tmp_path / "job") if a not in {"--labels", str(setup["labels"])}]
+    argv += ["--extra-file", "pairs_train_scifact.jsonl"]
+
+    def trained_on(job: Path) -> list[dict]:
+        return [json.loads(line) for line in lzma.decompress((job / "train.jsonl.xz").read_bytes()).splitlines()]
+
+    assert reader_job.main([*argv, "--origin-share", "scifact-passage=0.5"]) == 0
+    rows = trained_on(tmp_path / "job")
+    kept = [row["claim"] for row in rows if row["origin"] == "scifact-passage"]
+    assert 8 <= len(kept) <= 32 and sum(row["origin"] == "passage" for row in rows) == 12  # the other origin whole
+    mix = json.loads((tmp_path / "job" / "manifest.json").read_text())["mix"]
+    assert mix["origin_shares"] == {"scifact-passage": 0.5} and mix["reader_rows_before_shares"] == 52
+    assert mix["reader_rows"] == 12 + len(kept) and mix["replay_rows"] == min(40, 2 * mix["reader_rows"])
+    again = [a if a != str(tmp_path / "job") else str(tmp_path / "again") for a in argv]
+    assert reader_job.main([*again, "--origin-share", "scifact-passage=0.5"]) == 0
+    assert [r["claim"] for r in trained_on(tmp_path / "again") if r["origin"] == "scifact-passage"] == kept  # seeded
+    other = [a if a != str(tmp_path / "job") else str(tmp_path / "other") for a in argv]
+    with pytest.raises(SystemExit, match="no pair has the origin 'reader-own-page-nei'"):
+        reader_job.main([*other, "--origin-share", "reader-own-page-nei=0.5"])
+    with pytest.raises(SystemExit, match="share must be in"):
+        reader_job.main([*other, "--origin-share", "scifact-passage=0"])
+
+
 def test_a_cpu_run_needs_a_budget(setup, tmp_path):
     job = tmp_path / "job"
     assert reader_job.main(prepare_argv(setup, job)) == 0

@@ -119,6 +119,24 @@ def device_command(args) -> str:
     )
 
 
+def origin_shares(given: list[str], origins: set) -> dict[str, float]:
+    """``--origin-share ORIGIN=SHARE`` as a mapping; an origin no pair has, or a share outside (0, 1], is refused."""
+    shares = {}
+    for text in given:
+        origin, _, share = text.partition("=")
+        try:
+            value = float(share)
+        except ValueError:
+            raise SystemExit(f"--origin-share {text}: give ORIGIN=SHARE, a share in (0, 1]") from None
+        if not 0 < value <= 1:
+            raise SystemExit(f"--origin-share {text}: the share must be in (0, 1]")
+        if origin not in origins:
+            raise SystemExit(f"--origin-share {text}: no pair has the origin {origin!r} (the pairs' origins:"
+                             f" {', '.join(sorted(str(o) for o in origins))})")  # fmt: skip
+        shares[origin] = value
+    return shares
+
+
 def prepare(args) -> int:
     pairs = args.pairs
     replay_file = next((name for name in REPLAY_FILES if (pairs / name).is_file()), None)
@@ -134,6 +152,11 @@ def prepare(args) -> int:
     torch.set_num_threads(2)
     sources = {name: (pairs / name).read_bytes() for name in (replay_file, args.reader_file, *args.extra_file)}
     reader = [row for name in (args.reader_file, *args.extra_file) for row in jsonl_rows(sources[name])]
+    shares = origin_shares(args.origin_share, {row.get("origin") for row in reader})
+    before = len(reader)
+    if shares:  # a seeded share of each named origin's pairs, every other pair kept
+        draw = random.Random(args.seed + 2)
+        reader = [row for row in reader if row.get("origin") not in shares or draw.random() < shares[row["origin"]]]
     single = jsonl_rows(sources[replay_file])
     replay = random.Random(args.seed).sample(single, min(len(single), round(args.replay_ratio * len(reader))))
     rows = [{k: row[k] for k in ("claim", "title", "evidence", "label", "origin")} for row in reader + replay]
@@ -193,6 +216,7 @@ def prepare(args) -> int:
         "mix": {
             "reader_rows": len(reader),
             "extra_files": list(args.extra_file),
+            **({"origin_shares": shares, "reader_rows_before_shares": before} if shares else {}),
             "replay_rows": len(replay),
             "replay_ratio": args.replay_ratio,
             "replay_file": replay_file,
@@ -533,6 +557,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--labels", type=Path, default=None, help="a teacher_labels.json.gz (training/records/…)")
     p.add_argument("--labelled-pairs", type=Path, default=None,
                    help="the build --labels was made for (default: --pairs), checked by SHA-256")  # fmt: skip
+    p.add_argument("--origin-share", action="append", default=[], metavar="ORIGIN=SHARE",
+                   help="keep a seeded share of the passage-level pairs of this origin (repeatable; e.g."
+                        " reader-own-page-nei=0.5): the label balance, changed by what the pairs are")  # fmt: skip
     p.add_argument("--replay-ratio", type=float, default=1.0, help="single-sentence pairs replayed per reader pair")
     p.add_argument("--out", type=Path, default=REPO / ".devjob")
     p.add_argument("--model-dir", type=Path, default=SHIPPED, help="the shipped model the student starts from")
