@@ -414,6 +414,14 @@ def test_a_cpu_run_needs_a_budget(setup, tmp_path):
         reader_job.main(["train", "--job", str(job), "--out", str(tmp_path / "out"), "--device", "cpu"])
 
 
+def test_a_weight_average_outside_its_range_is_refused_before_anything_is_read_or_written(tmp_path):
+    for bad in (["--average-from", "1"], ["--average-from", "-0.1"], ["--average-from", "0.5", "--average-every", "0"]):
+        with pytest.raises(SystemExit, match="--average-from takes a share"):
+            reader_job.main(["train", "--job", str(tmp_path / "no-job"), "--out", str(tmp_path / "out"),
+                             "--device", "cpu", "--seconds", "60", *bad])  # fmt: skip
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_stopped_cpu_run_resumes_from_its_checkpoint_and_plan(setup, tmp_path, monkeypatch):
     """Stopped by a signal at its third step, the run keeps its checkpoint and plan and writes no student; run again
     with --resume, it neither probes nor scores the shipped model again and ends after the planned steps."""

@@ -331,6 +331,9 @@ def budget(args) -> tuple[float, float, Path]:
 
 def train(args) -> int:
     started = time.monotonic()
+    if not 0 <= args.average_from < 1 or args.average_every < 1:
+        raise SystemExit("--average-from takes a share of the planned steps in [0, 1) and --average-every a"
+                         " positive number of steps")  # fmt: skip
     args.seconds, args.deadline, args.work = budget(args)
     deadline = started + args.deadline
     args.out.mkdir(parents=True, exist_ok=True)
@@ -430,9 +433,6 @@ def train(args) -> int:
     reserve = 1.5 * scoring + 30  # writing the weights, then scoring the student as the shipped model was scored
     hard = min(args.seconds * 1.15, deadline - time.monotonic() - reserve)
     log(f"training within {args.seconds:g} s (hard stop after {hard:.0f} s; {reserve:.0f} s kept to write and score)")
-    if not 0 <= args.average_from < 1 or args.average_every < 1:
-        raise SystemExit("--average-from takes a share of the planned steps in [0, 1) and --average-every a"
-                         " positive number of steps")  # fmt: skip
     metrics["student"] |= train_phase(
         "student", student, tokenizer, train_rows, lr=args.lr, seconds=args.seconds if not args.steps else 1e9,
         most_epochs=args.epochs if not args.steps else 1, batch_size=args.batch_size, device=args.device,
