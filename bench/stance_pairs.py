@@ -6,28 +6,71 @@ per pair origin, through the runtime (onnxruntime, the int8 file that ships).
 
 Comparing two models on the same pairs file is how a new model earns its place: the pairs come from
 ``training/build_pairs.py`` (validation pages, and the VitaminC pages held out by title).
+
+Where a model's readings drift by kind of pair, ``--per-group N`` reads a seeded sample of at most N pairs of each
+origin (the part before ``:``) and gold label, so that a large file (a training file's replay) is read in minutes,
+and ``mean_probability_by_origin_label`` gives each group's mean probability of each stance: a reading that moves
+without flipping labels shows there first.
+
+    python -m bench.stance_pairs training/runs/full/pairs/pairs_train.jsonl --per-group 120 --model-dir MODEL
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 from pathlib import Path
 
 STANCE_TO_LABEL = {"supports": "SUPPORTS", "refutes": "REFUTES", "neutral": "NOT ENOUGH INFO"}
 
 
+def group_of(row: dict) -> tuple[str, str]:
+    """A pair's group: its origin without the part after ``:``, and its gold label."""
+    return str(row.get("origin") or "").split(":")[0], row["label"]
+
+
+def per_group_sample(rows: list[dict], per_group: int, seed: int) -> list[dict]:
+    """At most ``per_group`` rows of each (origin, label) group, drawn with ``seed``; in file order."""
+    if per_group < 1:
+        raise ValueError(f"--per-group must be at least 1, not {per_group}")
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, row in enumerate(rows):
+        groups.setdefault(group_of(row), []).append(i)
+    rng = random.Random(seed)
+    kept: list[int] = []
+    for key in sorted(groups):
+        members = groups[key]
+        kept += members if len(members) <= per_group else rng.sample(members, per_group)
+    return [rows[i] for i in sorted(kept)]
+
+
 def score_pairs(model, rows: list[dict]) -> dict:
     from mermaid_verifier.evaluation.metrics import pair_figures
 
     predicted = []
+    sums: dict[tuple[str, str], dict[str, float]] = {}
+    counts: dict[tuple[str, str], int] = {}
     started = time.perf_counter()
     for row in rows:
         probabilities = model.probabilities(row["claim"], [(row.get("title") or "", row["evidence"])])[0]
         predicted.append(STANCE_TO_LABEL[max(probabilities, key=probabilities.get)])
+        key = group_of(row)
+        total = sums.setdefault(key, dict.fromkeys(STANCE_TO_LABEL, 0.0))
+        for stance in STANCE_TO_LABEL:
+            total[stance] += probabilities[stance]
+        counts[key] = counts.get(key, 0) + 1
     seconds = time.perf_counter() - started
-    return pair_figures(rows, predicted) | {"pairs_per_second": round(len(rows) / seconds, 1) if seconds else None}
+    means: dict[str, dict[str, dict]] = {}
+    for (origin, label), total in sorted(sums.items()):
+        n = counts[(origin, label)]
+        means.setdefault(origin, {})[label] = {"pairs": n} | {s: round(v / n, 4) for s, v in total.items()}
+    return (
+        pair_figures(rows, predicted)
+        | {"mean_probability_by_origin_label": means}
+        | {"pairs_per_second": round(len(rows) / seconds, 1) if seconds else None}
+    )
 
 
 def main() -> None:
@@ -35,13 +78,28 @@ def main() -> None:
     parser.add_argument("pairs", type=Path, help="a pairs_*.jsonl file (claim, evidence, title, label, origin)")
     parser.add_argument("--model-dir", type=Path, default=None, help="default: the bundled stance model")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
+    parser.add_argument("--per-group", type=int, default=None, help="read at most this many pairs per origin and label")
+    parser.add_argument("--seed", type=int, default=13, help="the sample's seed (with --per-group)")
     args = parser.parse_args()
     from mermaid_verifier.reader.model_check import machine_record
     from mermaid_verifier.reader.stance import StanceModel
 
     rows = [json.loads(line) for line in args.pairs.open()]
+    unlabelled = sum(1 for row in rows if row.get("label") is None)
+    rows = [row for row in rows if row.get("label") is not None]
+    if not rows:
+        parser.error(f"{args.pairs}: no labelled pairs (rows with a 'label') to read")
+    sample = {}
+    if args.per_group is not None:
+        try:
+            rows = per_group_sample(rows, args.per_group, args.seed)
+        except ValueError as error:
+            parser.error(str(error))
+        sample = {"per_group": args.per_group, "seed": args.seed}
     result = (
         {"pairs_file": str(args.pairs), "model_dir": str(args.model_dir or "bundled")}
+        | ({"sample": sample} if sample else {})
+        | ({"unlabelled_left_out": unlabelled} if unlabelled else {})
         | score_pairs(StanceModel(args.model_dir), rows)
         | {"machine": machine_record()}
     )

@@ -52,3 +52,7 @@ python -m bench.grounding_compare --ledger training/runs/fullground/cpu22.jsonl.
 python -m bench.grounding score --ledger training/runs/fullground/cpu22.jsonl.gz
 # shipped-*.json, shipped-probes.txt, shipped-scoring.txt: the same checks for the shipped reader on this Xeon
 # (MODEL data/stance_model); probes.txt / shipped-probes.txt: the probe pairs, each read under its page's title
+# readings by origin and gold label on the replay file (training/runs/full/pairs/pairs_train.jsonl, 60 pairs a
+# group, seed 13: 3,939 pairs), for NAME/MODEL = shipped/data/stance_model, cpu21, cpu22 and soup22 (their run/model):
+python -m bench.stance_pairs training/runs/full/pairs/pairs_train.jsonl --per-group 60 --model-dir MODEL \
+    --out E/replay-by-origin-NAME.json
