@@ -1,0 +1,72 @@
+"""training.pick_pairs: labelled pairs of named origins picked out as an extra file for a run's mix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from training import pick_pairs
+
+
+def row(i: int, origin: str, label: str) -> dict:
+    return {"claim": f"c{i}", "evidence": "e", "title": "", "label": label, "origin": origin}
+
+
+ROWS = (
+    [row(i, "scifact", "SUPPORTS") for i in range(6)]
+    + [row(i, "scifact", "REFUTES") for i in range(6, 8)]
+    + [row(i, "breaking_nli:numbers", "SUPPORTS") for i in range(8, 10)]
+    + [row(i, "synthetic", "SUPPORTS") for i in range(10, 14)]
+)
+
+
+def test_keeps_named_origins_and_labels_at_most_n_each_in_file_order():
+    kept = pick_pairs.pick(ROWS, ["scifact", "breaking_nli"], ["SUPPORTS"], per_origin=3, seed=1)
+    assert [r["origin"] for r in kept].count("scifact") == 3
+    assert [r["origin"] for r in kept].count("breaking_nli:numbers") == 2  # matched before ':'
+    assert all(r["label"] == "SUPPORTS" for r in kept)
+    assert kept == sorted(kept, key=ROWS.index)
+    assert kept == pick_pairs.pick(ROWS, ["scifact", "breaking_nli"], ["SUPPORTS"], per_origin=3, seed=1)
+    drawn = {tuple(r["claim"] for r in pick_pairs.pick(ROWS, ["scifact"], ["SUPPORTS"], 3, s)) for s in range(8)}
+    assert len(drawn) > 1
+
+
+def test_without_a_cap_every_row_of_the_labels_is_kept():
+    kept = pick_pairs.pick(ROWS, ["scifact"], ["SUPPORTS", "REFUTES"], per_origin=None, seed=1)
+    assert [r["claim"] for r in kept] == [f"c{i}" for i in range(8)]
+
+
+def test_an_absent_origin_is_refused_with_the_ones_there_are():
+    with pytest.raises(ValueError, match=r"no rows of origin sci_fact; the file has: breaking_nli, scifact, synthetic"):
+        pick_pairs.pick(ROWS, ["sci_fact"], ["SUPPORTS"], None, 1)
+
+
+def test_an_origin_without_the_labels_asked_for_is_refused():
+    with pytest.raises(ValueError, match="synthetic has no rows labelled REFUTES"):
+        pick_pairs.pick(ROWS, ["scifact", "synthetic"], ["REFUTES"], None, 1)
+
+
+def test_command_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
+    source = tmp_path / "pairs_train.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    out = tmp_path / "pairs" / "pairs_train_worded.jsonl"
+    argv = [str(source), "--origin", "scifact", "--label", "SUPPORTS", "--per-origin", "4", "--out", str(out)]
+    assert pick_pairs.main(argv) == 0
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(written) == 4 and {r["origin"] for r in written} == {"scifact"}
+    assert "scifact SUPPORTS: 4" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        pick_pairs.main(argv)
+    assert stopped.value.code == 2
+    assert "exists" in capsys.readouterr().err
+
+
+def test_command_names_the_file_when_an_origin_is_wrong(tmp_path, capsys):
+    source = tmp_path / "pairs_train.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    with pytest.raises(SystemExit):
+        pick_pairs.main([str(source), "--origin", "feverous", "--out", str(tmp_path / "x.jsonl")])
+    err = capsys.readouterr().err
+    assert str(source) in err and "no rows of origin feverous" in err
+    assert not (tmp_path / "x.jsonl").exists()

@@ -1,0 +1,89 @@
+"""Pick labelled pairs of named origins out of a pairs file, as an extra file for ``reader_job prepare``.
+
+A run's mix weighs kinds of pair by repeating files (``prepare --extra-file NAME`` once per repeat). To weigh up
+pairs that already sit in the replay file -- the SUPPORTS pairs people wrote, where the claim says in other words
+what the evidence says (SciFact, Fool Me Twice, VitaminC, FEVEROUS, Factcheck-Bench) -- this writes those rows to
+their own file beside the others:
+
+    python -m training.pick_pairs training/runs/full/pairs/pairs_train.jsonl \\
+        --origin scifact --origin fool_me_twice_dev --origin vitaminc_real --label SUPPORTS --per-origin 1000 \\
+        --seed 23 --out training/runs/cpu23/pairs/pairs_train_worded.jsonl
+
+An origin is matched on the part before ``:`` (``breaking_nli:numbers`` is ``breaking_nli``). Each origin keeps at
+most ``--per-origin`` rows, a seeded draw; rows are written in the source file's order, so the same source, options
+and seed write the same bytes. An origin named but absent, or one that keeps no row of the labels asked for, is
+refused with the origins the file has: a typo must not leave a run's mix silently unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import sys
+from pathlib import Path
+
+LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+
+
+def origin_of(row: dict) -> str:
+    return str(row.get("origin") or "").split(":")[0]
+
+
+def pick(rows: list[dict], origins: list[str], labels: list[str], per_origin: int | None, seed: int) -> list[dict]:
+    """The rows of ``origins`` with a label in ``labels``, at most ``per_origin`` of each origin (seeded), in order."""
+    if per_origin is not None and per_origin < 1:
+        raise ValueError(f"--per-origin must be at least 1, not {per_origin}")
+    present = collections.Counter(origin_of(row) for row in rows)
+    absent = [origin for origin in origins if origin not in present]
+    if absent:
+        raise ValueError(f"no rows of origin {', '.join(absent)}; the file has: {', '.join(sorted(present))}")
+    chosen: dict[str, list[int]] = {origin: [] for origin in origins}
+    for i, row in enumerate(rows):
+        origin = origin_of(row)
+        if origin in chosen and row.get("label") in labels:
+            chosen[origin].append(i)
+    empty = [origin for origin, members in chosen.items() if not members]
+    if empty:
+        raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}")
+    rng = random.Random(seed)
+    kept: list[int] = []
+    for origin in origins:
+        members = chosen[origin]
+        kept += members if per_origin is None or len(members) <= per_origin else rng.sample(members, per_origin)
+    return [rows[i] for i in sorted(kept)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pairs", type=Path, help="a pairs file (claim, evidence, title, label, origin)")
+    parser.add_argument("--origin", action="append", required=True, help="an origin to keep (repeat for more)")
+    parser.add_argument("--label", action="append", choices=LABELS, help="keep only these labels (default: all)")
+    parser.add_argument("--per-origin", type=int, default=None, help="at most this many rows of each origin")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--out", type=Path, required=True, help="the file to write (refused if it exists)")
+    args = parser.parse_args(argv)
+    if args.out.exists():
+        parser.error(f"{args.out} exists; choose another --out")
+    if not args.pairs.is_file():
+        parser.error(f"{args.pairs}: no such pairs file")
+    origins = list(dict.fromkeys(args.origin))
+    rows = [json.loads(line) for line in args.pairs.open() if line.strip()]
+    try:
+        kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed)
+    except ValueError as error:
+        parser.error(f"{args.pairs}: {error}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w") as out:
+        for row in kept:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    counts = collections.Counter((origin_of(row), row["label"]) for row in kept)
+    print(f"{args.out}: {len(kept)} pairs of {len(rows)}")
+    for (origin, label), n in sorted(counts.items()):
+        print(f"  {origin} {label}: {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
