@@ -12,7 +12,7 @@ origin (the part before ``:``) and gold label, so that a large file (a training 
 and ``mean_probability_by_origin_label`` gives each group's mean probability of each stance: a reading that moves
 without flipping labels shows there first.
 
-    python -m bench.stance_pairs training/runs/full/pairs/pairs_train.jsonl --per-group 120 --model-dir MODEL
+    python -m bench.stance_pairs training/runs/NAME/pairs/pairs_train.jsonl --per-group 120 --model-dir MODEL
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ pairs that already sit in the replay file -- the SUPPORTS pairs people wrote, wh
 what the evidence says (SciFact, Fool Me Twice, VitaminC, FEVEROUS, Factcheck-Bench) -- this writes those rows to
 their own file beside the others:
 
-    python -m training.pick_pairs training/runs/full/pairs/pairs_train.jsonl \\
+    python -m training.pick_pairs training/runs/NAME/pairs/pairs_train.jsonl \\
         --origin scifact --origin fool_me_twice_dev --origin vitaminc_real --label SUPPORTS --per-origin 1000 \\
-        --seed 23 --out training/runs/cpu23/pairs/pairs_train_worded.jsonl
+        --seed 23 --out training/runs/RUN/pairs/pairs_train_worded.jsonl
 
 An origin is matched on the part before ``:`` (``breaking_nli:numbers`` is ``breaking_nli``). Each origin keeps at
 most ``--per-origin`` rows, a seeded draw; rows are written in the source file's order, so the same source, options
