@@ -84,7 +84,9 @@ def main() -> None:
     from mermaid_verifier.reader.model_check import machine_record
     from mermaid_verifier.reader.stance import StanceModel
 
-    rows = [json.loads(line) for line in args.pairs.open()]
+    if not args.pairs.is_file():
+        parser.error(f"{args.pairs}: no such pairs file")
+    rows = [json.loads(line) for line in args.pairs.open() if line.strip()]
     unlabelled = sum(1 for row in rows if row.get("label") is None)
     rows = [row for row in rows if row.get("label") is not None]
     if not rows:

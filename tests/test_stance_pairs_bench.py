@@ -80,3 +80,11 @@ def test_command_refuses_a_file_without_labels(tmp_path, monkeypatch, capsys):
         stance_pairs.main()
     assert stopped.value.code == 2
     assert "no labelled pairs" in capsys.readouterr().err
+
+
+def test_command_names_a_missing_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["stance_pairs", str(tmp_path / "nowhere.jsonl")])
+    with pytest.raises(SystemExit) as stopped:
+        stance_pairs.main()
+    assert stopped.value.code == 2
+    assert "nowhere.jsonl: no such pairs file" in capsys.readouterr().err
