@@ -28,22 +28,21 @@ STANCE_TO_LABEL = {"supports": "SUPPORTS", "refutes": "REFUTES", "neutral": "NOT
 
 def group_of(row: dict) -> tuple[str, str]:
     """A pair's group: its origin without the part after ``:``, and its gold label."""
-    return str(row.get("origin") or "").split(":")[0], row["label"]
+    from training.pick_pairs import origin_of
+
+    return origin_of(row), row["label"]
 
 
 def per_group_sample(rows: list[dict], per_group: int, seed: int) -> list[dict]:
     """At most ``per_group`` rows of each (origin, label) group, drawn with ``seed``; in file order."""
     if per_group < 1:
         raise ValueError(f"--per-group must be at least 1, not {per_group}")
+    from training.pick_pairs import capped
+
     groups: dict[tuple[str, str], list[int]] = {}
     for i, row in enumerate(rows):
         groups.setdefault(group_of(row), []).append(i)
-    rng = random.Random(seed)
-    kept: list[int] = []
-    for key in sorted(groups):
-        members = groups[key]
-        kept += members if len(members) <= per_group else rng.sample(members, per_group)
-    return [rows[i] for i in sorted(kept)]
+    return [rows[i] for i in capped(dict(sorted(groups.items())), per_group, random.Random(seed))]
 
 
 def score_pairs(model, rows: list[dict]) -> dict:

@@ -31,6 +31,15 @@ def origin_of(row: dict) -> str:
     return str(row.get("origin") or "").split(":")[0]
 
 
+def capped(groups: dict, most: int | None, rng: random.Random) -> list[int]:
+    """The row numbers of every group (a dict of lists, drawn in its order), at most ``most`` of each by ``rng``,
+    sorted: what a seeded sample per group keeps, in file order."""
+    kept: list[int] = []
+    for members in groups.values():
+        kept += members if most is None or len(members) <= most else rng.sample(members, most)
+    return sorted(kept)
+
+
 def pick(rows: list[dict], origins: list[str], labels: list[str], per_origin: int | None, seed: int) -> list[dict]:
     """The rows of ``origins`` with a label in ``labels``, at most ``per_origin`` of each origin (seeded), in order."""
     if per_origin is not None and per_origin < 1:
@@ -47,12 +56,7 @@ def pick(rows: list[dict], origins: list[str], labels: list[str], per_origin: in
     empty = [origin for origin, members in chosen.items() if not members]
     if empty:
         raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}")
-    rng = random.Random(seed)
-    kept: list[int] = []
-    for origin in origins:
-        members = chosen[origin]
-        kept += members if per_origin is None or len(members) <= per_origin else rng.sample(members, per_origin)
-    return [rows[i] for i in sorted(kept)]
+    return [rows[i] for i in capped(chosen, per_origin, random.Random(seed))]
 
 
 def main(argv: list[str] | None = None) -> int:
