@@ -59,6 +59,17 @@ def pick(rows: list[dict], origins: list[str], labels: list[str], per_origin: in
     return [rows[i] for i in capped(chosen, per_origin, random.Random(seed))]
 
 
+def read_sources(parser: argparse.ArgumentParser, out: Path, *sources: Path) -> list[list[dict]]:
+    """Each source file's rows, after refusing (one line, through ``parser``) an ``out`` that exists or a source
+    that does not: what a builder of an extra file checks before it writes."""
+    if out.exists():
+        parser.error(f"{out} exists; choose another --out")
+    for path in sources:
+        if not path.is_file():
+            parser.error(f"{path}: no such pairs file")
+    return [[json.loads(line) for line in path.open() if line.strip()] for path in sources]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pairs", type=Path, help="a pairs file (claim, evidence, title, label, origin)")
@@ -68,12 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--out", type=Path, required=True, help="the file to write (refused if it exists)")
     args = parser.parse_args(argv)
-    if args.out.exists():
-        parser.error(f"{args.out} exists; choose another --out")
-    if not args.pairs.is_file():
-        parser.error(f"{args.pairs}: no such pairs file")
+    (rows,) = read_sources(parser, args.out, args.pairs)
     origins = list(dict.fromkeys(args.origin))
-    rows = [json.loads(line) for line in args.pairs.open() if line.strip()]
     try:
         kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed)
     except ValueError as error:

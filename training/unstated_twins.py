@@ -29,7 +29,7 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from training.pick_pairs import origin_of
+from training.pick_pairs import origin_of, read_sources
 
 NEI = "NOT ENOUGH INFO"
 MAX_CLAIM_CHARS = 400
@@ -102,13 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--out", type=Path, required=True, help="the file to write (refused if it exists)")
     args = parser.parse_args(argv)
-    if args.out.exists():
-        parser.error(f"{args.out} exists; choose another --out")
-    for path in (args.pairs, args.pool):
-        if not path.is_file():
-            parser.error(f"{path}: no such pairs file")
-    rows = [json.loads(line) for line in args.pairs.open() if line.strip()]
-    pool = [json.loads(line) for line in args.pool.open() if line.strip()]
+    rows, pool = read_sources(parser, args.out, args.pairs, args.pool)
     try:
         made = twins(rows, pool, args.seed)
     except ValueError as error:
