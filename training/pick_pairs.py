@@ -70,6 +70,14 @@ def read_sources(parser: argparse.ArgumentParser, out: Path, *sources: Path) -> 
     return [[json.loads(line) for line in path.open() if line.strip()] for path in sources]
 
 
+def write_pairs(out: Path, rows: list[dict]) -> None:
+    """``rows`` as a pairs file at ``out``, one JSON object a line, its folder made."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pairs", type=Path, help="a pairs file (claim, evidence, title, label, origin)")
@@ -85,10 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed)
     except ValueError as error:
         parser.error(f"{args.pairs}: {error}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w") as out:
-        for row in kept:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_pairs(args.out, kept)
     counts = collections.Counter((origin_of(row), row["label"]) for row in kept)
     print(f"{args.out}: {len(kept)} pairs of {len(rows)}")
     for (origin, label), n in sorted(counts.items()):

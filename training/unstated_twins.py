@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import random
 import re
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from training.pick_pairs import origin_of, read_sources
+from training.pick_pairs import origin_of, read_sources, write_pairs
 
 NEI = "NOT ENOUGH INFO"
 MAX_CLAIM_CHARS = 400
@@ -107,10 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         made = twins(rows, pool, args.seed)
     except ValueError as error:
         parser.error(f"{args.pairs}: {error}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w") as out:
-        for row in made:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_pairs(args.out, made)
     print(f"{args.out}: {len(made)} twins of {len(rows)} pairs ({len(rows) - len(made)} without a partner)")
     for origin, n in sorted(collections.Counter(row["origin"] for row in made).items()):
         print(f"  {origin}: {n}")
