@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# the twenty-fourth CPU run of the reader: the twenty-third run's mix, replay and recipe with one change: a NOT
+# ENOUGH INFO twin of each worded SUPPORTS pair (training/unstated_twins.py: 3,006 twins of 3,954 pairs) added twice;
+# seed 24; 2-core Intel Xeon (Ice Lake server), avx2 avx512f avx512bw avx512_vnni (no avx512_bf16, no AMX),
+# torch 2.13.0+cpu, onnxruntime 1.32.0, fp32 chosen by itself
+python -m training.build_pairs --shared ../shared/data --work training/runs/full/pairs --seed 13   # the whole build: 3.8 minutes here
+python -m training.reader_pairs --shared ../shared/data --work training/runs/full/pairs --seed 13
+python -m training.scifact_passages --shared ../shared/data --work training/runs/full/pairs --seed 13
+python -m training.value_pool --shared ../shared/data --work training/runs/value3 --seed 13
+python -m training.list_pairs --shared ../shared/data --work training/runs/list --seed 13
+python -m training.holder_pairs --shared ../shared/data --work training/runs/holder4 --seed 13
+python -m training.anchor_pairs --shared ../shared/data --work training/runs/anchor1 --seed 13
+python -m training.place_pairs --shared ../shared/data --work training/runs/place1 --seed 13
+# every file as the job manifest's sources record it (pairs_train.jsonl 6073a5b4…, 96,983 rows; the rest the
+# nineteenth and twentieth runs' bytes); the pairs folder holds no pairs_replay.jsonl, so the job replays pairs_train.jsonl
+mkdir -p training/runs/cpu24/pairs && (cd training/runs/cpu24/pairs && ln -s ../../full/pairs/*.jsonl \
+    ../../value3/pairs_*_value.jsonl ../../list/pairs_*_list.jsonl ../../holder4/pairs_*_holder.jsonl \
+    ../../anchor1/pairs_train_anchor.jsonl ../../place1/pairs_*_place.jsonl . && rm -f pairs_replay.jsonl)
+python -m training.pick_pairs training/runs/full/pairs/pairs_train.jsonl --origin scifact --origin fool_me_twice_dev \
+    --origin vitaminc_real --origin feverous --origin factcheck-bench --origin contrast-paraphrase --label SUPPORTS \
+    --per-origin 1000 --seed 23 --out training/runs/cpu24/pairs/pairs_train_worded.jsonl   # 3,954 pairs, sha256 8282a381…
+python -m training.unstated_twins training/runs/cpu24/pairs/pairs_train_worded.jsonl \
+    --pool training/runs/full/pairs/pairs_train.jsonl --seed 24 --out training/runs/cpu24/pairs/pairs_train_twins.jsonl
+# 3,006 twins (948 pairs without a partner), sha256 74b28cdc…
+python -m training.reader_job prepare --pairs training/runs/cpu24/pairs --extra-file pairs_train_scifact.jsonl \
+    --extra-file pairs_train_value.jsonl --extra-file pairs_train_list.jsonl --extra-file pairs_train_list.jsonl \
+    --extra-file pairs_train_holder.jsonl --extra-file pairs_train_anchor.jsonl --extra-file pairs_train_anchor.jsonl \
+    --extra-file pairs_train_place.jsonl --extra-file pairs_train_place.jsonl --extra-file pairs_train_place.jsonl \
+    --extra-file pairs_train_worded.jsonl --extra-file pairs_train_worded.jsonl \
+    --extra-file pairs_train_twins.jsonl --extra-file pairs_train_twins.jsonl \
+    --origin-share reader-own-page-nei=0.5 --origin-share reader-topic-near-nei=0.5 \
+    --replay-ratio 1 --seed 24 --out training/runs/cpu24/job --no-carry-model
+# 110,854 rows (55,427 pair rows of 57,974 before the shares, 55,427 replayed); 1,650 steps of 16 (a seeded sample of 26,400)
+nohup python -m training.reader_job train --job training/runs/cpu24/job --out training/runs/cpu24/out \
+    --work training/runs/cpu24/out-work --device cpu --threads 2 --steps 1650 --seconds 5400 --deadline 7200 --epochs 1 \
+    --lr 1.5e-5 --batch-size 16 --max-length 320 --quant-aware --keep-shipped agreeing --distill-weight 0.7 --score-limit 40 \
+    --average-from 0.5 --average-every 10 &
+# (ran to the end: shipped readings at 45.5 pairs/s, 9.7 min; 1,650 steps in 62 min at 7.0 pairs/s; no check run yet)
+python -m training.reader_job import --returned training/runs/cpu24/out --job training/runs/cpu24/job \
+    --run-dir training/runs/cpu24/run
+# the checks, for NAME/MODEL = shipped/data/stance_model and cpu24/training/runs/cpu24/run/model (E: this folder)
+for f in training/runs/cpu24/pairs/pairs_validation*.jsonl; do
+    python -m bench.stance_pairs $f --model-dir MODEL --out E/NAME-$(basename $f .jsonl).json
+done
+python -m bench.given_evidence contrast --model-dir MODEL --out E/NAME-contrast.json
+mermaid-verifier doctor --model-dir MODEL
+MERMAID_STANCE_MODEL=$PWD/MODEL mermaid-verifier fever ../shared/data/fever/paper_dev.jsonl \
+    --corpus ../shared/data/corpus/wiki_sentences.jsonl --split training/splits/fever_paper_dev.json --part train \
+    --part validation --part calibration --no-memory --out runs/NAME-paper-dev
+python -m scripts.evaluate_scoring runs/NAME-paper-dev/results.jsonl --fit-on-train --max-risk 0.30
+# claim by claim on the validation and calibration parts (the rows of those parts of each run's results.jsonl)
+python -m bench.compare_runs SHIPPED-VAL-CAL.jsonl CPU22-VAL-CAL.jsonl
+# grounding dev read whole, against the shipped reader's kept ledger
+MERMAID_SOURCES=local MERMAID_STANCE_MODEL=$PWD/MODEL python -m bench.grounding run --data ../shared/data \
+    --out training/runs/fullground/cpu24.jsonl.gz --sets wice lfqa
+python -m bench.grounding_compare --ledger training/runs/fullground/cpu24.jsonl.gz \
+    --against training/records/grounding-full-dev/shipped-ledger.jsonl.gz
+python -m bench.grounding score --ledger training/runs/fullground/cpu24.jsonl.gz
+# shipped-*.json, shipped-probes.txt, shipped-scoring.txt: the same checks for the shipped reader on this Xeon
+# (MODEL data/stance_model); probes.txt / shipped-probes.txt: the probe pairs, each read under its page's title
+# readings by origin and gold label on the replay file (training/runs/full/pairs/pairs_train.jsonl, 60 pairs a
+# group, seed 13: 3,939 pairs), for NAME/MODEL = shipped/data/stance_model and cpu24 (its run/model):
+python -m bench.stance_pairs training/runs/full/pairs/pairs_train.jsonl --per-group 60 --model-dir MODEL \
+    --out E/replay-by-origin-NAME.json
