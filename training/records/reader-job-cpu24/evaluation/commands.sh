@@ -35,7 +35,7 @@ nohup python -m training.reader_job train --job training/runs/cpu24/job --out tr
     --work training/runs/cpu24/out-work --device cpu --threads 2 --steps 1650 --seconds 5400 --deadline 7200 --epochs 1 \
     --lr 1.5e-5 --batch-size 16 --max-length 320 --quant-aware --keep-shipped agreeing --distill-weight 0.7 --score-limit 40 \
     --average-from 0.5 --average-every 10 &
-# (ran to the end: shipped readings at 45.5 pairs/s, 9.7 min; 1,650 steps in 62 min at 7.0 pairs/s; no check run yet)
+# (ran to the end: shipped readings at 45.5 pairs/s, 9.7 min; 1,650 steps in 62 min at 7.0 pairs/s)
 python -m training.reader_job import --returned training/runs/cpu24/out --job training/runs/cpu24/job \
     --run-dir training/runs/cpu24/run
 # the checks, for NAME/MODEL = shipped/data/stance_model and cpu24/training/runs/cpu24/run/model (E: this folder)
@@ -49,16 +49,16 @@ MERMAID_STANCE_MODEL=$PWD/MODEL mermaid-verifier fever ../shared/data/fever/pape
     --part validation --part calibration --no-memory --out runs/NAME-paper-dev
 python -m scripts.evaluate_scoring runs/NAME-paper-dev/results.jsonl --fit-on-train --max-risk 0.30
 # claim by claim on the validation and calibration parts (the rows of those parts of each run's results.jsonl)
-python -m bench.compare_runs SHIPPED-VAL-CAL.jsonl CPU22-VAL-CAL.jsonl
+python -m bench.compare_runs SHIPPED-VAL-CAL.jsonl CPU24-VAL-CAL.jsonl
 # grounding dev read whole, against the shipped reader's kept ledger
 MERMAID_SOURCES=local MERMAID_STANCE_MODEL=$PWD/MODEL python -m bench.grounding run --data ../shared/data \
     --out training/runs/fullground/cpu24.jsonl.gz --sets wice lfqa
 python -m bench.grounding_compare --ledger training/runs/fullground/cpu24.jsonl.gz \
     --against training/records/grounding-full-dev/shipped-ledger.jsonl.gz
 python -m bench.grounding score --ledger training/runs/fullground/cpu24.jsonl.gz
-# shipped-*.json, shipped-probes.txt, shipped-scoring.txt: the same checks for the shipped reader on this Xeon
-# (MODEL data/stance_model); probes.txt / shipped-probes.txt: the probe pairs, each read under its page's title
-# readings by origin and gold label on the replay file (training/runs/full/pairs/pairs_train.jsonl, 60 pairs a
-# group, seed 13: 3,939 pairs), for NAME/MODEL = shipped/data/stance_model and cpu24 (its run/model):
-python -m bench.stance_pairs training/runs/full/pairs/pairs_train.jsonl --per-group 60 --model-dir MODEL \
-    --out E/replay-by-origin-NAME.json
+# the shipped reader's figures from the same checks on this Xeon: ../../reader-job-cpu18/evaluation/shipped-*
+# (MODEL data/stance_model); probes.txt: the probe pairs, each read under its page's title
+# mean readings of the held-out VitaminC file by gold label (cpu24-vitaminc-means.json; the shipped, twenty-second
+# and twenty-third runs' in ../../reader-job-cpu23/evaluation/*-vitaminc-means.json and that run's new-*.json)
+python -m bench.stance_pairs training/runs/cpu24/pairs/pairs_validation_vitaminc.jsonl --model-dir MODEL \
+    --out E/NAME-vitaminc-means.json
