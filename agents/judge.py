@@ -14,7 +14,9 @@
    states another fact does not say otherwise, it does not say (``unstated_refutes`` is what such a reading
    still counts); and an item read as support that fills a single-valued slot with another name ("Its capital
    is Ottawa …" for "Toronto is the capital of Canada") says otherwise: its weights for the two sides trade places
-   (``slot_conflicts``, :func:`~mermaid_verifier.agents.slots.bound_slot`). The claim's support is its
+   (``slot_conflicts``, :func:`~mermaid_verifier.agents.slots.bound_slot`), while one that holds the claimed
+   year only as another thing's ("He received the 1921 Nobel Prize" for "born in 1921",
+   :func:`~mermaid_verifier.agents.slots.dated_elsewhere`) supports nothing. The claim's support is its
    strongest supporting item, its refutation the strongest
    refuting item, with the second strongest, the sums, the evidence's topic coverage and its count as the
    :data:`FEATURES`.
@@ -292,8 +294,8 @@ def side_weights(
     """Each item's weight for supporting and for refuting the claim: P(side) · reliability · topicality; an item
     that does not speak to the claim's slot refutes it ``unstated_refutes`` times as much (:func:`slot_reading`);
     with ``slot_conflicts``, one read as supporting that gives the claim's single-valued slot another name has
-    its two weights swapped, and one that gives the claimed name as another owner's slot supports nothing
-    (:func:`bound_slot`)."""
+    its two weights swapped, and one that gives the claimed name as another owner's slot, or the claimed year as
+    another thing's, supports nothing (:func:`bound_slot`)."""
     supports, refutes, _ = _weights_and_bindings(evidence, config, claim, entities)
     return supports, refutes
 
@@ -373,6 +375,7 @@ class Weighing:
     support_title: str = ""  # the title of the strongest trusted supporting item, for the reason
     refute_title: str = ""
     refute_note: str = ""  # where the strongest refuting item gives the claim's single-valued slot another name
+    support_note: str = ""  # where the slot check took the support of the item read as supporting most
 
 
 def _top_two(values: list[float]) -> tuple[float, float]:
@@ -408,6 +411,7 @@ def weigh(
         _title_of(evidence, _strongest(supports)),
         _title_of(evidence, strongest_refuting),
         _slot_note(evidence, strongest_refuting, bindings, claim),
+        _support_note(evidence, bindings, claim),
     )
 
 
@@ -417,6 +421,17 @@ def _slot_note(evidence: list[Evidence], index: int | None, bindings: dict[int, 
     if index is None or (bound := bindings.get(index)) is None or not bound.value:
         return ""
     return f"{evidence[index].title or 'an item'} {_claim_reader(claim).bound_reason(bound)}"
+
+
+def _support_note(evidence: list[Evidence], bindings: dict[int, BoundSlot], claim: str) -> str:
+    """Why the item read as supporting most, of those whose support the slot check took, supports nothing: it holds
+    the claimed year as another thing's ("the 1921 Nobel Prize" for "born in 1921") or the claimed name as
+    another owner's slot."""
+    taken = [i for i, bound in bindings.items() if not bound.value]
+    if not taken:
+        return ""
+    index = max(taken, key=lambda i: _side(evidence[i], Stance.SUPPORTS))
+    return f"{evidence[index].title or 'an item'} {_claim_reader(claim).bound_reason(bindings[index])}"
 
 
 def _title_of(evidence: list[Evidence], index: int | None) -> str:
@@ -508,6 +523,8 @@ def verdict_of(w: Weighing, config: JudgeConfig, why: Callable[[], str] | None =
         reason = f"strongest trusted refuting item at {w.refute:.2f}{refute_item}"
     if label == Label.REFUTES and w.refute_note:
         reason += f"; {w.refute_note}"
+    if label != Label.SUPPORTS and w.support_note:
+        reason += f"; not support: {w.support_note}"
     if w.has_evidence and config.confidence_model is not None:
         reason += f"; confidence model: right with probability {confidence:.2f}"
     abstained = conflict or confidence < config.abstain_below

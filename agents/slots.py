@@ -175,6 +175,7 @@ class ClaimSlot:
     values: tuple[Value, ...] = field(default_factory=tuple)
     relation_text: str = ""
     single: frozenset[str] = frozenset()  # a singular definite relational noun's words: one value fills the slot
+    dated: frozenset[str] = frozenset()  # the years a verb's date gives ("was born in 1921"), its relation named
 
 
 def _parser(parse: Parser | None) -> Parser:
@@ -327,12 +328,14 @@ def claim_slot(doc: Doc) -> ClaimSlot:
     relation = _kin(root) | {p.lower_ for p in root.children if p.dep_ == "prt"}
     if root.lemma_ in {"have", "be", "do", "get", "make", "include"}:
         relation = frozenset()  # too general to name a relation: the values alone must match
+    years = {word for v in values if v.kind == "date" for word in v.text.split() if YEAR.match(word)}
     return ClaimSlot(
         subject=_name_words(subject_token) if subject_token is not None else frozenset(),
         subject_open=subject_token is None or _is_open(subject_token),
         relation=frozenset(relation),
         values=values,
         relation_text=" ".join(t.text for t in _verb_group(root)),
+        dated=frozenset(years) if relation else frozenset(),
     )
 
 
@@ -400,11 +403,15 @@ def _noun_key(noun: Token) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class BoundSlot:
-    """What a passage binds to the claim's single-valued slot: another name for it (``value``), or the claimed
-    name as the slot of another owner (``owner``: "Toronto is the capital of Ontario" for "… of Canada")."""
+    """What a passage binds to the claim's slot: another name for its single-valued slot (``value``), the
+    claimed name as the slot of another owner (``owner``: "Toronto is the capital of Ontario" for "… of
+    Canada"), or the claimed year as the date of another thing (``holder``: "the 1921 Nobel Prize" for "was
+    born in 1921"; ``year``)."""
 
     value: str = ""
     owner: str = ""
+    holder: str = ""
+    year: str = ""
 
 
 def bound_sides(supports: float, refutes: float, bound: BoundSlot | None) -> tuple[float, float]:
@@ -456,6 +463,61 @@ def bound_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> BoundSlot | No
         if not holds_claimed:
             return BoundSlot(value=bound[0])
     return other_owner
+
+
+def dated_elsewhere(slot: ClaimSlot, passage: Doc) -> BoundSlot | None:
+    """Where the passage holds the claim's year only as the date of another thing: each time the year is written,
+    it modifies a noun ("He received *the 1921 Nobel Prize*" for "Albert Einstein was born in 1921") in a sentence
+    that says nothing of the claim's relation (none of its kin: "born", "birth", …) nor names another of the
+    claim's values. That passage names the year in another role and does not state the claim's date, which a
+    reader of pairs takes for support. Left to the reader (None): a sentence of the relation, or naming another
+    value of the claim ("the 2004 film Troy" for "starred in Troy in 2004"); a year written any other way (a
+    parenthesis, "in 1921"); a noun that is the subject itself or may be ("Avatar is *a 2009 film*", "*The 2009
+    film* stars …"), names it, or is its own ("*their 2002 single*"); a claim without a named relation or a year
+    (:attr:`ClaimSlot.dated`); a passage without the year."""
+    if not slot.dated:
+        return None
+    others = set().union(*(_words(v.text) for v in slot.values if v.kind != "date")) - _FUNCTION_WORDS
+    holders: list[tuple[str, str]] = []
+    for token in passage:
+        if token.text not in slot.dated:
+            continue
+        sentence = token.sent
+        sentence_words = _words(sentence.text)
+        if slot.relation & (sentence_words | {t.lemma_.casefold() for t in sentence}) or others & sentence_words:
+            return None
+        noun = _dated_noun(token)
+        if noun is None or noun.dep_ in {"attr", "appos", "ROOT"} or slot.subject & _words(_subtree_text(noun)):
+            return None
+        if any(c.dep_ == "poss" and c.lower_ in PRONOUNS for c in noun.children):
+            return None  # "their 2002 single": the subject's own thing, dated
+        if noun.dep_ in SUBJECT_DEPS and not any(t.pos_ == "PROPN" for t in noun.subtree):
+            return None  # "The 2009 film stars …": it may be the claim's subject
+        holders.append((_phrase_text(noun), token.text))
+    if not holders:
+        return None
+    return BoundSlot(holder=holders[0][0], year=holders[0][1])
+
+
+def _dated_noun(year: Token) -> Token | None:
+    """The noun a year is written into as its modifier ("the 1921 Nobel Prize" -> Prize), past the rest of its
+    date ("the March 1921 election"); None when the year is not such a modifier."""
+    entity = _entity_of(year)
+    token = year
+    while token.head is not token and entity is not None and entity.start <= token.head.i < entity.end:
+        if token.head.pos_ == "NOUN" or token.dep_ not in {"nummod", "compound", "npadvmod", "amod"}:
+            break  # "the 1921 season" read as one date: the season holds the year
+        token = token.head
+    if token.dep_ not in {"nummod", "compound", "npadvmod", "amod"}:
+        return None
+    noun = token.head
+    while noun.dep_ == "compound" and noun.head.pos_ in {"NOUN", "PROPN"} and noun.head is not noun:
+        noun = noun.head  # "the 2004 film Troy": the year's noun is a compound of Troy
+    return noun if noun.pos_ in {"NOUN", "PROPN"} and noun is not token else None
+
+
+def _subtree_text(token: Token) -> str:
+    return " ".join(t.text for t in token.subtree)
 
 
 def _owners(noun: Token) -> tuple[list[str], bool]:
@@ -694,15 +756,20 @@ class ClaimReader:
         return read_slot(self.slot, self.parse(" ".join(passage.split())), title)
 
     def bound(self, passage: str, title: str = "") -> BoundSlot | None:
-        """:func:`bound_slot` (the passage parsed only for a single-valued slot)."""
-        if not self.slot.single:
-            return None
-        return bound_slot(self.slot, self.parse(" ".join(passage.split())), title)
+        """:func:`bound_slot` for a single-valued slot, :func:`dated_elsewhere` for a verb's year (the passage
+        parsed only for those)."""
+        if self.slot.single:
+            return bound_slot(self.slot, self.parse(" ".join(passage.split())), title)
+        if self.slot.dated:
+            return dated_elsewhere(self.slot, self.parse(" ".join(passage.split())))
+        return None
 
     def bound_reason(self, bound: BoundSlot) -> str:
         """What a passage's binding of the claim's slot says, in words ('gives the capital of Canada as
         'Ottawa', not 'Toronto'')."""
         claimed = self.slot.values[0].text if self.slot.values else "the claimed one"
+        if bound.holder:
+            return f"gives {bound.year!r} as the year of {bound.holder!r}, not for {self.slot.relation_text!r}"
         if bound.value:
             return f"gives the {self.slot.relation_text} as {bound.value!r}, not {claimed!r}"
         return f"gives {claimed!r} as the {self.slot.relation_text.split(' of ')[0]} of {bound.owner!r}, not of the claim's subject"

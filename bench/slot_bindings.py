@@ -1,13 +1,19 @@
-"""How often, and how rightly, a claim's single-valued slot is found bound to another name in its evidence: the
-judge's and grounding's ``slot_conflicts`` check (:func:`mermaid_verifier.agents.slots.bound_slot`) on labelled
-(claim, evidence) pairs, without the reader. A flag of another name should fall on REFUTES pairs only, a flag of
-another owner never on SUPPORTS pairs.
+"""How often, and how rightly, a claim's slot is found bound elsewhere in its evidence: the judge's and grounding's
+``slot_conflicts`` check (:func:`mermaid_verifier.agents.slots.bound_slot` for a single-valued slot given another
+name, :func:`~mermaid_verifier.agents.slots.dated_elsewhere` for a verb's year written as another thing's) on
+labelled (claim, evidence) pairs, without the reader. A flag of another name should fall on REFUTES pairs only, a
+flag of another owner or of a year held by another thing never on SUPPORTS pairs.
 
     python -m bench.slot_bindings PAIRS.jsonl [PAIRS.jsonl ...] --out bench/results/slot_bindings.json
 
 Each file's rows need ``claim``, ``evidence`` and ``label`` (the pair files of ``training/build_pairs.py`` and its
-pair families). Printed and written per file: the pairs, the claims with a single-valued slot, and the flags of each
-kind by gold label, with the first few flags that fall on another label.
+pair families). Printed and written per file: the pairs, the claims with a single-valued slot or a verb's year, and
+the flags of each kind by gold label, with the first few flags that fall on another label.
+
+    python -m bench.slot_bindings --fever-results runs/paper-dev/results.jsonl
+
+reads a ``fever`` run's saved evidence instead: the items its reader read as supporting (P(supports) above
+P(refutes), from the judge's ``SLOT_READ_FROM``), where the check takes or turns support, by the claim's gold label.
 """
 
 from __future__ import annotations
@@ -17,11 +23,16 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from mermaid_verifier.agents.slots import ClaimReader
+from mermaid_verifier.agents.judge import SLOT_READ_FROM
+from mermaid_verifier.agents.slots import BoundSlot, ClaimReader
 from mermaid_verifier.errors import ResultsError
 from mermaid_verifier.reader.model_check import machine_record
 
-WRONG = {"value": {"SUPPORTS", "NOT ENOUGH INFO"}, "owner": {"SUPPORTS"}}  # a flag of that kind on these is wrong
+WRONG = {
+    "value": {"SUPPORTS", "NOT ENOUGH INFO"},
+    "owner": {"SUPPORTS"},
+    "holder": {"SUPPORTS"},
+}  # a flag of that kind on these is wrong
 
 
 def bindings(path: Path, examples: int = 5) -> dict:
@@ -40,25 +51,67 @@ def bindings(path: Path, examples: int = 5) -> dict:
                 raise ResultsError(f"{path}:{number}: not a pair with claim, evidence and label ({error})") from error
             counts["pairs"] += 1
             reader = readers.get(claim) or readers.setdefault(claim, ClaimReader.of(claim))
-            if not reader.slot.single:
+            if not (reader.slot.single or reader.slot.dated):
                 continue
-            counts["single-valued claims"] += 1
+            counts["single-valued claims" if reader.slot.single else "claims with a verb's year"] += 1
             bound = reader.bound(evidence, row.get("title") or "")
-            kind = "none" if bound is None else "value" if bound.value else "owner"
+            kind = _kind(bound)
             counts[f"{kind} / {label}"] += 1
             if bound is not None and label in WRONG[kind] and len(wrong) < examples:
                 wrong.append({"line": number, "claim": claim, "evidence": evidence, "label": label, "bound": kind})
     return {"file": str(path), "counts": dict(sorted(counts.items())), "wrong_flags": wrong}
 
 
+def _kind(bound: BoundSlot | None) -> str:
+    return "none" if bound is None else "value" if bound.value else "owner" if bound.owner else "holder"
+
+
+def run_bindings(path: Path, examples: int = 5) -> dict:
+    """The flags on the items a ``fever`` run's reader read as supporting, by kind and the claim's gold label."""
+    counts: Counter[str] = Counter()
+    wrong: list[dict] = []
+    with path.open() as rows:
+        for number, line in enumerate(rows, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                claim, label, evidence = row["claim"], row["gold"], row["evidence"]
+            except (ValueError, KeyError, TypeError) as error:
+                raise ResultsError(
+                    f"{path}:{number}: not a fever result with claim, gold and evidence ({error})"
+                ) from error
+            counts["claims"] += 1
+            reader = ClaimReader.of(claim)
+            if not (reader.slot.single or reader.slot.dated):
+                continue
+            counts["single-valued claims" if reader.slot.single else "claims with a verb's year"] += 1
+            for item in evidence:
+                read = item.get("stance_probabilities") or {}
+                supports, refutes = read.get("supports", 0.0), read.get("refutes", 0.0)
+                if supports <= refutes or supports < SLOT_READ_FROM:
+                    continue
+                counts["items read as supporting"] += 1
+                kind = _kind(reader.bound(item.get("text") or "", item.get("title") or ""))
+                counts[f"{kind} / {label}"] += 1
+                if kind != "none" and label in WRONG[kind] and len(wrong) < examples:
+                    wrong.append(
+                        {"line": number, "claim": claim, "evidence": item.get("text"), "label": label, "bound": kind}
+                    )
+    return {"file": str(path), "counts": dict(sorted(counts.items())), "wrong_flags": wrong}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("pairs", type=Path, nargs="+")
+    parser.add_argument("pairs", type=Path, nargs="*")
+    parser.add_argument("--fever-results", type=Path, action="append", default=[], help="a fever run's results.jsonl")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
+    if not args.pairs and not args.fever_results:
+        parser.error("give pair files or --fever-results")
     files = []
-    for path in args.pairs:
-        found = bindings(path)
+    for path, read in [(p, bindings) for p in args.pairs] + [(p, run_bindings) for p in args.fever_results]:
+        found = read(path)
         files.append(found)
         print(path.name, json.dumps(found["counts"]), flush=True)
         for flag in found["wrong_flags"]:

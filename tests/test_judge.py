@@ -401,3 +401,24 @@ def test_the_slot_note_names_only_an_item_the_slot_check_turned():
     weak = weigh([item(0, 0.04, 0.01, title="Canada", text=text)], RAW, ["Toronto", "Canada"], claim)
     assert weak.support == pytest.approx(0.04) and weak.refute == pytest.approx(0.01)  # not checked: as read
     assert weak.refute_note == ""
+
+
+def test_support_from_a_passage_holding_the_claimed_year_as_another_things_counts_for_nothing():
+    """'He received the 1921 Nobel Prize' read as supporting 'Albert Einstein was born in 1921': with slot_conflicts
+    it supports nothing and the reason says why; the same passage keeps its support for a claim of the prize."""
+    from mermaid_verifier.agents.judge import side_weights
+
+    claim = "Albert Einstein was born in 1921."
+    nobel = item(0, 0.9, 0.05, title="Albert Einstein", text="He received the 1921 Nobel Prize in Physics.")
+    off = RAW.model_copy(update={"slot_conflicts": False})
+    assert side_weights([nobel], off, claim) == (pytest.approx([0.9]), pytest.approx([0.05]))
+    assert side_weights([nobel], RAW, claim) == (pytest.approx([0.0]), pytest.approx([0.05]))
+    verdict = decide([nobel], RAW, ["Albert Einstein"], claim)
+    assert verdict.label == Label.NOT_ENOUGH_INFO
+    assert (
+        "not support: Albert Einstein gives '1921' as the year of 'the 1921 Nobel Prize', not for 'was born in'"
+        in verdict.reason
+    )
+    assert decide([nobel], off, ["Albert Einstein"], claim).label == Label.SUPPORTS
+    prize = "Albert Einstein received the Nobel Prize in 1921."
+    assert side_weights([nobel], RAW, prize)[0] == pytest.approx([0.9])

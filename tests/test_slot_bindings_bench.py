@@ -57,3 +57,43 @@ def test_the_command_writes_its_figures_with_the_machine(tmp_path):
     assert main([str(pairs), "--out", str(tmp_path / "out.json")]) == 0
     record = json.loads((tmp_path / "out.json").read_text())
     assert record["files"][0]["counts"]["value / REFUTES"] == 1 and "cpu_flags" in record["machine"]
+
+
+def test_a_verbs_year_held_by_another_thing_is_its_own_kind_of_flag(tmp_path):
+    nobel = "He received the 1921 Nobel Prize in Physics."
+    pairs = write(tmp_path / "pairs.jsonl", [
+        {"claim": "Albert Einstein was born in 1921.", "evidence": nobel, "label": "NOT ENOUGH INFO"},
+        {"claim": "Albert Einstein won the Nobel Prize in 1921.", "evidence": nobel, "label": "SUPPORTS"},
+    ])  # fmt: skip
+    assert bindings(pairs)["counts"] == {
+        "pairs": 2,
+        "claims with a verb's year": 2,
+        "holder / NOT ENOUGH INFO": 1,
+        "none / SUPPORTS": 1,
+    }
+
+
+def test_a_fever_runs_items_read_as_supporting_are_checked(tmp_path):
+    def result(claim, gold, *items):
+        evidence = [{"title": "Albert Einstein", "text": text, "stance_probabilities": {"supports": s, "refutes": r}}
+                    for text, s, r in items]  # fmt: skip
+        return {"claim": claim, "gold": gold, "evidence": evidence}
+
+    nobel = "He received the 1921 Nobel Prize in Physics."
+    results = write(tmp_path / "results.jsonl", [
+        result("Albert Einstein was born in 1921.", "REFUTES", (nobel, 0.8, 0.1), (nobel, 0.1, 0.8)),
+        result("Albert Einstein won the Nobel Prize in 1921.", "SUPPORTS", (nobel, 0.9, 0.05)),
+        result("Albert Einstein was a physicist.", "SUPPORTS", (nobel, 0.9, 0.05)),
+    ])  # fmt: skip
+    assert main(["--fever-results", str(results), "--out", str(tmp_path / "out.json")]) == 0
+    counts = json.loads((tmp_path / "out.json").read_text())["files"][0]["counts"]
+    assert counts == {
+        "claims": 3,
+        "claims with a verb's year": 2,
+        "items read as supporting": 2,  # the item read as refuting is not checked
+        "holder / REFUTES": 1,
+        "none / SUPPORTS": 1,
+    }
+    broken = write(tmp_path / "broken.jsonl", [{"claim": "a"}])
+    with pytest.raises(ResultsError, match=r"broken\.jsonl:1: not a fever result"):
+        main(["--fever-results", str(broken)])

@@ -128,3 +128,41 @@ def test_the_claimed_name_as_another_owners_slot_is_that_owners():
     by = album.bound("The Endless River is the fifteenth studio album by the English rock band Pink Floyd.")
     assert by is not None and by.owner == "Pink Floyd"
     assert "of 'Ontario', not of the claim's subject" in reader.bound_reason(bound)
+
+
+NOBEL = "He received the 1921 Nobel Prize in Physics for his services to theoretical physics."
+
+YEAR_ELSEWHERE = [
+    ("Albert Einstein was born in 1921.", NOBEL, "the 1921 Nobel Prize"),
+    # the sentence of the relation holds another year; the claimed one is the prize's
+    ("Albert Einstein was born in 1921.", "Albert Einstein was born on 14 March 1879 in Ulm. " + NOBEL,
+     "the 1921 Nobel Prize"),
+    ("Barack Obama was elected in 2004.", "He gave the keynote address at the 2004 Democratic National Convention.",
+     "the 2004 Democratic National Convention"),
+]  # fmt: skip
+
+YEAR_LEFT_TO_THE_READER = [
+    ("Albert Einstein won the Nobel Prize in 1921.", NOBEL),  # the relation's kin: "received"
+    ("Albert Einstein was born in 1879.", "Albert Einstein (14 March 1879 – 18 April 1955) was a physicist."),
+    ("Avatar was released in 2009.", "Avatar is a 2009 American epic science fiction film."),  # the subject's class
+    ("Avatar was released in 2009.", "The 2009 film stars Sam Worthington."),  # may be the subject
+    ("Brad Pitt starred in Troy in 2004.", "He appeared in the 2004 film Troy."),  # another value of the claim
+    ("Good Charlotte released the album in 2002.", "The band is best known for their 2002 single."),  # its own
+    ("Albert Einstein was born in Ulm.", NOBEL),  # no year claimed
+    ("Albert Einstein was born in 1921.", "He moved to Berlin in 1914."),  # the year is not there
+]
+
+
+@pytest.mark.parametrize(("claim", "passage", "holder"), YEAR_ELSEWHERE)
+def test_a_claimed_year_written_only_as_another_things_is_not_the_claims(claim, passage, holder):
+    reader = ClaimReader.of(claim)
+    bound = reader.bound(passage)
+    assert bound is not None and bound.holder == holder and not bound.value and not bound.owner
+    assert reader.bound_reason(bound) == (
+        f"gives {bound.year!r} as the year of {holder!r}, not for {reader.slot.relation_text!r}"
+    )
+
+
+@pytest.mark.parametrize(("claim", "passage"), YEAR_LEFT_TO_THE_READER)
+def test_a_year_of_the_relation_the_subject_or_the_claims_values_is_left_to_the_reader(claim, passage):
+    assert ClaimReader.of(claim).bound(passage) is None
