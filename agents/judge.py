@@ -165,10 +165,18 @@ class JudgeConfig(BaseModel):
         description="the kinds of claim value (date, amount, count, place, person, org, name, thing) whose claims "
         "`unstated_refutes` applies to; empty: every claim",
     )
+    other_relation_refutes: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="how much of an item's refutation of a claim's year counts when every year it gives is another "
+        'relation\'s and it says nothing of the claim\'s ("first published in 1687" for "born in 1643"): 1 counts it all',
+    )
     slot_conflicts: bool = Field(
         True,
         description="an item read as supporting that binds the claim's single-valued slot to another name "
-        '("Its capital is Ottawa" for "Toronto is the capital of Canada") counts as refuting it',
+        '("Its capital is Ottawa" for "Toronto is the capital of Canada") counts as refuting it; one that gives the '
+        "claimed name as another owner's slot, or the claimed year only as another thing's, supports nothing",
     )
     use_reliability: bool = True
     topicality: Topicality = Field(
@@ -282,6 +290,13 @@ def _gated(claim: str, config: JudgeConfig) -> bool:
 
 
 @functools.lru_cache(maxsize=8192)
+def other_relation(claim: str, title: str, text: str) -> str:
+    """The other relation every year of the item is the date of, where it says nothing of ``claim``'s
+    (:func:`~mermaid_verifier.agents.slots.dated_other_relation`; '' when none)."""
+    return _claim_reader(claim).other_relation(text, title)
+
+
+@functools.lru_cache(maxsize=8192)
 def bound_slot(claim: str, title: str, text: str) -> BoundSlot | None:
     """What the item (``title``, ``text``) binds to ``claim``'s single-valued slot, if anything
     (:func:`~mermaid_verifier.agents.slots.bound_slot`)."""
@@ -314,6 +329,13 @@ def _weights_and_bindings(
             if weight >= SLOT_READ_FROM and not slot_reading(claim, item.title, item.text).states_slot
             else weight
             for item, weight in zip(evidence, refutes)
+        ]
+    if claim and config.other_relation_refutes < 1 and _claim_reader(claim).slot.dated:
+        refutes = [
+            weight * config.other_relation_refutes
+            if weight >= SLOT_READ_FROM and weight > supported and other_relation(claim, item.title, item.text)
+            else weight
+            for item, weight, supported in zip(evidence, refutes, supports)
         ]
     bindings: dict[int, BoundSlot] = {}
     if claim and config.slot_conflicts:

@@ -454,7 +454,7 @@ def bound_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> BoundSlot | No
             continue
         owners, referring = _owners(noun)
         holds_claimed = any(claimed & _words(name) for name in bound)
-        if owners and not any(_words(o) & slot.subject for o in owners):
+        if owners and not any(_words(o) - _FUNCTION_WORDS <= slot.subject for o in owners):
             if holds_claimed and other_owner is None:
                 other_owner = BoundSlot(owner=owners[0])
             continue
@@ -499,6 +499,39 @@ def dated_elsewhere(slot: ClaimSlot, passage: Doc) -> BoundSlot | None:
     return BoundSlot(holder=holders[0][0], year=holders[0][1])
 
 
+def dated_other_relation(slot: ClaimSlot, passage: Doc) -> str:
+    """The word of another known relation that every year of the passage is the date of, where the passage says
+    nothing of the claim's relation ('published' in "Principia, first published in 1687" for "Isaac Newton was
+    born in 1643"; 'received' in "He received the 1921 Nobel Prize" for "born in 1879"): such a passage gives
+    other dates, not another one for the claim's slot. '' when the claim has no verb's year
+    (:attr:`ClaimSlot.dated`), the passage names the relation or has no year, or a year is not governed by a word
+    of :data:`RELATION_KIN` (a birth–death span in parentheses: it may well be the claim's)."""
+    if not slot.dated or slot.relation & (_words(passage.text) | {t.lemma_.casefold() for t in passage}):
+        return ""
+    words: list[str] = []
+    for token in passage:
+        if not YEAR.match(token.text):
+            continue
+        governor = _relation_governor(token)
+        if governor is None or _kin(governor) & slot.relation:
+            return ""
+        words.append(governor.text)
+    return words[0] if words else ""
+
+
+def _relation_governor(year: Token) -> Token | None:
+    """The nearest word above a year that names a known relation ("published in 1687" -> published; "received the
+    1921 Nobel Prize" -> received), up to its clause's verb; None when there is none."""
+    token = year
+    while token.head is not token:
+        token = token.head
+        if token.lemma_.casefold() in RELATION_KIN or token.lower_ in RELATION_KIN:
+            return token
+        if token.pos_ in {"VERB", "AUX"}:
+            return None
+    return None
+
+
 def _dated_noun(year: Token) -> Token | None:
     """The noun a year is written into as its modifier ("the 1921 Nobel Prize" -> Prize), past the rest of its
     date ("the March 1921 election"); None when the year is not such a modifier."""
@@ -523,8 +556,12 @@ def _subtree_text(token: Token) -> str:
 def _owners(noun: Token) -> tuple[list[str], bool]:
     """The names that own a relational noun: a named possessor ("Canada's"), or the names in its "of" or "by"
     phrase ("of Canada", "of the Canadian province of Ontario" -> Ontario, "by Tom Waits"); and, where none is
-    named, whether a pronoun or a definite description owns it ("its", "the country's", "of the country")."""
+    named, whether a pronoun or a definite description owns it ("its", "the country's", "of the country"). A noun
+    with none of its own shares its conjunct's ("the capital and most populous city *of South Australia*")."""
     owners = [c for c in noun.children if c.dep_ == "poss"] + _prep_objects(noun, {"of", "by"})
+    if not owners:
+        for conjunct in [c for c in noun.children if c.dep_ == "conj" and c.pos_ == "NOUN"]:
+            owners += _prep_objects(conjunct, {"of", "by"})
     names = [
         _name_text(token)
         for owner in owners
@@ -763,6 +800,12 @@ class ClaimReader:
         if self.slot.dated:
             return dated_elsewhere(self.slot, self.parse(" ".join(passage.split())))
         return None
+
+    def other_relation(self, passage: str, title: str = "") -> str:
+        """:func:`dated_other_relation` (the passage parsed only for a claim with a verb's year)."""
+        if not self.slot.dated:
+            return ""
+        return dated_other_relation(self.slot, self.parse(" ".join(passage.split())))
 
     def bound_reason(self, bound: BoundSlot) -> str:
         """What a passage's binding of the claim's slot says, in words ('gives the capital of Canada as

@@ -29,7 +29,12 @@ NEI, REFUTES = "NOT ENOUGH INFO", "REFUTES"
 
 
 def figures(
-    results: list[Path], split: Path, unstated: float, conflicts: bool = True, kinds: tuple[str, ...] = ()
+    results: list[Path],
+    split: Path,
+    unstated: float,
+    conflicts: bool = True,
+    kinds: tuple[str, ...] = (),
+    other_relation: float = 1.0,
 ) -> dict:
     base = JudgeConfig.bundled().model_copy(
         update={
@@ -38,6 +43,7 @@ def figures(
             "unstated_refutes": unstated,
             "unstated_kinds": kinds,
             "slot_conflicts": conflicts,
+            "other_relation_refutes": other_relation,
         }
     )
     fit = fit_on_train_part(results, split, base)
@@ -50,6 +56,7 @@ def figures(
         "unstated_refutes": unstated,
         "unstated_kinds": list(kinds),
         "slot_conflicts": conflicts,
+        "other_relation_refutes": other_relation,
         "labels": {c.id: (c.gold, label, c.text) for c, label in zip(fit.tuning, predicted)},
         "train_claims": len(fit.train),
         "tuning_claims": len(fit.tuning),
@@ -71,6 +78,11 @@ def changed(off: dict, on: dict) -> list[dict]:
     ]
 
 
+def _print_changed(moved: list[dict]) -> None:
+    for claim in moved:
+        print(f"  {claim['id']}: {claim['claim']} (gold {claim['gold']}): {claim['without']} → {claim['with']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, nargs="+", help="results.jsonl of a `fever` run over paper_dev's parts")
@@ -85,29 +97,46 @@ def main() -> None:
         default=[],
         help="apply --unstated-refutes only to claims giving a value of these kinds (date, amount, count, …)",
     )
+    parser.add_argument(
+        "--other-relation-refutes",
+        type=float,
+        nargs="+",
+        default=[1.0],
+        help="the judge's other_relation_refutes; with two or more, the tuning claims each value after the first "
+        "changes are listed",
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     rows = []
-    for value in args.unstated_refutes:
-        by_setting = {}
-        for setting in args.slot_conflicts:
-            row = by_setting[setting] = figures(
-                args.results, args.split, value, setting == "on", tuple(args.unstated_kinds)
-            )
-            rows.append(row)
-            f1 = row["f1"]
+    by_key: dict[tuple[float, str, float], dict] = {}
+    for value, setting, other in [
+        (v, s, o) for v in args.unstated_refutes for s in args.slot_conflicts for o in args.other_relation_refutes
+    ]:
+        row = by_key[value, setting, other] = figures(
+            args.results, args.split, value, setting == "on", tuple(args.unstated_kinds), other
+        )
+        rows.append(row)
+        f1 = row["f1"]
+        print(
+            f"unstated_refutes {value}{' for ' + '/'.join(args.unstated_kinds) if args.unstated_kinds else ''},"
+            f" slot_conflicts {setting}, other_relation_refutes {other}: macro-F1 {row['macro_f1']:.3f} (S"
+            f" {f1['SUPPORTS']:.3f} / R {f1[REFUTES]:.3f} / NEI {f1[NEI]:.3f}); NEI → REFUTES"
+            f" {row['nei_read_as_refutes'][0]} of {row['nei_read_as_refutes'][1]}; REFUTES → NEI"
+            f" {row['refutes_read_as_nei'][0]} of {row['refutes_read_as_nei'][1]}",
+            flush=True,
+        )
+    first = args.other_relation_refutes[0]
+    for (value, setting, other), row in by_key.items():
+        if setting == "on" and (value, "off", other) in by_key:
+            row["changed_by_slot_conflicts"] = moved = changed(by_key[value, "off", other], row)
+            print(f"slot_conflicts on, against off (unstated_refutes {value}, other_relation_refutes {other}):")
+            _print_changed(moved)
+        if other != first:
+            row["changed_by_other_relation_refutes"] = moved = changed(by_key[value, setting, first], row)
             print(
-                f"unstated_refutes {value}{' for ' + '/'.join(args.unstated_kinds) if args.unstated_kinds else ''},"
-                f" slot_conflicts {setting}: macro-F1 {row['macro_f1']:.3f} (S"
-                f" {f1['SUPPORTS']:.3f} / R {f1[REFUTES]:.3f} / NEI {f1[NEI]:.3f}); NEI → REFUTES"
-                f" {row['nei_read_as_refutes'][0]} of {row['nei_read_as_refutes'][1]}; REFUTES → NEI"
-                f" {row['refutes_read_as_nei'][0]} of {row['refutes_read_as_nei'][1]}",
-                flush=True,
+                f"other_relation_refutes {other}, against {first} (unstated_refutes {value}, slot_conflicts {setting}):"
             )
-        if len(by_setting) == 2:
-            by_setting["on"]["changed_by_slot_conflicts"] = moved = changed(by_setting["off"], by_setting["on"])
-            for claim in moved:
-                print(f"  {claim['id']}: {claim['claim']} (gold {claim['gold']}): {claim['without']} → {claim['with']}")
+            _print_changed(moved)
     for row in rows:
         row.pop("labels")
     if args.out:

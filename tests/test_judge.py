@@ -422,3 +422,18 @@ def test_support_from_a_passage_holding_the_claimed_year_as_another_things_count
     assert decide([nobel], off, ["Albert Einstein"], claim).label == Label.SUPPORTS
     prize = "Albert Einstein received the Nobel Prize in 1921."
     assert side_weights([nobel], RAW, prize)[0] == pytest.approx([0.9])
+
+
+def test_a_refutation_from_another_relations_year_counts_as_configured():
+    """other_relation_refutes: 'Principia, first published in 1687' read as refuting 'Isaac Newton was born in 1643'
+    counts that much; a passage giving the claim's own relation another year refutes in full."""
+    from mermaid_verifier.agents.judge import side_weights
+
+    claim = "Isaac Newton was born in 1643."
+    principia = item(0, 0.02, 0.9, title="Isaac Newton", text="Principia Mathematica was first published in 1687.")
+    born = item(1, 0.02, 0.9, title="Isaac Newton", text="Isaac Newton was born on 25 December 1642.")
+    counted = RAW.model_copy(update={"other_relation_refutes": 1.0})
+    gated = RAW.model_copy(update={"other_relation_refutes": 0.0})
+    assert side_weights([principia, born], counted, claim)[1] == pytest.approx([0.9, 0.9])
+    assert side_weights([principia, born], gated, claim)[1] == pytest.approx([0.0, 0.9])
+    assert side_weights([principia], gated, "Isaac Newton was born in Woolsthorpe.")[1] == pytest.approx([0.9])

@@ -71,6 +71,10 @@ def test_support_needs_the_claims_numbers_dates_and_names():
     assert ClaimReader.of("Acme has two plants.").missing("It runs 2 plants.") == []  # a number word is the number
 
 
+ADELAIDE = (
+    "Adelaide is the capital and most populous city of South Australia, as well as the fifth-most populous city in "
+    "Australia."
+)
 CANADA = (
     "Canada is a country in North America. Its capital is Ottawa and its three largest metropolitan areas are "
     "Toronto, Montreal, and Vancouver."
@@ -101,6 +105,9 @@ NO_OTHER_NAME = [
     ("The Endless River is Pink Floyd's ninth studio album.", "Rain Dogs is the ninth studio album by Tom Waits."),
     # an owner neither named nor referring back, in a passage that does not name the claim's subject
     ("Ottawa is the capital of Canada.", "Toronto is the capital of a large province."),
+    # an owner whose name holds the subject's ("South Australia" is not Australia), named on the noun or its conjunct
+    ("Sydney is the capital of Australia.", "Perth is the capital city of Western Australia."),
+    ("Sydney is the capital of Australia.", ADELAIDE),
 ]
 
 
@@ -116,6 +123,12 @@ def test_a_passage_binding_a_single_valued_slot_to_another_name_says_so(claim, p
 def test_no_other_name_where_the_claimed_one_is_bound_or_the_slot_is_not_single(claim, passage):
     bound = ClaimReader.of(claim).bound(passage)
     assert bound is None or not bound.value
+
+
+def test_an_owner_named_on_the_nouns_conjunct_owns_the_noun():
+    bound = ClaimReader.of("Adelaide is the capital of Australia.").bound(ADELAIDE)
+    assert bound is not None and bound.owner == "South Australia" and not bound.value
+    assert ClaimReader.of("Adelaide is the capital of South Australia.").bound(ADELAIDE) is None
 
 
 def test_the_claimed_name_as_another_owners_slot_is_that_owners():
@@ -166,3 +179,30 @@ def test_a_claimed_year_written_only_as_another_things_is_not_the_claims(claim, 
 @pytest.mark.parametrize(("claim", "passage"), YEAR_LEFT_TO_THE_READER)
 def test_a_year_of_the_relation_the_subject_or_the_claims_values_is_left_to_the_reader(claim, passage):
     assert ClaimReader.of(claim).bound(passage) is None
+
+
+PRINCIPIA = "His book Principia Mathematica, first published in 1687, achieved the first great unification in physics."
+
+OTHER_RELATIONS_YEARS = [
+    ("Isaac Newton was born in 1643.", PRINCIPIA, "published"),
+    ("Albert Einstein was born in 1879.", NOBEL, "received"),
+    ("Isaac Newton died in 1726.", "Newton was born in 1643 and published Principia in 1687.", "born"),
+]
+
+YEARS_THAT_MAY_BE_THE_CLAIMS = [
+    ("Albert Einstein was born in 1880.", "Albert Einstein (14 March 1879 – 18 April 1955) was a physicist."),
+    ("Albert Einstein was born in 1880.", "Albert Einstein was born on 14 March 1879 in Ulm."),  # the relation
+    ("The film was released in 2009.", "Filming began in 2007."),  # no known relation governs the year
+    ("Isaac Newton was born in Woolsthorpe.", PRINCIPIA),  # no year claimed
+    ("Isaac Newton was born in 1643.", "Newton was a mathematician."),  # no year given
+]
+
+
+@pytest.mark.parametrize(("claim", "passage", "word"), OTHER_RELATIONS_YEARS)
+def test_a_passage_whose_years_are_all_another_relations_is_named_by_that_relation(claim, passage, word):
+    assert ClaimReader.of(claim).other_relation(passage) == word
+
+
+@pytest.mark.parametrize(("claim", "passage"), YEARS_THAT_MAY_BE_THE_CLAIMS)
+def test_a_year_that_may_be_the_claims_names_no_other_relation(claim, passage):
+    assert ClaimReader.of(claim).other_relation(passage) == ""
