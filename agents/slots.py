@@ -43,6 +43,11 @@ or an apposition ("Its capital is Ottawa", "Ottawa is the capital city of Canada
 another role ("… its three largest metropolitan areas are Toronto, Montreal, and Vancouver"), which a reader of
 pairs takes for support. Where a sentence binds the claimed name to the noun of another named owner ("Toronto is
 … the capital city of the Canadian province of Ontario"), it states another subject's slot: not support.
+
+A verb's year ("was born in 1921") has the same trap: :func:`dated_elsewhere` finds a passage that writes the
+claimed year only as another thing's ("He received the 1921 Nobel Prize"), which is no support, and
+:func:`dated_other_relation` one whose every year is the date of another known relation ("first published in
+1687"), which does not say otherwise.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from mermaid_verifier.agents.judge import SLOT_READ_FROM
@@ -35,69 +36,75 @@ WRONG = {
 }  # a flag of that kind on these is wrong
 
 
-def bindings(path: Path, examples: int = 5) -> dict:
-    """The flags of one pair file by kind and gold label (see the module's doc)."""
-    counts: Counter[str] = Counter()
-    wrong: list[dict] = []
-    readers: dict[str, ClaimReader] = {}
+def _rows(path: Path, fields: tuple[str, ...], what: str) -> Iterator[tuple[int, dict, tuple]]:
+    """Each row of a JSONL file with its line number and the values of ``fields``; a row without them is a
+    ResultsError naming its line."""
     with path.open() as rows:
         for number, line in enumerate(rows, start=1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-                claim, evidence, label = row["claim"], row["evidence"], row["label"]
+                values = tuple(row[name] for name in fields)
             except (ValueError, KeyError, TypeError) as error:
-                raise ResultsError(f"{path}:{number}: not a pair with claim, evidence and label ({error})") from error
-            counts["pairs"] += 1
-            reader = readers.get(claim) or readers.setdefault(claim, ClaimReader.of(claim))
-            if not (reader.slot.single or reader.slot.dated):
-                continue
-            counts["single-valued claims" if reader.slot.single else "claims with a verb's year"] += 1
-            bound = reader.bound(evidence, row.get("title") or "")
-            kind = _kind(bound)
-            counts[f"{kind} / {label}"] += 1
-            if bound is not None and label in WRONG[kind] and len(wrong) < examples:
-                wrong.append({"line": number, "claim": claim, "evidence": evidence, "label": label, "bound": kind})
-    return {"file": str(path), "counts": dict(sorted(counts.items())), "wrong_flags": wrong}
+                raise ResultsError(f"{path}:{number}: not {what} ({error})") from error
+            yield number, row, values
+
+
+def _checked(reader: ClaimReader, counts: Counter[str]) -> bool:
+    """Whether the check reads this claim (a single-valued slot or a verb's year), counted by which."""
+    if not (reader.slot.single or reader.slot.dated):
+        return False
+    counts["single-valued claims" if reader.slot.single else "claims with a verb's year"] += 1
+    return True
 
 
 def _kind(bound: BoundSlot | None) -> str:
     return "none" if bound is None else "value" if bound.value else "owner" if bound.owner else "holder"
 
 
+def bindings(path: Path, examples: int = 5) -> dict:
+    """The flags of one pair file by kind and gold label (see the module's doc)."""
+    counts: Counter[str] = Counter()
+    wrong: list[dict] = []
+    readers: dict[str, ClaimReader] = {}
+    for number, row, (claim, evidence, label) in _rows(
+        path, ("claim", "evidence", "label"), "a pair with claim, evidence and label"
+    ):
+        counts["pairs"] += 1
+        reader = readers.get(claim) or readers.setdefault(claim, ClaimReader.of(claim))
+        if not _checked(reader, counts):
+            continue
+        kind = _kind(reader.bound(evidence, row.get("title") or ""))
+        counts[f"{kind} / {label}"] += 1
+        if kind != "none" and label in WRONG[kind] and len(wrong) < examples:
+            wrong.append({"line": number, "claim": claim, "evidence": evidence, "label": label, "bound": kind})
+    return {"file": str(path), "counts": dict(sorted(counts.items())), "wrong_flags": wrong}
+
+
 def run_bindings(path: Path, examples: int = 5) -> dict:
     """The flags on the items a ``fever`` run's reader read as supporting, by kind and the claim's gold label."""
     counts: Counter[str] = Counter()
     wrong: list[dict] = []
-    with path.open() as rows:
-        for number, line in enumerate(rows, start=1):
-            if not line.strip():
+    for number, _, (claim, label, evidence) in _rows(
+        path, ("claim", "gold", "evidence"), "a fever result with claim, gold and evidence"
+    ):
+        counts["claims"] += 1
+        reader = ClaimReader.of(claim)
+        if not _checked(reader, counts):
+            continue
+        for item in evidence:
+            read = item.get("stance_probabilities") or {}
+            supports, refutes = read.get("supports", 0.0), read.get("refutes", 0.0)
+            if supports <= refutes or supports < SLOT_READ_FROM:
                 continue
-            try:
-                row = json.loads(line)
-                claim, label, evidence = row["claim"], row["gold"], row["evidence"]
-            except (ValueError, KeyError, TypeError) as error:
-                raise ResultsError(
-                    f"{path}:{number}: not a fever result with claim, gold and evidence ({error})"
-                ) from error
-            counts["claims"] += 1
-            reader = ClaimReader.of(claim)
-            if not (reader.slot.single or reader.slot.dated):
-                continue
-            counts["single-valued claims" if reader.slot.single else "claims with a verb's year"] += 1
-            for item in evidence:
-                read = item.get("stance_probabilities") or {}
-                supports, refutes = read.get("supports", 0.0), read.get("refutes", 0.0)
-                if supports <= refutes or supports < SLOT_READ_FROM:
-                    continue
-                counts["items read as supporting"] += 1
-                kind = _kind(reader.bound(item.get("text") or "", item.get("title") or ""))
-                counts[f"{kind} / {label}"] += 1
-                if kind != "none" and label in WRONG[kind] and len(wrong) < examples:
-                    wrong.append(
-                        {"line": number, "claim": claim, "evidence": item.get("text"), "label": label, "bound": kind}
-                    )
+            counts["items read as supporting"] += 1
+            kind = _kind(reader.bound(item.get("text") or "", item.get("title") or ""))
+            counts[f"{kind} / {label}"] += 1
+            if kind != "none" and label in WRONG[kind] and len(wrong) < examples:
+                wrong.append(
+                    {"line": number, "claim": claim, "evidence": item.get("text"), "label": label, "bound": kind}
+                )
     return {"file": str(path), "counts": dict(sorted(counts.items())), "wrong_flags": wrong}
 
 
