@@ -528,7 +528,7 @@ def _relation_governor(year: Token) -> Token | None:
     """The nearest word above a year that names a known relation ("published in 1687" -> published; "received the
     1921 Nobel Prize" -> received), up to its clause's verb; None when there is none."""
     token = year
-    while token.head is not token:
+    while token.head.i != token.i:  # spaCy gives a new Token each time: compare positions, not objects
         token = token.head
         if token.lemma_.casefold() in RELATION_KIN or token.lower_ in RELATION_KIN:
             return token
@@ -542,16 +542,16 @@ def _dated_noun(year: Token) -> Token | None:
     date ("the March 1921 election"); None when the year is not such a modifier."""
     entity = _entity_of(year)
     token = year
-    while token.head is not token and entity is not None and entity.start <= token.head.i < entity.end:
+    while token.head.i != token.i and entity is not None and entity.start <= token.head.i < entity.end:
         if token.head.pos_ == "NOUN" or token.dep_ not in {"nummod", "compound", "npadvmod", "amod"}:
             break  # "the 1921 season" read as one date: the season holds the year
         token = token.head
     if token.dep_ not in {"nummod", "compound", "npadvmod", "amod"}:
         return None
     noun = token.head
-    while noun.dep_ == "compound" and noun.head.pos_ in {"NOUN", "PROPN"} and noun.head is not noun:
+    while noun.dep_ == "compound" and noun.head.pos_ in {"NOUN", "PROPN"} and noun.head.i != noun.i:
         noun = noun.head  # "the 2004 film Troy": the year's noun is a compound of Troy
-    return noun if noun.pos_ in {"NOUN", "PROPN"} and noun is not token else None
+    return noun if noun.pos_ in {"NOUN", "PROPN"} and noun.i != token.i else None
 
 
 def _subtree_text(token: Token) -> str:
@@ -585,7 +585,7 @@ def _bound_names(noun: Token) -> list[str]:
     is the largest city and the capital', 'the capital, Ottawa,'), each with the names joined to it ('Sucre and
     La Paz'); none where it is negated."""
     first = noun
-    while first.dep_ == "conj" and first.head is not first:
+    while first.dep_ == "conj" and first.head.i != first.i:
         first = first.head  # "… the most populous city and the capital city of …": bound as the first conjunct
     head = first.head
     sides: list[Token] = []

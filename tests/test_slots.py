@@ -195,6 +195,7 @@ YEARS_THAT_MAY_BE_THE_CLAIMS = [
     ("The film was released in 2009.", "Filming began in 2007."),  # no known relation governs the year
     ("Isaac Newton was born in Woolsthorpe.", PRINCIPIA),  # no year claimed
     ("Isaac Newton was born in 1643.", "Newton was a mathematician."),  # no year given
+    ("Isaac Newton was born in 1643.", "The Principia of 1687."),  # no verb above the year: its root ends the climb
 ]
 
 
