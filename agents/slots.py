@@ -211,7 +211,7 @@ def read_slot(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReading:
 
 def _read_sentence(slot: ClaimSlot, passage: Doc, title: str = "") -> SlotReading:
     """:func:`read_slot` on one sentence (or a passage read as one)."""
-    words = _words(passage.text) | {t.lemma_.casefold() for t in passage}
+    words = _words_and_lemmas(passage)
     title_words = _words(title)
     named = slot.subject & (words | title_words)
     pronoun_led = len(passage) > 0 and passage[0].lower_ in PRONOUNS
@@ -488,8 +488,7 @@ def dated_elsewhere(slot: ClaimSlot, passage: Doc) -> BoundSlot | None:
         if token.text not in slot.dated:
             continue
         sentence = token.sent
-        sentence_words = _words(sentence.text)
-        if slot.relation & (sentence_words | {t.lemma_.casefold() for t in sentence}) or others & sentence_words:
+        if slot.relation & _words_and_lemmas(sentence) or others & _words(sentence.text):
             return None
         noun = _dated_noun(token)
         if noun is None or noun.dep_ in {"attr", "appos", "ROOT"} or slot.subject & _words(_subtree_text(noun)):
@@ -511,7 +510,7 @@ def dated_other_relation(slot: ClaimSlot, passage: Doc) -> str:
     other dates, not another one for the claim's slot. '' when the claim has no verb's year
     (:attr:`ClaimSlot.dated`), the passage names the relation or has no year, or a year is not governed by a word
     of :data:`RELATION_KIN` (a birth–death span in parentheses: it may well be the claim's)."""
-    if not slot.dated or slot.relation & (_words(passage.text) | {t.lemma_.casefold() for t in passage}):
+    if not slot.dated or slot.relation & _words_and_lemmas(passage):
         return ""
     words: list[str] = []
     for token in passage:
@@ -715,6 +714,11 @@ def _verb_group(root: Token) -> list[Token]:
 
 def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text)}
+
+
+def _words_and_lemmas(span: Doc | Span) -> set[str]:
+    """A passage's or sentence's words and their lemmas ("born", "bear"), as a relation's kin is matched."""
+    return _words(span.text) | {t.lemma_.casefold() for t in span}
 
 
 # --------------------------------------------------------------------------- coverage

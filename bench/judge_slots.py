@@ -107,7 +107,6 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    rows = []
     by_key: dict[tuple[float, str, float], dict] = {}
     for value, setting, other in [
         (v, s, o) for v in args.unstated_refutes for s in args.slot_conflicts for o in args.other_relation_refutes
@@ -115,7 +114,6 @@ def main() -> None:
         row = by_key[value, setting, other] = figures(
             args.results, args.split, value, setting == "on", tuple(args.unstated_kinds), other
         )
-        rows.append(row)
         f1 = row["f1"]
         print(
             f"unstated_refutes {value}{' for ' + '/'.join(args.unstated_kinds) if args.unstated_kinds else ''},"
@@ -137,6 +135,7 @@ def main() -> None:
                 f"other_relation_refutes {other}, against {first} (unstated_refutes {value}, slot_conflicts {setting}):"
             )
             _print_changed(moved)
+    rows = list(by_key.values())
     for row in rows:
         row.pop("labels")
     if args.out:
