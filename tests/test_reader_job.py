@@ -500,3 +500,34 @@ def test_the_shipped_files_readings_for_training_rows_are_the_runtimes(setup, mo
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     assert reader_model.shipped_readings(setup["shipped"] / "model.onnx", setup["shipped"], tokenizer, rows,
                                          threads=1, max_length=64) is None  # fmt: skip
+
+
+def test_on_a_gpu_the_shipped_readings_are_its_rounded_weights_read_there_as_the_int8_file_reads(setup, tmp_path):
+    """``--shipped-readings torch`` (a GPU's default: onnxruntime would read on the host's CPU) labels each row with
+    the shipped weights read in torch at the int8 roundings: the same readings as the file's, within float error;
+    the run records which source labelled its rows."""
+    from training.device_train import label_with
+    from training.onnx_weights import initializers, quantised_names
+    from training.quant_aware import quantisation_aware
+
+    config = json.loads(setup["architecture"].read_text())
+    tokenizer, model, _, names = reader_model.student_from_onnx(config, setup["shipped"], 64)
+    rows = passage_rows(5) + tiny_rows(4)
+    exact = reader_model.shipped_readings(setup["shipped"] / "model.onnx", setup["shipped"], tokenizer, rows,
+                                          threads=1, max_length=64)  # fmt: skip
+    quantisation_aware(model, quantised_names(initializers(setup["shipped"] / "model.onnx"), names))
+    model.eval()
+    copies = [dict(row) for row in rows]
+    label_with(model, tokenizer, copies, "cpu", batch_size=4, bf16=False, max_length=64)
+    for row, reading in zip(copies, exact, strict=True):
+        assert row["teacher"] == pytest.approx(reading, abs=0.02)
+
+    job = tmp_path / "job"
+    assert reader_job.main(prepare_argv(setup, job)) == 0
+    for source, recorded in (("torch", "torch on cpu, int8 roundings"), ("auto", "onnxruntime, the int8 file")):
+        out, work = tmp_path / f"out-{source}", tmp_path / f"work-{source}"
+        argv = three_steps_argv(job, out, work, "--quant-aware", "--keep-shipped", "--shipped-readings", source)
+        done = train_without_pydantic_or_orjson(argv)
+        assert done.returncode == 0, done.stdout + done.stderr
+        student = json.loads((out / "metrics.json").read_text())["student"]
+        assert student["shipped_readings"] == recorded and student["shipped_model_labelled"] > 0

@@ -403,13 +403,24 @@ def train(args) -> int:
         def heard(line: str) -> None:
             log(f"labelling with the shipped model: {line}")
 
-        readings = shipped_readings(onnx_path, model_dir, tokenizer, unlabelled, threads=args.threads,
-                                    max_length=args.max_length, progress=heard)  # fmt: skip
+        source = args.shipped_readings
+        if source == "auto":  # onnxruntime reads on the host's CPU: on a GPU the weights read there are far faster
+            source = "onnx" if args.device == "cpu" else "torch"
+        readings = None
+        if source == "onnx":
+            readings = shipped_readings(onnx_path, model_dir, tokenizer, unlabelled, threads=args.threads,
+                                        max_length=args.max_length, progress=heard)  # fmt: skip
+            if readings is None:
+                log("onnxruntime is not installed here: the shipped model's readings are its weights' in torch")
         if readings is None:
-            log("onnxruntime is not installed here: the shipped model's readings are its weights' in torch")
+            metrics["student"]["shipped_readings"] = (
+                f"torch on {args.device}" + (", int8 roundings" if rounding else "") + (", bf16" if bf16 else "")
+            )
+            log(f"the shipped model's readings: its weights read in {metrics['student']['shipped_readings']}")
             label_with(student, tokenizer, unlabelled, args.device, batch_size=128, bf16=bf16,
                        max_length=args.max_length, progress=heard)  # fmt: skip
         else:
+            metrics["student"]["shipped_readings"] = "onnxruntime, the int8 file"
             for row, reading in zip(unlabelled, readings):
                 row["teacher"] = reading
         metrics["student"]["shipped_model_labelled"] = len(unlabelled)
@@ -626,6 +637,13 @@ def main(argv: list[str] | None = None) -> int:
         help="every row without teacher probabilities learns the shipped model's reading of it beside its gold"
         " label: what the new pairs do not speak to stays as the shipped reader reads it; 'agreeing' keeps that"
         " reading only where it names the gold label (the rows it reads wrong learn from the label alone)",
+    )
+    t.add_argument(
+        "--shipped-readings",
+        choices=("auto", "onnx", "torch"),
+        default="auto",
+        help="how --keep-shipped reads the shipped model: onnxruntime on the CPU (its int8 file exactly) or its"
+        " weights in torch on --device (with --quant-aware, at the int8 roundings); auto: onnx on a CPU, torch on a GPU",
     )
     t.add_argument("--max-length", type=int, default=320, help="tokens of a pair kept (passages: several sentences)")
     t.add_argument("--batch-size", type=int, default=32)
