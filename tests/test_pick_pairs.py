@@ -70,3 +70,29 @@ def test_command_names_the_file_when_an_origin_is_wrong(tmp_path, capsys):
     err = capsys.readouterr().err
     assert str(source) in err and "no rows of origin feverous" in err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_years_among_keeps_claimed_years_bound_among_several_and_names_an_origin_left_without_rows():
+    span = "Dan O'Bannon (September 30, 1946 -- December 17, 2009) was an American screenwriter."
+    rows = [
+        {"claim": "He died in 2009.", "evidence": span, "label": "SUPPORTS", "origin": "fever-gold"},
+        {
+            "claim": "He was born in 1946 and died in 2009.",
+            "evidence": span,
+            "label": "SUPPORTS",
+            "origin": "fever-gold",
+        },
+        {"claim": "He died in 2010.", "evidence": span, "label": "REFUTES", "origin": "fever-gold"},  # not in it
+        {"claim": "He died in 2009.", "evidence": "He died in 2009.", "label": "SUPPORTS", "origin": "fever-gold"},
+        {"claim": "He was a screenwriter.", "evidence": span, "label": "SUPPORTS", "origin": "fever-gold"},  # no year
+        {"claim": "It opened in 1990.", "evidence": "It opened in 1990.", "label": "SUPPORTS", "origin": "feverous"},
+    ]
+    kept = pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS", "REFUTES"], None, seed=1, years=2)
+    assert [r["claim"] for r in kept] == ["He died in 2009.", "He was born in 1946 and died in 2009."]
+    assert (
+        pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, years=1)[-1]["evidence"] == "He died in 2009."
+    )
+    with pytest.raises(ValueError, match="feverous has no rows labelled SUPPORTS whose claimed year stands among 2"):
+        pick_pairs.pick(rows, ["fever-gold", "feverous"], ["SUPPORTS"], None, seed=1, years=2)
+    with pytest.raises(ValueError, match="--years-among takes 0"):
+        pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, years=-1)

@@ -9,6 +9,13 @@ their own file beside the others:
         --origin scifact --origin fool_me_twice_dev --origin vitaminc_real --label SUPPORTS --per-origin 1000 \\
         --seed 23 --out training/runs/RUN/pairs/pairs_train_worded.jsonl
 
+``--years-among N`` keeps only the rows whose claim names a year that its evidence names beside at least N - 1 other
+year mentions (a life's span, a founding and a release): the claimed year bound among several, which a reader
+trained on pairs where another year fills the slot learns to doubt:
+
+    python -m training.pick_pairs training/runs/NAME/pairs/pairs_train.jsonl --origin fever-gold --origin feverous \
+        --origin vitaminc_real --label SUPPORTS --years-among 2 --seed 27 --out training/runs/RUN/pairs/pairs_train_years.jsonl
+
 An origin is matched on the part before ``:`` (``breaking_nli:numbers`` is ``breaking_nli``). Each origin keeps at
 most ``--per-origin`` rows, a seeded draw; rows are written in the source file's order, so the same source, options
 and seed write the same bytes. An origin named but absent, or one that keeps no row of the labels asked for, is
@@ -21,14 +28,22 @@ import argparse
 import collections
 import json
 import random
+import re
 import sys
 from pathlib import Path
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 
 
 def origin_of(row: dict) -> str:
     return str(row.get("origin") or "").split(":")[0]
+
+
+def years_among(row: dict, least: int) -> bool:
+    """Whether every year the claim names is in the evidence, which names at least ``least`` years (mentions)."""
+    claimed, stated = set(YEAR.findall(row["claim"])), YEAR.findall(row["evidence"])
+    return bool(claimed) and claimed <= set(stated) and len(stated) >= least
 
 
 def capped(groups: dict, most: int | None, rng: random.Random) -> list[int]:
@@ -40,10 +55,15 @@ def capped(groups: dict, most: int | None, rng: random.Random) -> list[int]:
     return sorted(kept)
 
 
-def pick(rows: list[dict], origins: list[str], labels: list[str], per_origin: int | None, seed: int) -> list[dict]:
-    """The rows of ``origins`` with a label in ``labels``, at most ``per_origin`` of each origin (seeded), in order."""
+def pick(
+    rows: list[dict], origins: list[str], labels: list[str], per_origin: int | None, seed: int, years: int = 0
+) -> list[dict]:
+    """The rows of ``origins`` with a label in ``labels`` (and with ``years``, the claimed years among at least that
+    many, :func:`years_among`), at most ``per_origin`` of each origin (seeded), in order."""
     if per_origin is not None and per_origin < 1:
         raise ValueError(f"--per-origin must be at least 1, not {per_origin}")
+    if years < 0:
+        raise ValueError(f"--years-among takes 0 (every row) or more, not {years}")
     present = collections.Counter(origin_of(row) for row in rows)
     absent = [origin for origin in origins if origin not in present]
     if absent:
@@ -51,11 +71,12 @@ def pick(rows: list[dict], origins: list[str], labels: list[str], per_origin: in
     chosen: dict[str, list[int]] = {origin: [] for origin in origins}
     for i, row in enumerate(rows):
         origin = origin_of(row)
-        if origin in chosen and row.get("label") in labels:
+        if origin in chosen and row.get("label") in labels and (not years or years_among(row, years)):
             chosen[origin].append(i)
     empty = [origin for origin, members in chosen.items() if not members]
     if empty:
-        raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}")
+        among = f" whose claimed year stands among {years} or more" if years else ""
+        raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}{among}")
     return [rows[i] for i in capped(chosen, per_origin, random.Random(seed))]
 
 
@@ -84,13 +105,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--origin", action="append", required=True, help="an origin to keep (repeat for more)")
     parser.add_argument("--label", action="append", choices=LABELS, help="keep only these labels (default: all)")
     parser.add_argument("--per-origin", type=int, default=None, help="at most this many rows of each origin")
+    parser.add_argument(
+        "--years-among",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep only rows whose claimed year the evidence names among at least N year mentions",
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--out", type=Path, required=True, help="the file to write (refused if it exists)")
     args = parser.parse_args(argv)
     (rows,) = read_sources(parser, args.out, args.pairs)
     origins = list(dict.fromkeys(args.origin))
     try:
-        kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed)
+        kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed, args.years_among)
     except ValueError as error:
         parser.error(f"{args.pairs}: {error}")
     write_pairs(args.out, kept)
