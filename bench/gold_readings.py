@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-YEARS = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+from training.pick_pairs import YEAR  # the year mentions pick_pairs --years-among counts
+
 STANCE_OF = {"SUPPORTS": "supports", "REFUTES": "refutes"}
 
 
 def group_of(sentence: str) -> str:
     """``several years`` where the sentence names two or more (a span, a date beside another), else ``other``."""
-    return "several years" if len(YEARS.findall(sentence)) >= 2 else "other"
+    return "several years" if len(YEAR.findall(sentence)) >= 2 else "other"
 
 
 def gold_pairs(claims: Iterable[dict], corpus: dict[tuple[str, int], dict], assignment: dict[str, str],
@@ -51,7 +51,8 @@ def gold_pairs(claims: Iterable[dict], corpus: dict[tuple[str, int], dict], assi
 
 def summarise(pairs: list[dict], readings: dict[str, list[dict[str, float]]], moved: float = 0.2) -> dict:
     """Each model's figures by (gold label, group); ``readings`` by model, in ``pairs``' order, the baseline first."""
-    baseline = next(iter(readings.values()))
+    first = next(iter(readings))
+    baseline = readings[first]
     out = {}
     for name, read in readings.items():
         groups: dict[str, dict] = {}
@@ -66,7 +67,7 @@ def summarise(pairs: list[dict], readings: dict[str, list[dict[str, float]]], mo
             g["rose"] += reading[stance] > base[stance] + moved
         out[name] = {
             key: {"pairs": g["pairs"], "named_gold": g["named_gold"], "mean_gold_probability": round(g["sum"] / g["pairs"], 4)}
-            | ({"fell": g["fell"], "rose": g["rose"]} if name != next(iter(readings)) else {})
+            | ({"fell": g["fell"], "rose": g["rose"]} if name != first else {})
             for key, g in sorted(groups.items())
         }  # fmt: skip
     return out
