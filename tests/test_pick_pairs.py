@@ -96,3 +96,56 @@ def test_years_among_keeps_claimed_years_bound_among_several_and_names_an_origin
         pick_pairs.pick(rows, ["fever-gold", "feverous"], ["SUPPORTS"], None, seed=1, years=2)
     with pytest.raises(ValueError, match="--years-among takes 0"):
         pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, years=-1)
+
+
+def test_ordinals_and_numbers_among_keep_the_claimed_rank_or_count_stated_beside_others():
+    saturn = "Saturn is the sixth planet from the Sun and the second-largest in the Solar System, after Jupiter."
+    rigby = "He played 13 games in 1938, scoring 2 goals, and 1,200 people watched."
+    rows = [
+        {"claim": "Saturn is the sixth planet.", "evidence": saturn, "label": "SUPPORTS", "origin": "feverous"},
+        {
+            "claim": "Saturn is the Sixth planet.",
+            "evidence": "It is the sixth planet.",
+            "label": "SUPPORTS",
+            "origin": "feverous",
+        },  # one rank stated: not among several
+        {"claim": "Saturn is the fifth planet.", "evidence": saturn, "label": "SUPPORTS", "origin": "feverous"},
+        {"claim": "He played 13 games.", "evidence": rigby, "label": "SUPPORTS", "origin": "feverous"},
+        {"claim": "He played 3 games.", "evidence": rigby, "label": "SUPPORTS", "origin": "feverous"},  # 13 is not 3
+        {"claim": "It was watched by 1,200 people.", "evidence": rigby, "label": "SUPPORTS", "origin": "feverous"},
+        {"claim": "He played in 1938.", "evidence": rigby, "label": "SUPPORTS", "origin": "feverous"},  # a year
+    ]
+    ordinals = pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=2, kind="ordinal")
+    assert [r["claim"] for r in ordinals] == ["Saturn is the sixth planet."]
+    numbers = pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=2, kind="number")
+    assert [r["claim"] for r in numbers] == ["He played 13 games.", "It was watched by 1,200 people."]
+    assert pick_pairs.mentions("the 21st and 3rd, the First", "ordinal") == ["21st", "3rd", "first"]
+    assert pick_pairs.mentions("in 1990, 12, 3.5 and 1,000,000", "number") == ["12", "3.5", "1,000,000"]
+    with pytest.raises(ValueError, match="whose claimed number stands among 9"):
+        pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=9, kind="number")
+    with pytest.raises(ValueError, match="not 'rank'"):
+        pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=2, kind="rank")
+
+
+def test_command_takes_one_kind_of_value_among_several(tmp_path, capsys):
+    source = tmp_path / "pairs_train.jsonl"
+    row = {"claim": "It came 2nd.", "evidence": "It came 2nd, then 5th.", "label": "SUPPORTS", "origin": "fever"}
+    source.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "ordinals.jsonl"
+    assert pick_pairs.main([str(source), "--origin", "fever", "--ordinals-among", "2", "--out", str(out)]) == 0
+    assert [json.loads(line) for line in out.read_text().splitlines()] == [row]
+    with pytest.raises(SystemExit):
+        pick_pairs.main(
+            [
+                str(source),
+                "--origin",
+                "fever",
+                "--ordinals-among",
+                "2",
+                "--numbers-among",
+                "2",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -16,6 +16,10 @@ trained on pairs where another year fills the slot learns to doubt:
     python -m training.pick_pairs training/runs/NAME/pairs/pairs_train.jsonl --origin fever-gold --origin feverous \
         --origin vitaminc_real --label SUPPORTS --years-among 2 --seed 27 --out training/runs/RUN/pairs/pairs_train_years.jsonl
 
+``--ordinals-among N`` and ``--numbers-among N`` do the same for a claimed rank ("the sixth planet … and the
+second-largest") and a claimed count or measure other than a year ("13 games … 2 goals"): the other values a slot
+pair puts in the claim's place, stated beside the claimed one.
+
 An origin is matched on the part before ``:`` (``breaking_nli:numbers`` is ``breaking_nli``). Each origin keeps at
 most ``--per-origin`` rows, a seeded draw; rows are written in the source file's order, so the same source, options
 and seed write the same bytes. An origin named but absent, or one that keeps no row of the labels asked for, is
@@ -34,16 +38,41 @@ from pathlib import Path
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
 YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+ORDINAL = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|"
+    r"fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|[0-9]{1,3}(?:st|nd|rd|th))\b",
+    re.IGNORECASE,
+)
+NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
+KINDS = ("year", "ordinal", "number")
 
 
 def origin_of(row: dict) -> str:
     return str(row.get("origin") or "").split(":")[0]
 
 
+def mentions(text: str, kind: str) -> list[str]:
+    """The ``kind`` values ``text`` names, each mention once, lower-cased: years; ranks (words or 3rd, 21st);
+    numbers other than years."""
+    if kind == "year":
+        return YEAR.findall(text)
+    if kind == "ordinal":
+        return [m.lower() for m in ORDINAL.findall(text)]
+    if kind == "number":
+        return [m for m in NUMBER.findall(text) if not YEAR.fullmatch(m)]
+    raise ValueError(f"a kind of value is one of {', '.join(KINDS)}, not {kind!r}")
+
+
+def values_among(row: dict, least: int, kind: str = "year") -> bool:
+    """Whether every ``kind`` value the claim names is in the evidence, which names at least ``least`` of that kind
+    (mentions)."""
+    claimed, stated = set(mentions(row["claim"], kind)), mentions(row["evidence"], kind)
+    return bool(claimed) and claimed <= set(stated) and len(stated) >= least
+
+
 def years_among(row: dict, least: int) -> bool:
     """Whether every year the claim names is in the evidence, which names at least ``least`` years (mentions)."""
-    claimed, stated = set(YEAR.findall(row["claim"])), YEAR.findall(row["evidence"])
-    return bool(claimed) and claimed <= set(stated) and len(stated) >= least
+    return values_among(row, least, "year")
 
 
 def capped(groups: dict, most: int | None, rng: random.Random) -> list[int]:
@@ -56,14 +85,22 @@ def capped(groups: dict, most: int | None, rng: random.Random) -> list[int]:
 
 
 def pick(
-    rows: list[dict], origins: list[str], labels: list[str], per_origin: int | None, seed: int, years: int = 0
+    rows: list[dict],
+    origins: list[str],
+    labels: list[str],
+    per_origin: int | None,
+    seed: int,
+    years: int = 0,
+    kind: str = "year",
 ) -> list[dict]:
-    """The rows of ``origins`` with a label in ``labels`` (and with ``years``, the claimed years among at least that
-    many, :func:`years_among`), at most ``per_origin`` of each origin (seeded), in order."""
+    """The rows of ``origins`` with a label in ``labels`` (and with ``years``, the claimed values of ``kind`` among at
+    least that many, :func:`values_among`), at most ``per_origin`` of each origin (seeded), in order."""
     if per_origin is not None and per_origin < 1:
         raise ValueError(f"--per-origin must be at least 1, not {per_origin}")
     if years < 0:
-        raise ValueError(f"--years-among takes 0 (every row) or more, not {years}")
+        raise ValueError(f"--{kind}s-among takes 0 (every row) or more, not {years}")
+    if kind not in KINDS:
+        raise ValueError(f"a kind of value is one of {', '.join(KINDS)}, not {kind!r}")
     present = collections.Counter(origin_of(row) for row in rows)
     absent = [origin for origin in origins if origin not in present]
     if absent:
@@ -71,11 +108,11 @@ def pick(
     chosen: dict[str, list[int]] = {origin: [] for origin in origins}
     for i, row in enumerate(rows):
         origin = origin_of(row)
-        if origin in chosen and row.get("label") in labels and (not years or years_among(row, years)):
+        if origin in chosen and row.get("label") in labels and (not years or values_among(row, years, kind)):
             chosen[origin].append(i)
     empty = [origin for origin, members in chosen.items() if not members]
     if empty:
-        among = f" whose claimed year stands among {years} or more" if years else ""
+        among = f" whose claimed {kind} stands among {years} or more" if years else ""
         raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}{among}")
     return [rows[i] for i in capped(chosen, per_origin, random.Random(seed))]
 
@@ -105,20 +142,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--origin", action="append", required=True, help="an origin to keep (repeat for more)")
     parser.add_argument("--label", action="append", choices=LABELS, help="keep only these labels (default: all)")
     parser.add_argument("--per-origin", type=int, default=None, help="at most this many rows of each origin")
-    parser.add_argument(
-        "--years-among",
-        type=int,
-        default=0,
-        metavar="N",
-        help="keep only rows whose claimed year the evidence names among at least N year mentions",
-    )
+    among = parser.add_mutually_exclusive_group()
+    for kind, what in (("year", "year"), ("ordinal", "rank (first, 2nd)"), ("number", "number other than a year")):
+        among.add_argument(
+            f"--{kind}s-among",
+            type=int,
+            default=0,
+            metavar="N",
+            help=f"keep only rows whose claimed {what} the evidence names among at least N such mentions",
+        )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--out", type=Path, required=True, help="the file to write (refused if it exists)")
     args = parser.parse_args(argv)
     (rows,) = read_sources(parser, args.out, args.pairs)
     origins = list(dict.fromkeys(args.origin))
     try:
-        kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed, args.years_among)
+        kind = next((k for k in KINDS if getattr(args, f"{k}s_among")), "year")
+        least = getattr(args, f"{kind}s_among")
+        kept = pick(rows, origins, list(args.label or LABELS), args.per_origin, args.seed, least, kind)
     except ValueError as error:
         parser.error(f"{args.pairs}: {error}")
     write_pairs(args.out, kept)
