@@ -1,5 +1,6 @@
 """FEVER's gold sentences read alone by each stance model: where a reader's readings of plain support and
-refutation move, by whether the sentence holds several years (a life's span, a founding and a release).
+refutation move, by whether the sentence holds several years (a life's span, a founding and a release), several
+ranks ("the sixth planet … and the second-largest") or several other numbers.
 
     python -m bench.gold_readings --model-dir data/stance_model --model-dir training/runs/NAME/run/model \\
         --out bench/results/gold_readings.json
@@ -19,14 +20,18 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from training.pick_pairs import YEAR  # the year mentions pick_pairs --years-among counts
+from training.pick_pairs import mentions  # the mentions pick_pairs --years-among (--ordinals-, --numbers-) counts
 
 STANCE_OF = {"SUPPORTS": "supports", "REFUTES": "refutes"}
 
 
+GROUPS = (("year", "several years"), ("ordinal", "several ranks"), ("number", "several numbers"))
+
+
 def group_of(sentence: str) -> str:
-    """``several years`` where the sentence names two or more (a span, a date beside another), else ``other``."""
-    return "several years" if len(YEAR.findall(sentence)) >= 2 else "other"
+    """The first of ``several years``, ``several ranks``, ``several numbers`` (other than years) the sentence names
+    two or more of (a span, a date beside another; a rank beside another), else ``other``."""
+    return next((group for kind, group in GROUPS if len(mentions(sentence, kind)) >= 2), "other")
 
 
 def gold_pairs(claims: Iterable[dict], corpus: dict[tuple[str, int], dict], assignment: dict[str, str],

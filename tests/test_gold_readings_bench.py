@@ -35,6 +35,14 @@ def test_a_pair_is_a_claims_first_single_sentence_gold_group_the_corpus_holds_in
     assert [group_of(p["evidence"]) for p in pairs] == ["several years", "other"]
 
 
+def test_a_sentence_is_grouped_by_the_first_kind_of_value_it_names_twice_years_before_ranks_before_numbers():
+    assert group_of("Saturn is the sixth planet from the Sun and the second-largest, after Jupiter.") == "several ranks"
+    assert group_of("He played 13 games, scoring 2 goals.") == "several numbers"
+    assert group_of("In 1938 he played his 2nd season and his 3rd, 13 games in all.") == "several ranks"
+    assert group_of("From 1938 to 1946 he played 13 games in his 2nd and 3rd seasons.") == "several years"
+    assert group_of("He played 13 games in 1938.") == "other"
+
+
 def test_each_models_gold_probability_is_summed_by_label_and_group_and_moves_are_counted_against_the_first():
     pairs = gold_pairs(CLAIMS, CORPUS, ASSIGNMENT, "train")
     readings = {
