@@ -87,15 +87,15 @@ def test_years_among_keeps_claimed_years_bound_among_several_and_names_an_origin
         {"claim": "He was a screenwriter.", "evidence": span, "label": "SUPPORTS", "origin": "fever-gold"},  # no year
         {"claim": "It opened in 1990.", "evidence": "It opened in 1990.", "label": "SUPPORTS", "origin": "feverous"},
     ]
-    kept = pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS", "REFUTES"], None, seed=1, years=2)
+    kept = pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS", "REFUTES"], None, seed=1, among=2)
     assert [r["claim"] for r in kept] == ["He died in 2009.", "He was born in 1946 and died in 2009."]
     assert (
-        pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, years=1)[-1]["evidence"] == "He died in 2009."
+        pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, among=1)[-1]["evidence"] == "He died in 2009."
     )
     with pytest.raises(ValueError, match="feverous has no rows labelled SUPPORTS whose claimed year stands among 2"):
-        pick_pairs.pick(rows, ["fever-gold", "feverous"], ["SUPPORTS"], None, seed=1, years=2)
+        pick_pairs.pick(rows, ["fever-gold", "feverous"], ["SUPPORTS"], None, seed=1, among=2)
     with pytest.raises(ValueError, match="--years-among takes 0"):
-        pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, years=-1)
+        pick_pairs.pick(rows, ["fever-gold"], ["SUPPORTS"], None, seed=1, among=-1)
 
 
 def test_ordinals_and_numbers_among_keep_the_claimed_rank_or_count_stated_beside_others():
@@ -115,16 +115,16 @@ def test_ordinals_and_numbers_among_keep_the_claimed_rank_or_count_stated_beside
         {"claim": "It was watched by 1,200 people.", "evidence": rigby, "label": "SUPPORTS", "origin": "feverous"},
         {"claim": "He played in 1938.", "evidence": rigby, "label": "SUPPORTS", "origin": "feverous"},  # a year
     ]
-    ordinals = pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=2, kind="ordinal")
+    ordinals = pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, among=2, kind="ordinal")
     assert [r["claim"] for r in ordinals] == ["Saturn is the sixth planet."]
-    numbers = pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=2, kind="number")
+    numbers = pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, among=2, kind="number")
     assert [r["claim"] for r in numbers] == ["He played 13 games.", "It was watched by 1,200 people."]
     assert pick_pairs.mentions("the 21st and 3rd, the First", "ordinal") == ["21st", "3rd", "first"]
     assert pick_pairs.mentions("in 1990, 12, 3.5 and 1,000,000", "number") == ["12", "3.5", "1,000,000"]
     with pytest.raises(ValueError, match="whose claimed number stands among 9"):
-        pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=9, kind="number")
+        pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, among=9, kind="number")
     with pytest.raises(ValueError, match="not 'rank'"):
-        pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, years=2, kind="rank")
+        pick_pairs.pick(rows, ["feverous"], ["SUPPORTS"], None, seed=1, among=2, kind="rank")
 
 
 def test_command_takes_one_kind_of_value_among_several(tmp_path, capsys):

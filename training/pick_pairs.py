@@ -70,11 +70,6 @@ def values_among(row: dict, least: int, kind: str = "year") -> bool:
     return bool(claimed) and claimed <= set(stated) and len(stated) >= least
 
 
-def years_among(row: dict, least: int) -> bool:
-    """Whether every year the claim names is in the evidence, which names at least ``least`` years (mentions)."""
-    return values_among(row, least, "year")
-
-
 def capped(groups: dict, most: int | None, rng: random.Random) -> list[int]:
     """The row numbers of every group (a dict of lists, drawn in its order), at most ``most`` of each by ``rng``,
     sorted: what a seeded sample per group keeps, in file order."""
@@ -90,15 +85,15 @@ def pick(
     labels: list[str],
     per_origin: int | None,
     seed: int,
-    years: int = 0,
+    among: int = 0,
     kind: str = "year",
 ) -> list[dict]:
-    """The rows of ``origins`` with a label in ``labels`` (and with ``years``, the claimed values of ``kind`` among at
+    """The rows of ``origins`` with a label in ``labels`` (and with ``among``, the claimed values of ``kind`` among at
     least that many, :func:`values_among`), at most ``per_origin`` of each origin (seeded), in order."""
     if per_origin is not None and per_origin < 1:
         raise ValueError(f"--per-origin must be at least 1, not {per_origin}")
-    if years < 0:
-        raise ValueError(f"--{kind}s-among takes 0 (every row) or more, not {years}")
+    if among < 0:
+        raise ValueError(f"--{kind}s-among takes 0 (every row) or more, not {among}")
     if kind not in KINDS:
         raise ValueError(f"a kind of value is one of {', '.join(KINDS)}, not {kind!r}")
     present = collections.Counter(origin_of(row) for row in rows)
@@ -108,12 +103,12 @@ def pick(
     chosen: dict[str, list[int]] = {origin: [] for origin in origins}
     for i, row in enumerate(rows):
         origin = origin_of(row)
-        if origin in chosen and row.get("label") in labels and (not years or values_among(row, years, kind)):
+        if origin in chosen and row.get("label") in labels and (not among or values_among(row, among, kind)):
             chosen[origin].append(i)
     empty = [origin for origin, members in chosen.items() if not members]
     if empty:
-        among = f" whose claimed {kind} stands among {years} or more" if years else ""
-        raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}{among}")
+        shape = f" whose claimed {kind} stands among {among} or more" if among else ""
+        raise ValueError(f"origin {', '.join(empty)} has no rows labelled {' or '.join(labels)}{shape}")
     return [rows[i] for i in capped(chosen, per_origin, random.Random(seed))]
 
 
@@ -142,9 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--origin", action="append", required=True, help="an origin to keep (repeat for more)")
     parser.add_argument("--label", action="append", choices=LABELS, help="keep only these labels (default: all)")
     parser.add_argument("--per-origin", type=int, default=None, help="at most this many rows of each origin")
-    among = parser.add_mutually_exclusive_group()
+    kinds = parser.add_mutually_exclusive_group()
     for kind, what in (("year", "year"), ("ordinal", "rank (first, 2nd)"), ("number", "number other than a year")):
-        among.add_argument(
+        kinds.add_argument(
             f"--{kind}s-among",
             type=int,
             default=0,
