@@ -34,6 +34,7 @@ import json
 import random
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
@@ -44,7 +45,12 @@ ORDINAL = re.compile(
     re.IGNORECASE,
 )
 NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
-KINDS = ("year", "ordinal", "number")
+FINDERS: dict[str, Callable[[str], list[str]]] = {
+    "year": YEAR.findall,
+    "ordinal": lambda text: [m.lower() for m in ORDINAL.findall(text)],
+    "number": lambda text: [m for m in NUMBER.findall(text) if not YEAR.fullmatch(m)],
+}
+KINDS = tuple(FINDERS)
 
 
 def origin_of(row: dict) -> str:
@@ -54,13 +60,14 @@ def origin_of(row: dict) -> str:
 def mentions(text: str, kind: str) -> list[str]:
     """The ``kind`` values ``text`` names, each mention once, lower-cased: years; ranks (words or 3rd, 21st);
     numbers other than years."""
-    if kind == "year":
-        return YEAR.findall(text)
-    if kind == "ordinal":
-        return [m.lower() for m in ORDINAL.findall(text)]
-    if kind == "number":
-        return [m for m in NUMBER.findall(text) if not YEAR.fullmatch(m)]
-    raise ValueError(f"a kind of value is one of {', '.join(KINDS)}, not {kind!r}")
+    return finder(kind)(text)
+
+
+def finder(kind: str) -> Callable[[str], list[str]]:
+    """What finds the mentions of ``kind``; a kind not in :data:`KINDS` is refused with the kinds there are."""
+    if kind not in FINDERS:
+        raise ValueError(f"a kind of value is one of {', '.join(KINDS)}, not {kind!r}")
+    return FINDERS[kind]
 
 
 def values_among(row: dict, least: int, kind: str = "year") -> bool:
@@ -94,8 +101,7 @@ def pick(
         raise ValueError(f"--per-origin must be at least 1, not {per_origin}")
     if among < 0:
         raise ValueError(f"--{kind}s-among takes 0 (every row) or more, not {among}")
-    if kind not in KINDS:
-        raise ValueError(f"a kind of value is one of {', '.join(KINDS)}, not {kind!r}")
+    finder(kind)
     present = collections.Counter(origin_of(row) for row in rows)
     absent = [origin for origin in origins if origin not in present]
     if absent:
