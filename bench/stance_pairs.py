@@ -7,6 +7,16 @@ per pair origin, through the runtime (onnxruntime, the int8 file that ships).
 Comparing two models on the same pairs file is how a new model earns its place: the pairs come from
 ``training/build_pairs.py`` (validation pages, and the VitaminC pages held out by title).
 
+Each file is a small sample (the passage file 249 pairs, the list file 60), so one model beating another on it
+says little by itself: ``--readings PATH`` writes each pair's reading (``id``: its line in the file, ``gold``,
+``verdict``, the three probabilities), and two models' readings of one file compare pair by pair with
+``bench.compare_runs`` (the claims only one model reads right, McNemar, a paired bootstrap interval of the
+macro-F1 difference):
+
+    python -m bench.stance_pairs PAIRS --readings shipped.jsonl.gz
+    python -m bench.stance_pairs PAIRS --model-dir MODEL --readings new.jsonl.gz
+    python -m bench.compare_runs shipped.jsonl.gz new.jsonl.gz
+
 Where a model's readings drift by kind of pair, ``--per-group N`` reads a seeded sample of at most N pairs of each
 origin (the part before ``:``) and gold label, so that a large file (a training file's replay) is read in minutes,
 and ``mean_probability_by_origin_label`` gives each group's mean probability of each stance: a reading that moves
@@ -18,6 +28,7 @@ without flipping labels shows there first.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import random
 import time
@@ -45,7 +56,9 @@ def per_group_sample(rows: list[dict], per_group: int, seed: int) -> list[dict]:
     return [rows[i] for i in capped(dict(sorted(groups.items())), per_group, random.Random(seed))]
 
 
-def score_pairs(model, rows: list[dict]) -> dict:
+def score_pairs(model, rows: list[dict], readings: list[dict] | None = None) -> dict:
+    """The figures of ``model`` on ``rows``; with ``readings``, one ``{id, gold, verdict, probabilities}`` per row is
+    appended to it (``id``: the row's ``line`` where it has one, else its place in ``rows``)."""
     from mermaid_verifier.evaluation.metrics import pair_figures
 
     predicted = []
@@ -55,6 +68,15 @@ def score_pairs(model, rows: list[dict]) -> dict:
     for row in rows:
         probabilities = model.probabilities(row["claim"], [(row.get("title") or "", row["evidence"])])[0]
         predicted.append(STANCE_TO_LABEL[max(probabilities, key=probabilities.get)])
+        if readings is not None:
+            readings.append(
+                {
+                    "id": str(row.get("line", len(readings) + 1)),
+                    "gold": row["label"],
+                    "verdict": predicted[-1],
+                    "probabilities": {s: round(float(v), 6) for s, v in probabilities.items()},
+                }
+            )
         key = group_of(row)
         total = sums.setdefault(key, dict.fromkeys(STANCE_TO_LABEL, 0.0))
         for stance in STANCE_TO_LABEL:
@@ -79,17 +101,25 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     parser.add_argument("--per-group", type=int, default=None, help="read at most this many pairs per origin and label")
     parser.add_argument("--seed", type=int, default=13, help="the sample's seed (with --per-group)")
+    parser.add_argument(
+        "--readings",
+        type=Path,
+        default=None,
+        help="write each pair's reading here (JSON lines, gzip where the name ends .gz), for bench.compare_runs",
+    )
     args = parser.parse_args()
     from mermaid_verifier.reader.model_check import machine_record
     from mermaid_verifier.reader.stance import StanceModel
 
     if not args.pairs.is_file():
         parser.error(f"{args.pairs}: no such pairs file")
-    rows = [json.loads(line) for line in args.pairs.open() if line.strip()]
+    with args.pairs.open(encoding="utf-8") as handle:
+        rows = [json.loads(line) | {"line": number} for number, line in enumerate(handle, start=1) if line.strip()]
     unlabelled = sum(1 for row in rows if row.get("label") is None)
     rows = [row for row in rows if row.get("label") is not None]
     if not rows:
         parser.error(f"{args.pairs}: no labelled pairs (rows with a 'label') to read")
+    readings: list[dict] | None = [] if args.readings else None
     sample = {}
     if args.per_group is not None:
         try:
@@ -101,13 +131,17 @@ def main() -> None:
         {"pairs_file": str(args.pairs), "model_dir": str(args.model_dir or "bundled")}
         | ({"sample": sample} if sample else {})
         | ({"unlabelled_left_out": unlabelled} if unlabelled else {})
-        | score_pairs(StanceModel(args.model_dir), rows)
+        | score_pairs(StanceModel(args.model_dir), rows, readings)
         | {"machine": machine_record()}
     )
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
         args.out.write_text(text + "\n")
+    if args.readings:
+        opener = gzip.open if args.readings.suffix == ".gz" else open
+        with opener(args.readings, "wt", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(reading) + "\n" for reading in readings or [])
 
 
 if __name__ == "__main__":

@@ -88,3 +88,38 @@ def test_command_names_a_missing_file(tmp_path, monkeypatch, capsys):
         stance_pairs.main()
     assert stopped.value.code == 2
     assert "nowhere.jsonl: no such pairs file" in capsys.readouterr().err
+
+
+def test_readings_compare_pair_by_pair_with_compare_runs(tmp_path, monkeypatch):
+    from bench import compare_runs
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:3]) + "\n" + json.dumps(ROWS[13]) + "\n")
+    monkeypatch.setattr("mermaid_verifier.reader.stance.StanceModel", lambda model_dir: Reader())
+    readings = tmp_path / "readings.jsonl.gz"
+    monkeypatch.setattr(sys, "argv", ["stance_pairs", str(pairs), "--readings", str(readings)])
+    stance_pairs.main()
+    import gzip
+
+    rows = [json.loads(line) for line in gzip.open(readings, "rt")]
+    # ids are the lines of the file (the blank line 4 holds no pair); the verdict is the largest probability
+    assert [r["id"] for r in rows] == ["1", "2", "3", "5"]
+    assert [r["verdict"] for r in rows] == ["SUPPORTS"] * 3 + ["NOT ENOUGH INFO"]
+    assert rows[3] == {
+        "id": "5",
+        "gold": "SUPPORTS",
+        "verdict": "NOT ENOUGH INFO",
+        "probabilities": {"supports": 0.2, "refutes": 0.2, "neutral": 0.6},
+    }
+
+    class Yes(Reader):
+        def probabilities(self, claim, passages):
+            return [{"supports": 0.9, "refutes": 0.05, "neutral": 0.05}]
+
+    monkeypatch.setattr("mermaid_verifier.reader.stance.StanceModel", lambda model_dir: Yes())
+    other = tmp_path / "other.jsonl"
+    monkeypatch.setattr(sys, "argv", ["stance_pairs", str(pairs), "--readings", str(other)])
+    stance_pairs.main()
+    figures = compare_runs.compare(compare_runs.verdicts(readings, None), compare_runs.verdicts(other, None), 50)
+    assert figures["claims"] == 4
+    assert (figures["right_only_baseline"], figures["right_only_candidate"]) == (0, 1)  # line 5, read as supported
