@@ -12,6 +12,9 @@
   claims with the decisive span cut out of that evidence (``training/nei_pairs.py``, the rule that builds
   the training pairs, applied to claims it never saw): share answered NOT ENOUGH INFO.
 
+``contrast --readings PATH`` keeps each claim's verdict, so two stance models compare claim by claim with
+``bench.compare_runs`` (McNemar, a paired bootstrap interval) rather than by one accuracy each.
+
 Abstentions count by their label (the label is what the judge decided; abstention is a separate flag).
 Writes a JSON summary with ``--out``.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import gzip
 import json
 import time
 from pathlib import Path
@@ -35,8 +39,11 @@ def judge_for(model_dir: Path | None):
     return GivenEvidenceJudge(stance=StanceModel(model_dir))
 
 
-def contrast(judge, path: Path) -> dict:
-    rows = [json.loads(line) for line in path.open()]
+def contrast(judge, path: Path, readings: list[dict] | None = None) -> dict:
+    """The contrast figures; with ``readings``, each claim's verdict is appended to it (``id``: the pair's id and
+    ``:true`` or ``:false``), for ``bench.compare_runs``."""
+    with path.open(encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
     by_kind: dict[str, list[bool]] = collections.defaultdict(list)
     both_right, confirmed = 0, []
     for row in rows:
@@ -45,6 +52,16 @@ def contrast(judge, path: Path) -> dict:
         for claim, gold in ((row["true_claim"], "SUPPORTS"), (row["false_claim"], "REFUTES")):
             verdict = judge.verdict(claim, passages)
             oks.append(verdict.label.value == gold)
+            if readings is not None:
+                side = "true" if gold == "SUPPORTS" else "false"
+                readings.append(
+                    {
+                        "id": f"{row['id']}:{side}",
+                        "gold": gold,
+                        "verdict": verdict.label.value,
+                        "confidence": round(verdict.confidence, 6),
+                    }
+                )
             if gold == "REFUTES" and verdict.label.value == "SUPPORTS" and verdict.confidence > 0.8:
                 confirmed.append({"id": row["id"], "claim": claim, "confidence": verdict.confidence})
         by_kind[row["edit"]] += oks
@@ -139,13 +156,27 @@ def main() -> None:
         "--part", action="append", default=[], help="paper_dev part(s) of --split (default: all claims)"
     )
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--readings",
+        type=Path,
+        default=None,
+        help="contrast: write each claim's verdict here (JSON lines, gzip where the name ends .gz), for "
+        "bench.compare_runs",
+    )
     args = parser.parse_args()
+    if args.readings and args.mode != "contrast":
+        parser.error("--readings is written by the contrast mode only")
     if args.part and "train" in args.part:
         raise SystemExit("refusing the train part: the stance model was trained on its gold evidence")
     judge = judge_for(args.model_dir)
     started = time.time()
     if args.mode == "contrast":
-        summary = contrast(judge, args.pairs)
+        readings: list[dict] = []
+        summary = contrast(judge, args.pairs, readings)
+        if args.readings:
+            opener = gzip.open if args.readings.suffix == ".gz" else open
+            with opener(args.readings, "wt", encoding="utf-8") as handle:
+                handle.writelines(json.dumps(reading) + "\n" for reading in readings)
     else:
         summary = gold(judge, gold_claims(args.claims, args.split, args.part))
     from mermaid_verifier.reader.model_check import machine_record
