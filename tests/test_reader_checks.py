@@ -193,7 +193,8 @@ def test_table_reads_fever_and_grounding_and_ships_only_with_nothing_lost(output
     monkeypatch.setattr("bench.grounding_compare.compare", lambda new, old: {"wice": ranked, "lfqa": ranked})
     figures = reader_checks.table(outputs, "shipped", "cand")
     checks = [r["check"] for r in figures["checks"]]
-    assert "FEVER tuning parts macro-F1, full, fitted (6 claims)" in checks
+    assert "FEVER tuning parts macro-F1, judge refitted on the train part (6 claims)" in checks
+    assert "FEVER tuning parts macro-F1, verdicts as run, bundled judge (6 claims)" in checks
     assert "grounding lfqa across halves" in checks and "grounding wice AUROC (5-95 %)" in checks
     auroc = next(r for r in figures["checks"] if r["check"] == "grounding wice AUROC (5-95 %)")
     assert auroc["gained_beyond_doubt"] and auroc["interval"] == [0.002, 0.015]
