@@ -162,6 +162,8 @@ def run(steps: list[Step], out: Path, name: str, again: bool = False, echo=print
             stdout = step.stdout.open("w", encoding="utf-8") if step.stdout else handle
             try:
                 done = subprocess.run(step.argv, stdout=stdout, stderr=handle, cwd=REPO, env=os.environ | step.env)
+            except OSError as error:  # the command itself cannot be started (not installed, not executable)
+                raise ChecksError(f"{step.name} could not start {step.argv[0]}: {error.strerror}") from error
             finally:
                 if step.stdout:
                     stdout.close()

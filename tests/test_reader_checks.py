@@ -88,6 +88,12 @@ def test_run_skips_what_is_done_and_stops_on_a_failed_step_naming_its_log(tmp_pa
     assert kept.read_text() == "x"
 
 
+def test_run_names_a_command_that_cannot_start(tmp_path):
+    step = Step("doctor", [str(tmp_path / "no-such-console")], [tmp_path / "d.txt"], stdout=tmp_path / "d.txt")
+    with pytest.raises(ChecksError, match=r"doctor could not start .*no-such-console: No such file"):
+        reader_checks.run([step], tmp_path / "E", "cand", echo=lambda line: None)
+
+
 def test_tuning_ledger_keeps_the_tuning_parts(tmp_path):
     split = tmp_path / "split.json"
     split.write_text(json.dumps({"assignment": {"1": "train", "2": "validation", "3": "calibration", "4": "test"}}))
