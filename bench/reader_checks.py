@@ -11,7 +11,7 @@ beyond doubt* where the interval lies below 0 as well.
 
     python -m bench.reader_checks run --name shipped --pairs training/runs/NAME/pairs --out E
     python -m bench.reader_checks run --name NAME --model-dir training/runs/NAME/model --pairs ... --out E
-    python -m bench.reader_checks table --out E --baseline shipped --candidate NAME [--json E/NAME-rule.json]
+    python -m bench.reader_checks table --out E --baseline shipped --candidate NAME [--json FIGURES]
 
 ``run`` is resumable: a step whose outputs are all there is skipped (``--again`` reads everything anew); each
 step's output goes to ``E/NAME-STEP.log``; a failed step stops the run with one line naming it and its log.
