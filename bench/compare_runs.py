@@ -42,6 +42,13 @@ def read_rows(path: Path) -> list[dict]:
         raise RunError(f"{path}: not a JSON-lines run file ({error})") from error
 
 
+def write_rows(path: Path, rows) -> None:
+    """Write ``rows`` as JSON lines, gzip where the name ends ``.gz``: the files :func:`read_rows` reads."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+
+
 def verdicts(path: Path, gold_by_id: dict[str, str] | None) -> dict[str, tuple[str, str]]:
     """``{claim id: (gold, verdict)}`` of one run."""
     out = {}

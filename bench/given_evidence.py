@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
 import time
 from pathlib import Path
@@ -174,9 +173,9 @@ def main() -> None:
         readings: list[dict] = []
         summary = contrast(judge, args.pairs, readings)
         if args.readings:
-            opener = gzip.open if args.readings.suffix == ".gz" else open
-            with opener(args.readings, "wt", encoding="utf-8") as handle:
-                handle.writelines(json.dumps(reading) + "\n" for reading in readings)
+            from bench.compare_runs import write_rows
+
+            write_rows(args.readings, readings)
     else:
         summary = gold(judge, gold_claims(args.claims, args.split, args.part))
     from mermaid_verifier.reader.model_check import machine_record

@@ -22,7 +22,6 @@ table then leaves those checks out and says so.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import subprocess
@@ -49,6 +48,7 @@ class Step:
     env: dict[str, str] = field(default_factory=dict)
     stdout: Path | None = None  # where the command's standard output is kept (else the step's log)
     must_succeed: bool = True  # doctor exits 1 when the canaries fail: a finding the table reads, not a failed run
+    marker: Path | None = None  # written when the step ends well, for a command whose output grows as it goes
 
 
 def paths(out: Path, name: str) -> dict[str, Path]:
@@ -138,11 +138,12 @@ def plan(
             "lfqa",
         ]
         steps.append(
-            Step(
+            Step(  # the ledger is appended to as the run goes: whole only once the marker is written
                 "grounding",
                 ground,
-                [p["grounding"].with_name(p["grounding"].name + ".done")],
+                [p["grounding"]],
                 env | {"MERMAID_SOURCES": "local"},
+                marker=p["grounding"].with_name(p["grounding"].name + ".done"),
             )
         )
         score = [python, "-m", "bench.grounding", "score", "--ledger", str(p["grounding"])]
@@ -153,7 +154,7 @@ def plan(
 def run(steps: list[Step], out: Path, name: str, again: bool = False, echo=print) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for number, step in enumerate(steps, start=1):
-        if not again and all(o.exists() for o in step.outputs):
+        if not again and all(o.exists() for o in [*step.outputs, *([step.marker] if step.marker else [])]):
             echo(f"[{number}/{len(steps)}] {step.name}: done before, kept")
             continue
         log = out / f"{name}-{step.name}.log"
@@ -171,25 +172,29 @@ def run(steps: list[Step], out: Path, name: str, again: bool = False, echo=print
             if step.stdout:
                 step.stdout.unlink(missing_ok=True)
             raise ChecksError(f"{step.name} failed (exit {done.returncode}); its log: {log}")
-        if step.name == "grounding":  # the ledger is appended to as it goes: mark it whole only when the run ends
-            step.outputs[0].write_text("done\n")
+        if step.marker:
+            step.marker.write_text("done\n")
 
 
 def tuning_ledger(results: Path, out: Path, split: Path = REPO / "training" / "splits" / "fever_paper_dev.json") -> int:
     """Keep the rows of ``fever``'s ``results.jsonl`` whose claims lie in the tuning parts: ``id, gold, verdict,
     abstained, confidence``, for ``bench.compare_runs``. Returns how many rows were kept."""
-    assignment = json.loads(split.read_text())["assignment"]
-    kept = 0
-    with results.open(encoding="utf-8") as handle, gzip.open(out, "wt", encoding="utf-8") as ledger:
-        for line in handle:
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if assignment.get(str(row["id"])) in TUNING_PARTS:
-                keep = {k: row.get(k) for k in ("id", "gold", "verdict", "abstained", "confidence")}
-                ledger.write(json.dumps(keep) + "\n")
-                kept += 1
-    return kept
+    from bench.compare_runs import RunError, read_rows, write_rows
+    from mermaid_verifier.errors import UsageError
+    from mermaid_verifier.evaluation.fever_run import split_assignment
+
+    try:
+        assignment = split_assignment(split, TUNING_PARTS)
+        rows = read_rows(results)
+    except (UsageError, RunError) as error:
+        raise ChecksError(str(error)) from error
+    kept = [
+        {k: row.get(k) for k in ("id", "gold", "verdict", "abstained", "confidence")}
+        for row in rows
+        if assignment.get(str(row["id"])) in TUNING_PARTS
+    ]
+    write_rows(out, kept)
+    return len(kept)
 
 
 def _read(path: Path) -> dict:

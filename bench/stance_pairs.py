@@ -28,7 +28,6 @@ without flipping labels shows there first.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import time
@@ -139,9 +138,9 @@ def main() -> None:
     if args.out:
         args.out.write_text(text + "\n")
     if args.readings:
-        opener = gzip.open if args.readings.suffix == ".gz" else open
-        with opener(args.readings, "wt", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(reading) + "\n" for reading in readings or [])
+        from bench.compare_runs import write_rows
+
+        write_rows(args.readings, readings or [])
 
 
 if __name__ == "__main__":

@@ -6,17 +6,12 @@ from __future__ import annotations
 import gzip
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
 from bench import reader_checks
+from bench.compare_runs import write_rows
 from bench.reader_checks import ChecksError, Step
-
-
-def write_gz(path: Path, rows: list[dict]) -> None:
-    with gzip.open(path, "wt") as handle:
-        handle.writelines(json.dumps(r) + "\n" for r in rows)
 
 
 @pytest.fixture
@@ -48,6 +43,7 @@ def test_plan_reads_every_validation_file_and_gives_the_model_to_the_long_steps(
     assert by_name["doctor"].argv[:2] == ["/v/bin/mermaid-verifier", "doctor"] and not by_name["doctor"].must_succeed
     assert by_name["fever"].env == {"MERMAID_STANCE_MODEL": str(model.resolve())}
     assert by_name["grounding"].env["MERMAID_SOURCES"] == "local"
+    assert by_name["grounding"].marker == tmp_path / "E" / "cand-grounding.jsonl.gz.done"
     assert "--resume" in by_name["fever"].argv  # a killed run continues where it stopped
 
 
@@ -86,6 +82,21 @@ def test_run_skips_what_is_done_and_stops_on_a_failed_step_naming_its_log(tmp_pa
     assert any("kept: done before, kept" in line for line in said)
     reader_checks.run(steps[:2], out, "cand", again=True, echo=said.append)
     assert kept.read_text() == "x"
+
+
+def test_run_marks_a_growing_output_whole_only_when_its_step_ends_well(tmp_path):
+    out, ledger, marker = tmp_path / "E", tmp_path / "ledger.jsonl", tmp_path / "ledger.jsonl.done"
+    grow = "import sys; open(sys.argv[1], 'a').write('row\\n'); sys.exit(int(sys.argv[2]))"
+    killed = Step("grounding", [sys.executable, "-c", grow, str(ledger), "1"], [ledger], marker=marker)
+    with pytest.raises(ChecksError, match="grounding failed"):
+        reader_checks.run([killed], out, "cand", echo=lambda line: None)
+    assert ledger.exists() and not marker.exists()
+    whole = Step("grounding", [sys.executable, "-c", grow, str(ledger), "0"], [ledger], marker=marker)
+    reader_checks.run([whole], out, "cand", echo=lambda line: None)  # the ledger alone is no finished step
+    assert ledger.read_text() == "row\nrow\n" and marker.read_text() == "done\n"
+    said: list[str] = []
+    reader_checks.run([whole], out, "cand", echo=said.append)
+    assert said == ["[1/1] grounding: done before, kept"] and ledger.read_text() == "row\nrow\n"
 
 
 def test_run_names_a_command_that_cannot_start(tmp_path):
@@ -130,10 +141,10 @@ def outputs(tmp_path):
 
             f1 = macro_f1([g for g, _ in rows], [v for _, v in rows])
             (out / f"{name}-{stem}.json").write_text(json.dumps({"pairs": len(rows), "macro_f1": f1}))
-            write_gz(out / f"{name}-{stem}.readings.jsonl.gz", readings(rows))
+            write_rows(out / f"{name}-{stem}.readings.jsonl.gz", readings(rows))
         right = sum(g == v for g, v in contrast_rows) / len(contrast_rows)
         (out / f"{name}-contrast.json").write_text(json.dumps({"claims": len(contrast_rows), "accuracy": right}))
-        write_gz(out / f"{name}-contrast.readings.jsonl.gz", readings(contrast_rows))
+        write_rows(out / f"{name}-contrast.readings.jsonl.gz", readings(contrast_rows))
         (out / f"{name}-doctor.txt").write_text("  self-check  passed: largest difference 0.01\n")
     return out
 
@@ -157,7 +168,7 @@ def test_table_marks_the_checks_lost_and_leaves_out_what_was_not_run(outputs):
 def test_table_with_nothing_lost_still_does_not_ship_on_checks_left_out(outputs):
     for side in ("shipped", "cand"):
         rows = readings([("SUPPORTS", "SUPPORTS")] * 8)
-        write_gz(outputs / f"{side}-contrast.readings.jsonl.gz", rows)
+        write_rows(outputs / f"{side}-contrast.readings.jsonl.gz", rows)
         (outputs / f"{side}-contrast.json").write_text(json.dumps({"claims": 8, "accuracy": 1.0}))
     figures = reader_checks.table(outputs, "shipped", "cand")
     assert figures["lost"] == [] and not figures["ships_by_the_rule"]
@@ -189,10 +200,10 @@ def test_table_reads_fever_and_grounding_and_ships_only_with_nothing_lost(output
     for side, fitted, halves in (("shipped", 0.771, 0.811), ("cand", 0.775, 0.812)):
         scoring = {d: {"tuning": {"macro_f1": fitted}} for d in ("full, fitted", "full, max-rule")}
         (outputs / f"{side}-scoring.json").write_text(json.dumps(scoring))
-        write_gz(outputs / f"{side}-paper-dev-tuning.jsonl.gz", readings([("SUPPORTS", "SUPPORTS")] * 6))
+        write_rows(outputs / f"{side}-paper-dev-tuning.jsonl.gz", readings([("SUPPORTS", "SUPPORTS")] * 6))
         score = {s: {"after": {"held_out_mean": halves}} for s in ("wice", "lfqa")}
         (outputs / f"{side}-grounding-score.json").write_text(json.dumps(score))
-        write_gz(outputs / f"{side}-contrast.readings.jsonl.gz", readings([("SUPPORTS", "SUPPORTS")] * 8))
+        write_rows(outputs / f"{side}-contrast.readings.jsonl.gz", readings([("SUPPORTS", "SUPPORTS")] * 8))
         (outputs / f"{side}-contrast.json").write_text(json.dumps({"claims": 8, "accuracy": 1.0}))
     ranked = {"auroc_new": 0.80, "auroc_old": 0.79, "interval_5_95": [0.002, 0.015]}
     monkeypatch.setattr("bench.grounding_compare.unit_scores", lambda ledger, setting: {})
