@@ -11,6 +11,11 @@ answer's sentences, a WiCE claim) with both readers on the same draw. Units are 
 unit one ledger lacks is left out of both.
 
     python -m bench.grounding_compare --ledger NEW.jsonl.gz --against OLD.jsonl.gz [--setting "hits 6 + 2 windows"]
+
+``--by-length`` adds, per set, the same comparison for the claims themselves binned by their length in words
+(each claim's best P(supports) under the setting, its unit's gold label): whether a reader ranks claims of one
+length as well as the other but scores long claims lower or higher than short ones, which moves the units' pooled
+AUROC without any change within a length.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from bench.grounding import SETTINGS, sentence_support
+from bench.grounding import SETTINGS, best_support, sentence_support
 
 SETS = ("lfqa", "wice")
 
@@ -41,6 +46,76 @@ def unit_scores(ledger: Path, setting: tuple[int, int, bool]) -> dict[tuple[str,
             out[(*text, seen[text])] = (bool(row["gold"]), sentence_support(row, setting))
             seen[text] += 1
     return out
+
+
+LENGTH_EDGES = (15, 25, 35)  # claims of 1-14, 15-24, 25-34 and 35 or more words
+
+
+def claim_scores(ledger: Path, setting: tuple[int, int, bool]) -> dict[tuple[str, str, int, str], tuple[bool, float]]:
+    """(set, text id, n-th unit, claim text) -> (the unit's gold label, the claim's best P(supports) under the
+    setting). Keyed by the claim's text, as two ledgers made with different claim extraction split some units
+    otherwise."""
+    out: dict[tuple[str, str, int, str], tuple[bool, float]] = {}
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    with gzip.open(ledger, "rt") as rows:
+        for line in rows:
+            row = json.loads(line)
+            if row["set"] not in SETS:
+                continue
+            text = (row["set"], row["id"])
+            for claim in row["claims"]:
+                out[(*text, seen[text], claim["text"])] = (bool(row["gold"]), best_support(claim, setting))
+            seen[text] += 1
+    return out
+
+
+def length_bin(words: int, edges: tuple[int, ...] = LENGTH_EDGES) -> str:
+    low = 1
+    for edge in edges:
+        if words < edge:
+            return f"{low}-{edge - 1}"
+        low = edge
+    return f"{low}+"
+
+
+def by_length(
+    new: dict[tuple[str, str, int, str], tuple[bool, float]],
+    old: dict[tuple[str, str, int, str], tuple[bool, float]],
+    edges: tuple[int, ...] = LENGTH_EDGES,
+) -> dict:
+    """Per set: the claims both ledgers hold (the same text in the same unit) and those only one does, then per
+    length bin the claims (and of them, in supported units), each reader's mean best support on supported and on
+    unsupported units' claims, and each reader's AUROC within the bin (None: one label only)."""
+    figures: dict = {}
+    for name in SETS:
+        keys = sorted(k for k in new if k[0] == name and k in old)
+        bins: dict[str, list] = defaultdict(list)
+        for k in keys:
+            if new[k][0] != old[k][0]:
+                raise ValueError(f"{name}: claim {k[:3]} has another gold label in each ledger")
+            bins[length_bin(len(k[3].split()), edges)].append(k)
+        only = sum(1 for k in new if k[0] == name and k not in old) + sum(
+            1 for k in old if k[0] == name and k not in new
+        )
+        figures[name] = {"claims": len(keys), "in_one_ledger_only": only, "bins": {}}
+        for label in sorted(bins, key=lambda b: int(b.split("-")[0].rstrip("+"))):
+            ks = bins[label]
+            gold = [new[k][0] for k in ks]
+
+            def mean(reader: dict, wanted: bool, ks: list = ks) -> float | None:
+                values = [reader[k][1] for k in ks if reader[k][0] is wanted]
+                return round(sum(values) / len(values), 4) if values else None
+
+            a, b = auroc(gold, [new[k][1] for k in ks]), auroc(gold, [old[k][1] for k in ks])
+            figures[name]["bins"][label] = {
+                "claims": len(ks),
+                "supported": sum(gold),
+                "support_new": {"supported": mean(new, True), "unsupported": mean(new, False)},
+                "support_old": {"supported": mean(old, True), "unsupported": mean(old, False)},
+                "auroc_new": None if a is None else round(a, 4),
+                "auroc_old": None if b is None else round(b, 4),
+            }
+    return figures
 
 
 def auroc(gold: list[bool], scores: list[float]) -> float | None:
@@ -107,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setting", choices=sorted(SETTINGS), default="hits 6 + 2 windows")
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--by-length",
+        action="store_true",
+        help="also each set's claims binned by length (1-14, 15-24, 25-34, 35+ words)",
+    )
     args = parser.parse_args(argv)
     for path in (args.ledger, args.against):
         if not path.is_file():
@@ -115,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     setting = SETTINGS[args.setting]
     try:
         figures = compare(unit_scores(args.ledger, setting), unit_scores(args.against, setting), args.rounds, args.seed)
+        if args.by_length:
+            figures["by_length"] = by_length(claim_scores(args.ledger, setting), claim_scores(args.against, setting))
     except ValueError as exc:
         print(f"{args.ledger} against {args.against}: {exc}", file=sys.stderr)
         return 1

@@ -77,3 +77,67 @@ def test_the_command_names_a_missing_ledger_and_prints_the_figures(tmp_path, cap
     assert grounding_compare.main(["--ledger", str(ledger), "--against", str(ledger), "--rounds", "20"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["wice"]["auroc_new"] == 1.0 and printed["wice"]["texts"] == 40
+
+
+def claim_row(text: str, gold: bool, claims: list[tuple[str, float]]) -> dict:
+    return {
+        "set": "lfqa",
+        "id": text,
+        "half": 0,
+        "gold": gold,
+        "claims": [
+            {
+                "text": words,
+                "passages": [{"d": 0, "a": 0, "b": 10, "n": 1, "s": s, "r": 0.0, "m": []}],
+                "hits": [0],
+                "windows": [],
+            }
+            for words, s in claims
+        ],
+    }
+
+
+def test_by_length_bins_claims_and_shows_a_reader_that_reads_long_claims_lower(tmp_path):
+    short, long = "a b c", " ".join(["w"] * 30)
+    # the new reader ranks the claims of each length as the old one does, but scores every long claim 0.3 lower
+    old_rows = [
+        claim_row(f"t{i}", g, [(short, 0.8 if g else 0.3), (long, 0.9 if g else 0.6)]) for i, g in enumerate(GOLD)
+    ]
+    new_rows = [
+        claim_row(f"t{i}", g, [(short, 0.8 if g else 0.3), (long, 0.6 if g else 0.3)]) for i, g in enumerate(GOLD)
+    ]
+    new_rows.append(claim_row("extra", True, [(short, 0.5)]))  # a unit the old ledger lacks
+    setting = (6, 2, False)
+    new = grounding_compare.claim_scores(write(tmp_path / "new.jsonl.gz", new_rows), setting)
+    old = grounding_compare.claim_scores(write(tmp_path / "old.jsonl.gz", old_rows), setting)
+    figures = grounding_compare.by_length(new, old)["lfqa"]
+    assert figures["claims"] == 80 and figures["in_one_ledger_only"] == 1
+    assert list(figures["bins"]) == ["1-14", "25-34"]
+    short_bin, long_bin = figures["bins"]["1-14"], figures["bins"]["25-34"]
+    assert short_bin["support_new"] == short_bin["support_old"] == {"supported": 0.8, "unsupported": 0.3}
+    assert long_bin["support_new"] == {"supported": 0.6, "unsupported": 0.3}
+    assert long_bin["support_old"] == {"supported": 0.9, "unsupported": 0.6}
+    assert long_bin["auroc_new"] == long_bin["auroc_old"] == 1.0 and long_bin["claims"] == 40
+    assert grounding_compare.length_bin(14) == "1-14" and grounding_compare.length_bin(35) == "35+"
+    flipped = grounding_compare.claim_scores(
+        write(tmp_path / "flip.jsonl.gz", [claim_row(f"t{i}", not g, [(short, 0.5)]) for i, g in enumerate(GOLD)]),
+        setting,
+    )
+    with pytest.raises(ValueError, match="another gold label"):
+        grounding_compare.by_length(flipped, old)
+
+
+def test_the_command_adds_the_length_bins_when_asked(tmp_path, capsys):
+    rows = [claim_row(f"t{i}", g, [("a b", 0.9 if g else 0.1)]) for i, g in enumerate(GOLD)]
+    ledger = write(tmp_path / "a.jsonl.gz", rows)
+    assert grounding_compare.main(["--ledger", str(ledger), "--against", str(ledger), "--rounds", "5"]) == 0
+    assert "by_length" not in json.loads(capsys.readouterr().out)
+    assert (
+        grounding_compare.main(["--ledger", str(ledger), "--against", str(ledger), "--rounds", "5", "--by-length"]) == 0
+    )
+    printed = json.loads(capsys.readouterr().out)["by_length"]
+    assert printed["lfqa"]["bins"]["1-14"]["auroc_new"] == 1.0 and printed["wice"] == {
+        "claims": 0,
+        "in_one_ledger_only": 0,
+        "bins": {},
+    }
