@@ -30,3 +30,5 @@ python -m training.reader_job import --returned training/runs/cpu29/out --job tr
 python -m bench.reader_checks run --name shipped --pairs training/runs/cpu29/pairs --out E
 python -m bench.reader_checks run --name cpu29 --model-dir training/runs/cpu29/run/model --pairs training/runs/cpu29/pairs --out E
 python -m bench.reader_checks table --out E --baseline shipped --candidate cpu29 --json E/cpu29-rule.json
+# claims binned by length against the shipped reader (cpu29-grounding-by-length.json):
+python -m bench.grounding_compare --ledger E/cpu29-grounding.jsonl.gz --against E/shipped-grounding.jsonl.gz --by-length

@@ -19,3 +19,6 @@ python -m bench.reader_checks run --name cpu33 --model-dir training/runs/cpu33/r
 python -m bench.reader_checks table --out E --baseline shipped --candidate cpu33 --json E/cpu33-rule.json
 # the grounding ledgers' claims binned by length against the shipped reader's (bench.grounding_compare --by-length):
 python -m bench.grounding_compare --ledger E/cpu33-grounding.jsonl.gz --against E/shipped-grounding.jsonl.gz --by-length
+# FEVER's gold sentences read alone (gold_readings.json):
+python -m bench.gold_readings --model-dir data/stance_model --model-dir training/runs/cpu33/run/model \
+    --model-dir training/runs/soup33/run/model --out gold_readings.json

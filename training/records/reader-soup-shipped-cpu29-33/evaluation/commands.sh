@@ -11,3 +11,4 @@ python -m bench.reader_checks run --name soup33 --model-dir training/runs/soup33
     --pairs training/runs/cpu29/pairs --out E
 python -m bench.reader_checks table --out E --baseline shipped --candidate soup33 --json E/soup33-rule.json
 python -m bench.grounding_compare --ledger E/soup33-grounding.jsonl.gz --against E/shipped-grounding.jsonl.gz --by-length
+# FEVER's gold sentences read alone: ../../reader-job-cpu33/evaluation/gold_readings.json

@@ -19,3 +19,5 @@ python -m training.soup --model training/runs/soup29/shipped-final --model train
 python -m bench.reader_checks run --name soup29 --model-dir training/runs/soup29/run/model \
     --pairs training/runs/cpu29/pairs --out E
 python -m bench.reader_checks table --out E --baseline shipped --candidate soup29 --json E/soup29-rule.json
+# claims binned by length against the shipped reader (soup29-grounding-by-length.json):
+python -m bench.grounding_compare --ledger E/soup29-grounding.jsonl.gz --against E/shipped-grounding.jsonl.gz --by-length
