@@ -26,6 +26,7 @@ import json
 import random
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.grounding import SETTINGS, best_support, sentence_support
@@ -33,19 +34,23 @@ from bench.grounding import SETTINGS, best_support, sentence_support
 SETS = ("lfqa", "wice")
 
 
-def unit_scores(ledger: Path, setting: tuple[int, int, bool]) -> dict[tuple[str, str, int], tuple[bool, float]]:
-    """(set, text id, n-th unit of that text) -> (gold supported, support score) for the LFQA and WiCE units."""
-    out: dict[tuple[str, str, int], tuple[bool, float]] = {}
+def ledger_units(ledger: Path) -> Iterator[tuple[str, str, int, dict]]:
+    """(set, text id, n-th unit of that text, row) for each LFQA and WiCE unit of a ledger, in its order."""
     seen: dict[tuple[str, str], int] = defaultdict(int)
     with gzip.open(ledger, "rt") as rows:
         for line in rows:
             row = json.loads(line)
-            if row["set"] not in SETS:
-                continue
-            text = (row["set"], row["id"])
-            out[(*text, seen[text])] = (bool(row["gold"]), sentence_support(row, setting))
-            seen[text] += 1
-    return out
+            if row["set"] in SETS:
+                yield row["set"], row["id"], seen[(row["set"], row["id"])], row
+                seen[(row["set"], row["id"])] += 1
+
+
+def unit_scores(ledger: Path, setting: tuple[int, int, bool]) -> dict[tuple[str, str, int], tuple[bool, float]]:
+    """(set, text id, n-th unit of that text) -> (gold supported, support score) for the LFQA and WiCE units."""
+    return {
+        (name, text, n): (bool(row["gold"]), sentence_support(row, setting))
+        for name, text, n, row in ledger_units(ledger)
+    }
 
 
 LENGTH_EDGES = (15, 25, 35)  # claims of 1-14, 15-24, 25-34 and 35 or more words
@@ -55,18 +60,11 @@ def claim_scores(ledger: Path, setting: tuple[int, int, bool]) -> dict[tuple[str
     """(set, text id, n-th unit, claim text) -> (the unit's gold label, the claim's best P(supports) under the
     setting). Keyed by the claim's text, as two ledgers made with different claim extraction split some units
     otherwise."""
-    out: dict[tuple[str, str, int, str], tuple[bool, float]] = {}
-    seen: dict[tuple[str, str], int] = defaultdict(int)
-    with gzip.open(ledger, "rt") as rows:
-        for line in rows:
-            row = json.loads(line)
-            if row["set"] not in SETS:
-                continue
-            text = (row["set"], row["id"])
-            for claim in row["claims"]:
-                out[(*text, seen[text], claim["text"])] = (bool(row["gold"]), best_support(claim, setting))
-            seen[text] += 1
-    return out
+    return {
+        (name, text, n, claim["text"]): (bool(row["gold"]), best_support(claim, setting))
+        for name, text, n, row in ledger_units(ledger)
+        for claim in row["claims"]
+    }
 
 
 def length_bin(words: int, edges: tuple[int, ...] = LENGTH_EDGES) -> str:
