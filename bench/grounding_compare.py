@@ -76,6 +76,12 @@ def length_bin(words: int, edges: tuple[int, ...] = LENGTH_EDGES) -> str:
     return f"{low}+"
 
 
+def mean_support(scores: dict[tuple, tuple[bool, float]], keys: list[tuple], gold: bool) -> float | None:
+    """The mean score of those ``keys`` whose gold label is ``gold`` (None: there are none)."""
+    values = [scores[k][1] for k in keys if scores[k][0] is gold]
+    return round(sum(values) / len(values), 4) if values else None
+
+
 def by_length(
     new: dict[tuple[str, str, int, str], tuple[bool, float]],
     old: dict[tuple[str, str, int, str], tuple[bool, float]],
@@ -96,20 +102,16 @@ def by_length(
             1 for k in old if k[0] == name and k not in new
         )
         figures[name] = {"claims": len(keys), "in_one_ledger_only": only, "bins": {}}
-        for label in sorted(bins, key=lambda b: int(b.split("-")[0].rstrip("+"))):
-            ks = bins[label]
+        for label in (length_bin(low, edges) for low in (1, *edges)):  # shortest first; empty bins left out
+            if not (ks := bins.get(label, [])):
+                continue
             gold = [new[k][0] for k in ks]
-
-            def mean(reader: dict, wanted: bool, ks: list = ks) -> float | None:
-                values = [reader[k][1] for k in ks if reader[k][0] is wanted]
-                return round(sum(values) / len(values), 4) if values else None
-
             a, b = auroc(gold, [new[k][1] for k in ks]), auroc(gold, [old[k][1] for k in ks])
             figures[name]["bins"][label] = {
                 "claims": len(ks),
                 "supported": sum(gold),
-                "support_new": {"supported": mean(new, True), "unsupported": mean(new, False)},
-                "support_old": {"supported": mean(old, True), "unsupported": mean(old, False)},
+                "support_new": {"supported": mean_support(new, ks, True), "unsupported": mean_support(new, ks, False)},
+                "support_old": {"supported": mean_support(old, ks, True), "unsupported": mean_support(old, ks, False)},
                 "auroc_new": None if a is None else round(a, 4),
                 "auroc_old": None if b is None else round(b, 4),
             }

@@ -154,7 +154,7 @@ def plan(
 def run(steps: list[Step], out: Path, name: str, again: bool = False, echo=print) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for number, step in enumerate(steps, start=1):
-        if not again and all(o.exists() for o in [*step.outputs, *([step.marker] if step.marker else [])]):
+        if not again and all(o.exists() for o in step.outputs) and (step.marker is None or step.marker.exists()):
             echo(f"[{number}/{len(steps)}] {step.name}: done before, kept")
             continue
         log = out / f"{name}-{step.name}.log"
