@@ -348,6 +348,32 @@ def test_a_manifest_that_disagrees_with_the_index_is_rebuilt(tmp_path, reads):
     assert len(reads) == 2 and len(again) == 14
 
 
+def test_a_stale_index_that_cannot_be_removed_at_once_is_still_rebuilt(tmp_path, reads, monkeypatch):
+    # the stale index may still be open in this process, or a closing thread may still touch it: its removal can
+    # fail part way, and the rebuilt index must take its name all the same
+    cache = tmp_path / "cache"
+    index = TantivyCorpusIndex.open([WIKI], cache)
+    manifest = orjson.loads((index.index_dir / MANIFEST).read_bytes())
+    manifest["passages"] = 99
+    (index.index_dir / MANIFEST).write_bytes(orjson.dumps(manifest))
+    real_rmtree = shutil.rmtree
+    kept = []
+
+    def failing_rmtree(path, *args, **kwargs):
+        if not kept:  # the first removal leaves the directory where it is, with a file in it
+            kept.append(Path(path))
+            if kwargs.get("ignore_errors"):
+                return None
+            raise OSError(39, "Directory not empty", str(path))
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(tantivy_index.shutil, "rmtree", failing_rmtree)
+    again = TantivyCorpusIndex.open([WIKI], cache)
+    assert len(reads) == 2 and len(again) == 14
+    assert again.index_dir == index.index_dir and kept and kept[0] != index.index_dir
+    assert [p.name for p in cache.iterdir() if ".tmp" in p.name] == []
+
+
 def test_bad_corpora_are_corpus_errors_and_leave_no_index(tmp_path):
     cache = tmp_path / "cache"
     with pytest.raises(CorpusError, match="corpus file not found: .*nope.jsonl"):

@@ -228,6 +228,24 @@ def _discard_build(tmp_dir: Path, attempts: int = 5) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
+def _set_aside(index_dir: Path) -> None:
+    """Move a stale or unfinished index out of the way, then remove it.
+
+    The rename is atomic and does not depend on the directory's contents, so the rebuilt index can always take the
+    name even when removing the old files fails part way (an index still open in this process, a file another
+    process holds); what cannot be removed now carries a build's temporary name and goes with a later build."""
+    aside = index_dir.with_name(index_dir.name + f".tmp{os.getpid()}-{time.time_ns()}")
+    try:
+        index_dir.rename(aside)
+    except FileNotFoundError:  # another process removed it first
+        return
+    except OSError as exc:
+        raise CorpusError(
+            f"cannot move the stale tantivy index {index_dir} aside ({exc}); delete that directory and run again"
+        ) from exc
+    _discard_build(aside)
+
+
 class TantivyCorpusIndex:
     """BM25 (tantivy) over the passages of one or more JSONL corpora, with title lookup, on disk."""
 
@@ -270,7 +288,7 @@ class TantivyCorpusIndex:
                 logger.warning(
                     "tantivy index at %s is incomplete (no manifest: an interrupted build); rebuilding", index_dir
                 )
-            shutil.rmtree(index_dir, ignore_errors=True)
+            _set_aside(index_dir)
         started = time.perf_counter()
         base = cls._base_for(cache_dir, current)
         manifest = cls._build(index_dir, current, base)
