@@ -203,3 +203,64 @@ def test_statements_of_fact_that_look_like_opinions_or_fragments_are_kept(extrac
 )
 def test_opinions_the_speaker_and_fragments_are_left_out(extract, sentence, reason):
     assert [d.reason for d in extract(sentence).dropped] == [reason]
+
+
+def test_a_because_clause_inside_an_if_clause_is_a_claim_and_a_conjoined_verb_keeps_the_modal(extract):
+    result = extract(
+        "Soft cheeses should be discarded if they have mold because the mold can spread through the cheese and "
+        "cause illness."
+    )
+    assert texts(result) == [
+        "Soft cheeses should be discarded if Soft cheeses have mold.",
+        "The mold can spread through the cheese.",
+        "The mold can cause illness.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claims"),
+    [
+        (
+            "Prices rose sharply in 2008, as demand grew faster than supply.",
+            ["Prices rose sharply in 2008.", "Demand grew faster than supply."],
+        ),
+        (
+            "The standard of proof is lower in a probation hearing than in a trial, so the State has a better "
+            "chance of winning.",
+            [
+                "The standard of proof is lower in a probation hearing than in a trial.",
+                "The State has a better chance of winning.",
+            ],
+        ),
+        (
+            "The framers learned from the example of Poland, where foreign agents installed a friendly king.",
+            ["The framers learned from the example of Poland.", "Foreign agents installed a friendly king."],
+        ),
+        (
+            "This was done on a special table, where the negative was placed on a frame.",
+            ["This was done on a special table.", "The negative was placed on a frame."],
+        ),
+    ],
+)
+def test_a_clause_after_a_comma_with_as_so_or_where_is_a_claim_of_its_own_in_text_order(extract, sentence, claims):
+    assert texts(extract(sentence)) == claims
+
+
+def test_as_though_states_no_fact_of_its_own(extract):
+    assert texts(extract("The dog looked at him as though he were a stranger.")) == [
+        "The dog looked at him as though he were a stranger."
+    ]
+
+
+def test_examples_after_such_as_give_one_claim_each(extract):
+    assert texts(extract("The wax can cause infections, such as otitis and mastoiditis.")) == [
+        "The wax can cause infections, such as otitis.",
+        "The wax can cause infections, such as mastoiditis.",
+    ]
+
+
+def test_a_clause_split_off_keeps_the_and_of_its_own_noun_phrases(extract):
+    assert texts(extract("Leaving the dugout is accepted, as it results in equal numbers and a fairer fight.")) == [
+        "Leaving the dugout is accepted.",
+        "It results in equal numbers and a fairer fight.",
+    ]
