@@ -3,11 +3,8 @@
 Atomic claims
     The main predicate and every verb conjoined to it become one claim each, with the subject repeated
     ("He co-founded Twitter in 2006 and served as CEO until 2008" -> two claims); a conjoined passive
-    participle borrows the auxiliary ("was born in A and raised in B"), a bare verb the modal ("can spread and
-    cause"). A clause that states a fact of its own is a claim of its own wherever it hangs below the main verb
-    ("because", "while", "although" ...; after a comma "as", "so" and "where"; never "as though"), the claims in
-    the sentence's order. A list of names as subject or object gives one claim per name ("include France, China
-    and Russia" -> three), and so do the examples after "such as".
+    participle borrows the auxiliary ("was born in A and raised in B"). A list of names as subject or
+    object gives one claim per name ("include France, China and Russia" -> three).
 Writing a claim out
     Its words in text order, each pronoun, surname or definite description replaced where
     :class:`~mermaid_verifier.agents.coreference.Antecedents` says what it stands for; a leading connective
@@ -51,76 +48,14 @@ def _predicates(root: Token) -> list[Token]:
 
 
 def _own_clauses(token: Token) -> list[Token]:
-    """Adverbial clauses with their own subject opened by "while", "although", "because" ... (or by ", as"), found
-    anywhere below ``token`` short of another predicate: "discarded if they have mold because the mold spreads"
-    gives "the mold spreads" although its clause hangs on the "if" clause, not on the main verb."""
-    found: list[Token] = []
-    first = _before_so(token)
-    if first is not None:
-        found.append(first)
-    below = [c for c in token.children if not (c.dep_ == "conj" and c.pos_ in {"VERB", "AUX"}) and c is not first]
-    while below:
-        child = below.pop(0)
-        if _states_its_own_fact(child):
-            found.append(child)
-            continue
-        below.extend(c for c in child.children if not (c.dep_ == "conj" and c.pos_ in {"VERB", "AUX"}))
-    return sorted(found, key=lambda t: t.i)
-
-
-def _so_word(verb: Token) -> Token | None:
-    """The "so" of "A, so B" when the parser made B the main clause and A a clause of B's."""
-    for word in verb.children:
-        before = word.doc[word.i - 1] if word.i > 0 else None
-        if word.lower_ == "so" and word.dep_ in {"mark", "advmod"} and before is not None and before.text in {",", ";"}:
-            return word
-    return None
-
-
-def _before_so(verb: Token) -> Token | None:
-    """A in "A, so B" (parsed as a clause of B's, left of the "so"), when it has a subject of its own."""
-    so = _so_word(verb)
-    if so is None:
-        return None
-    return next(
-        (
-            c
-            for c in verb.children
-            if c.dep_ == "ccomp" and c.right_edge.i < so.i and any(s.dep_ in SUBJECTS for s in c.children)
-        ),
-        None,
-    )
-
-
-def _states_its_own_fact(clause: Token) -> bool:
-    return _opener(clause) is not None
-
-
-AFTER_A_COMMA = {"as", "so", "where"}  # ", as they differ", ", so the State wins", "Poland, where agents conspired"
-
-
-def _opener(clause: Token) -> Token | None:
-    """The word that opens a clause stating a fact of its own ("because", "while", or after a comma "as", "so",
-    "where"), the clause having its own subject; None for any other clause."""
-    if clause.dep_ not in {"advcl", "relcl"} or not any(s.dep_ in SUBJECTS for s in clause.children):
-        return None
-    marks = [c.lower_ for c in clause.children if c.dep_ == "mark"]
-    if "as" in marks and ("though" in marks or "if" in marks):
-        return None  # "as though it were a window": no fact of its own
-    for word in clause.children:
-        if clause.dep_ == "advcl" and word.dep_ == "mark" and word.lower_ in SPLIT_MARKERS:
-            return word
-        before = word.doc[word.i - 1] if word.i > 0 else None
-        if (
-            word.i == clause.left_edge.i
-            and word.dep_ in {"mark", "advmod"}
-            and word.lower_ in AFTER_A_COMMA
-            and (clause.dep_ == "advcl" or word.lower_ == "where")
-            and before is not None
-            and before.text in {",", ";"}
-        ):
-            return word
-    return None
+    """Adverbial clauses with their own subject opened by "while", "although", "because" ..."""
+    return [
+        c
+        for c in token.children
+        if c.dep_ == "advcl"
+        and any(m.dep_ == "mark" and m.lower_ in SPLIT_MARKERS for m in c.children)
+        and any(s.dep_ in SUBJECTS for s in c.children)
+    ]
 
 
 def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
@@ -166,30 +101,16 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
     root = sentence.root
     predicates = _predicates(root) if root.pos_ in {"VERB", "AUX"} else [root]
     subject: Token | None = None
-    subjects: dict[int, Token | None] = {}  # each predicate's subject, its own or the one it shares
     made: list[tuple[str, dict, list[str]]] = []
-    groups: list[tuple[int, int]] = []  # (where a predicate's words begin, where its claims begin in ``made``)
     for predicate in predicates:
-        groups.append((predicate.i, len(made)))
         own_subject = next((c for c in predicate.children if c.dep_ in SUBJECTS), None)
-        shared = subjects.get(predicate.head.i) if predicate.dep_ == "conj" else None
-        subject = own_subject or shared or subject
-        subjects[predicate.i] = subject
+        subject = own_subject or subject
         excluded = {t.i for c in _verb_conjuncts(predicate) + _own_clauses(predicate) for t in c.subtree}
-        if _verb_conjuncts(predicate):  # the "and" of "A and B": not that of "results in X and a fairer fight"
-            excluded |= {c.i for c in predicate.children if c.dep_ in {"cc", "preconj"}}
-        opener = _opener(predicate) if predicate is not root else None
-        if opener is not None:  # "while B has ...", "as though B were ...": the clause without its opening words
-            excluded |= {opener.i} | {c.i for c in predicate.children if c.dep_ == "mark"}
-        if _before_so(predicate) is not None:  # "A, so B": B without its "so"
-            excluded.add(_so_word(predicate).i)
+        excluded |= {c.i for c in predicate.children if c.dep_ in {"cc", "preconj"}}
+        if predicate.dep_ == "advcl":  # "while B has ...": the clause without its "while"
+            excluded |= {c.i for c in predicate.children if c.dep_ == "mark"}
         tokens = {t for t in predicate.subtree if t.i not in excluded}
-        groups[-1] = (min((t.i for t in tokens), default=predicate.i), len(made))
-        if (
-            own_subject is not None
-            and own_subject.lower_ in {"this", "that", "these", "those"}
-            and any(c.lower_ == "because" and c.dep_ == "mark" for o in _own_clauses(predicate) for c in o.children)
-        ):
+        if own_subject is not None and own_subject.lower_ in {"this", "that", "these", "those"} and len(predicates) > 1:
             continue  # "This is because B, and ...": the clauses it introduces are the claims
         described_later: list[tuple[str, dict, list[str]]] = []  # what an appositive says, after the claim
         for noun, appositive in _appositives(tokens):
@@ -235,20 +156,14 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 made.append((text, resolved, kept))
         if predicate is not root and own_subject is None and subject is not None:
             tokens |= set(subject.subtree)  # a conjoined verb shares the subject ...
-            anchor = predicate.head if predicate.dep_ == "conj" else root
-            if not any(c.dep_ in {"aux", "auxpass"} for c in predicate.children):
-                if predicate.tag_ == "VBN":  # ... and "was" of "was born"
-                    tokens |= {c for c in anchor.children if c.dep_ in {"aux", "auxpass"}}
-                elif predicate.tag_ == "VB":  # ... and "can" of "can spread and cause"
-                    tokens |= {c for c in anchor.children if c.dep_ == "aux" and c.tag_ == "MD"}
+            if predicate.tag_ == "VBN" and not any(c.dep_ in {"aux", "auxpass"} for c in predicate.children):
+                tokens |= {c for c in root.children if c.dep_ in {"aux", "auxpass"}}  # ... and "was" of "was born"
         for variant in _list_variants(sorted(tokens, key=lambda t: t.i)):
             text, resolved, kept = _render(variant, antecedents)
             if text:
                 made.append((text, resolved, kept))
         made += described_later
-    ends = [begin for _, begin in groups[1:]] + [len(made)]
-    in_text_order = sorted(range(len(groups)), key=lambda g: groups[g][0])  # "A, so B" parsed B first: A first
-    return [claim for g in in_text_order for claim in made[groups[g][1] : ends[g]]]
+    return made
 
 
 def own_words(sentence: Span, antecedents: Antecedents) -> tuple[str, dict, list[str]]:
@@ -268,8 +183,7 @@ def _list_variants(tokens: list[Token]) -> list[list[Token]]:
             members.extend(c for c in member.children if c.dep_ == "conj" and c.i in present)
         names = all(m.pos_ == "PROPN" or m.ent_type_ for m in members)
         things = len(members) >= 3 and all(m.pos_ in {"NOUN", "PROPN"} for m in members) and not _symmetric(head)
-        examples = _such_as(head) and all(m.pos_ in {"NOUN", "PROPN"} or _bare(m) for m in members)
-        if len(members) < 2 or not (names or things or examples):  # "A, B and C" of common nouns: three or more
+        if len(members) < 2 or not (names or things):  # "A, B and C" of common nouns: three or more
             continue
         own = {m.i: _member_tokens(m, members) for m in members}
         listed = set().union(*own.values()) | {
@@ -277,24 +191,6 @@ def _list_variants(tokens: list[Token]) -> list[list[Token]]:
         }
         return [[t for t in tokens if t.i not in listed or t.i in own[m.i]] for m in members]
     return [tokens]
-
-
-def _such_as(head: Token) -> bool:
-    """ "such as A and B": examples, each of which the claim states of its own."""
-    preposition = head.head
-    return (
-        head.dep_ == "pobj"
-        and preposition.lower_ == "as"
-        and preposition.i > 0
-        and preposition.doc[preposition.i - 1].lower_ == "such"
-    )
-
-
-def _bare(member: Token) -> bool:
-    """A list member the parser took for a verb although nothing hangs on it as on a verb ("and ricotta")."""
-    return member.dep_ == "conj" and not any(
-        c.dep_ in {"dobj", "nsubj", "nsubjpass", "aux", "auxpass", "prep", "advmod"} for c in member.children
-    )
 
 
 def _symmetric(head: Token) -> bool:
@@ -371,8 +267,6 @@ def _render(tokens: list[Token], antecedents: Antecedents) -> tuple[str, dict, l
     text = _balanced("".join(parts))
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
-    text = re.sub(r",(\s*,)+", ",", text)  # the commas around a clause taken out
-    text = re.sub(r",+(\s*[.;:!?])", r"\1", text)
     text = re.sub(r"([(])\s+", r"\1", text)
     text = _CONNECTIVE.sub("", text.strip()).strip(" ,;:-")
     text = re.sub(r"[\s.!;:,]+$", "", text).strip()
