@@ -198,6 +198,12 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
+def _temporary_name(index_dir: Path) -> Path:
+    """A name beside ``index_dir`` for a build under way or an index set aside, naming this process (the name
+    :func:`_remove_abandoned_builds` reads the process from)."""
+    return index_dir.with_name(index_dir.name + f".tmp{os.getpid()}-{time.time_ns()}")
+
+
 def _remove_abandoned_builds(cache_dir: Path) -> None:
     """Delete the temporary directories of builds whose process is gone (killed mid-build)."""
     for candidate in cache_dir.glob("tantivy-*.tmp*"):
@@ -234,7 +240,7 @@ def _set_aside(index_dir: Path) -> None:
     The rename is atomic and does not depend on the directory's contents, so the rebuilt index can always take the
     name even when removing the old files fails part way (an index still open in this process, a file another
     process holds); what cannot be removed now carries a build's temporary name and goes with a later build."""
-    aside = index_dir.with_name(index_dir.name + f".tmp{os.getpid()}-{time.time_ns()}")
+    aside = _temporary_name(index_dir)
     try:
         index_dir.rename(aside)
     except FileNotFoundError:  # another process removed it first
@@ -324,7 +330,7 @@ class TantivyCorpusIndex:
     def _build(cls, index_dir: Path, current: list[dict], base: tuple[Path, dict] | None) -> dict:
         tantivy = require_tantivy()
         _remove_abandoned_builds(index_dir.parent)
-        tmp_dir = index_dir.with_name(index_dir.name + f".tmp{os.getpid()}-{time.time_ns()}")
+        tmp_dir = _temporary_name(index_dir)
         try:
             if base is not None:
                 _copy_index_dir(base[0], tmp_dir)
