@@ -77,7 +77,11 @@ def candidates(claim: str, evidence: str) -> list[str]:
     return [
         s
         for s in sentences
-        if MIN_WORDS <= len(s.split()) <= MAX_WORDS and s[-1:] in ".!?" and whole(s) and reads_alone(s) and second_statement(s, claim)
+        if MIN_WORDS <= len(s.split()) <= MAX_WORDS
+        and s[-1:] in ".!?"
+        and whole(s)
+        and reads_alone(s)
+        and second_statement(s, claim)
     ]
 
 
