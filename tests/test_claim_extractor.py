@@ -247,6 +247,10 @@ def test_they_after_a_conjoined_subject_means_all_of_it(extract, text, claims):
         ("Google and Facebook can track users.", ["Google can track users.", "Facebook can track users."]),
         # a relation of the two together, or a plural said of both, stays one claim
         ("Tom and Anna met in Paris.", ["Tom and Anna met in Paris."]),
+        (
+            "The mixtape was a collaboration between Drake and Future.",
+            ["The mixtape was a collaboration between Drake and Future."],
+        ),
         ("Apple and Microsoft are technology companies.", ["Apple and Microsoft are technology companies."]),
         # a list and no verb (the tagger read "contain" as a noun): the sentence as written, not pieces of it
         (
