@@ -191,8 +191,8 @@ def _list_variants(tokens: list[Token], predicate: Token) -> list[tuple[list[Tok
         if len(members) < 2 or not (names or things) or _symmetric(head):  # common nouns: three or more
             continue
         subject = head.dep_ in SUBJECTS
-        if subject and _plural_complement(predicate):
-            continue  # "Apple and Microsoft are technology companies": said of them together, kept whole
+        if subject and _plural_complement(predicate):  # "Apple and Microsoft are technology companies (that
+            return [(tokens, {})]  # make A, B and C)": said of them together, with its own lists kept whole
         own = {m.i: _member_tokens(m, members) for m in members}
         listed = set().union(*own.values()) | {
             t.i for m in members for c in m.children if c.dep_ in {"cc", "punct"} for t in c.subtree

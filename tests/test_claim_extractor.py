@@ -252,6 +252,10 @@ def test_they_after_a_conjoined_subject_means_all_of_it(extract, text, claims):
             ["The mixtape was a collaboration between Drake and Future."],
         ),
         ("Apple and Microsoft are technology companies.", ["Apple and Microsoft are technology companies."]),
+        (  # ... with the lists of what is said of them together
+            "Ibuprofen and naproxen are drugs that reduce fever, pain and swelling.",
+            ["Ibuprofen and naproxen are drugs that reduce fever, pain and swelling."],
+        ),
         # a list and no verb (the tagger read "contain" as a noun): the sentence as written, not pieces of it
         (
             "Coffee and tea contain caffeine, which is a stimulant.",
