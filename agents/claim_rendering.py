@@ -99,6 +99,9 @@ def _verb_conjuncts(token: Token) -> list[Token]:
 def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str, dict, list[str]]]:
     """(claim text, references resolved, references kept as written) per atomic claim of the sentence."""
     root = sentence.root
+    joined = [c for c in root.children if c.dep_ == "conj"]
+    if root.pos_ not in {"VERB", "AUX"} and joined and not any(c.pos_ in {"VERB", "AUX"} for c in joined):
+        return []  # a list and no verb ("Coffee and tea contain caffeine" parsed as nouns): read whole
     predicates = _predicates(root) if root.pos_ in {"VERB", "AUX"} else [root]
     subject: Token | None = None
     made: list[tuple[str, dict, list[str]]] = []
@@ -158,8 +161,8 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
             tokens |= set(subject.subtree)  # a conjoined verb shares the subject ...
             if predicate.tag_ == "VBN" and not any(c.dep_ in {"aux", "auxpass"} for c in predicate.children):
                 tokens |= {c for c in root.children if c.dep_ in {"aux", "auxpass"}}  # ... and "was" of "was born"
-        for variant in _list_variants(sorted(tokens, key=lambda t: t.i)):
-            text, resolved, kept = _render(variant, antecedents)
+        for variant, words in _list_variants(sorted(tokens, key=lambda t: t.i), predicate):
+            text, resolved, kept = _render(variant, antecedents, words)
             if text:
                 made.append((text, resolved, kept))
         made += described_later
@@ -172,8 +175,10 @@ def own_words(sentence: Span, antecedents: Antecedents) -> tuple[str, dict, list
     return (text or sentence.text.strip()), resolved, kept
 
 
-def _list_variants(tokens: list[Token]) -> list[list[Token]]:
-    """One token list per name of a list of names ("France, China and Russia"), else the tokens as they are."""
+def _list_variants(tokens: list[Token], predicate: Token) -> list[tuple[list[Token], dict[int, str]]]:
+    """One token list per name of a list of names ("France, China and Russia"), else the tokens as they are; each
+    with the words to write otherwise: the verb made singular for one name of a listed subject ("Apple and
+    Microsoft were founded" -> "Apple was founded")."""
     present = {t.i for t in tokens}
     for head in tokens:
         if head.dep_ not in LISTABLE:
@@ -182,25 +187,75 @@ def _list_variants(tokens: list[Token]) -> list[list[Token]]:
         for member in members:  # "A, B, C and D": each conjunct hangs on the one before
             members.extend(c for c in member.children if c.dep_ == "conj" and c.i in present)
         names = all(m.pos_ == "PROPN" or m.ent_type_ for m in members)
-        things = len(members) >= 3 and all(m.pos_ in {"NOUN", "PROPN"} for m in members) and not _symmetric(head)
-        if len(members) < 2 or not (names or things):  # "A, B and C" of common nouns: three or more
+        things = len(members) >= 3 and all(m.pos_ in {"NOUN", "PROPN"} for m in members)
+        if len(members) < 2 or not (names or things) or _symmetric(head):  # common nouns: three or more
             continue
+        subject = head.dep_ in SUBJECTS
+        if subject and _plural_complement(predicate):  # "Apple and Microsoft are technology companies (that
+            return [(tokens, {})]  # make A, B and C)": said of them together, with its own lists kept whole
         own = {m.i: _member_tokens(m, members) for m in members}
         listed = set().union(*own.values()) | {
             t.i for m in members for c in m.children if c.dep_ in {"cc", "punct"} for t in c.subtree
         }
-        return [[t for t in tokens if t.i not in listed or t.i in own[m.i]] for m in members]
-    return [tokens]
+        verb = _finite_verb(predicate, present) if subject else None
+        return [
+            (
+                [t for t in tokens if t.i not in listed or t.i in own[m.i]],
+                {verb.i: _singular(verb)} if verb is not None and m.tag_ not in {"NNS", "NNPS"} else {},
+            )
+            for m in members
+        ]
+    return [(tokens, {})]
+
+
+RECIPROCAL = {"meet", "marry", "divorce", "date", "wed", "collaborate", "cooperate", "correspond", "disagree",
+              "negotiate", "interact", "differ", "coexist", "reconcile", "separate", "compete", "partner"}  # fmt: skip
 
 
 def _symmetric(head: Token) -> bool:
-    """ "between A, B and C", "A, B and C merged": a relation of the members together, not of each."""
-    return head.head.lower_ in {"between", "among", "amongst"} or head.head.lemma_ in {
-        "merge",
-        "combine",
-        "unite",
-        "mix",
-    }
+    """ "between A, B and C", "A, B and C merged", "Tom and Anna met": a relation of the members together, not of
+    each (a reciprocal verb with a subject list and no object)."""
+    verb = head.head
+    if head.dep_ in SUBJECTS and verb.lemma_ in RECIPROCAL and not any(c.dep_ == "dobj" for c in verb.children):
+        return True
+    return verb.lower_ in {"between", "among", "amongst"} or verb.lemma_ in {"merge", "combine", "unite", "mix"}
+
+
+def _plural_complement(predicate: Token) -> bool:
+    """ "are technology companies": a copula whose complement is a plural noun."""
+    return predicate.lemma_ == "be" and any(c.dep_ == "attr" and c.tag_ in {"NNS", "NNPS"} for c in predicate.children)
+
+
+_SINGULAR = {"are": "is", "were": "was", "have": "has", "do": "does", "'re": "'s"}
+
+
+def _finite_verb(predicate: Token, present: set[int]) -> Token | None:
+    """The word of the predicate that agrees with a plural subject: "are" of "are made", "were", "have", or a
+    present-tense verb ("contain")."""
+    for token in [c for c in predicate.children if c.dep_ in {"aux", "auxpass"} and c.i in present] + [predicate]:
+        conjoined_present = (
+            token.tag_ == "VB" and token.dep_ == "conj" and token.head.tag_ == "VBP"
+        )  # "make … and sell"
+        if token.i in present and (token.tag_ == "VBP" or token.lower_ == "were" or conjoined_present):
+            return token
+        if token.tag_ in {"MD", "VBD", "VBZ"}:
+            return None  # "can", "founded", "is": the same for one as for several
+    return None
+
+
+def _singular(verb: Token) -> str:
+    """The third-person singular of a plural present (or "were"), in the verb's own case."""
+    word = verb.text
+    lower = word.lower()
+    if lower in _SINGULAR:
+        singular = _SINGULAR[lower]
+    elif re.search(r"(s|sh|ch|x|z|o)$", lower):
+        singular = lower + "es"
+    elif re.search(r"[^aeiou]y$", lower):
+        singular = lower[:-1] + "ies"
+    else:
+        singular = lower + "s"
+    return singular[:1].upper() + singular[1:] if word[:1].isupper() else singular
 
 
 def _member_tokens(member: Token, members: list[Token]) -> set[int]:
@@ -213,9 +268,12 @@ def _member_tokens(member: Token, members: list[Token]) -> set[int]:
     return {t.i for t in member.subtree if t.i not in skip}
 
 
-def _render(tokens: list[Token], antecedents: Antecedents) -> tuple[str, dict, list[str]]:
+def _render(
+    tokens: list[Token], antecedents: Antecedents, words: dict[int, str] | None = None
+) -> tuple[str, dict, list[str]]:
     """The claim's text from its tokens (in text order), references resolved: (text, resolved, kept), ``kept``
-    the pronouns left as written because nothing, or more than one thing, fits them."""
+    the pronouns left as written because nothing, or more than one thing, fits them; ``words`` the tokens (by
+    index) to write otherwise."""
     resolved: dict[str, str] = {}
     kept: list[str] = []
     ordered = sorted(set(tokens), key=lambda t: t.i)
@@ -225,7 +283,7 @@ def _render(tokens: list[Token], antecedents: Antecedents) -> tuple[str, dict, l
     for position, token in enumerate(ordered):
         if token.i in skip:
             continue
-        word = original_text(token)
+        word = (words or {}).get(token.i) or original_text(token)
         if (
             token.pos_ == "PRON"
             and token.lower_ in PERSON_PRONOUNS | THING_PRONOUNS

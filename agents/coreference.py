@@ -278,9 +278,11 @@ class Antecedents:
         named_attribute = [m for m in before if m.label and m.subject and m.attribute]
         main = [m for m in before if m.subject and m.main]
         collective = not named_only and not any(m.person for m in before)  # "they" for a team, not beside people
-        for mention in named_attribute + main:
-            if self._agrees(mention, pronoun, collective=collective) and (mention.label or not named_only):
-                return mention
+        # a plural first ("Apple and Microsoft ... They" are both, not Apple as a company), then a collective name
+        for allowed in dict.fromkeys((False, collective)):
+            for mention in named_attribute + main:
+                if self._agrees(mention, pronoun, collective=allowed) and (mention.label or not named_only):
+                    return mention
         return None
 
     def describe(self, head: Token) -> str | None:
@@ -419,6 +421,8 @@ def _mentions(sentence: Span, antecedents: Antecedents, number: int) -> list[_Me
     for token in sentence:
         if token.dep_ not in SUBJECTS or token.i in taken or token.pos_ not in {"NOUN", "PROPN"}:
             continue
+        if conjoined(token):
+            continue  # "Aspirin and ibuprofen": the first of them alone is not what the subject names (below)
         words = [t for t in token.subtree if t.i <= token.i]  # the phrase up to its head ...
         if any(t.i in taken for t in words):
             continue
@@ -433,14 +437,41 @@ def _mentions(sentence: Span, antecedents: Antecedents, number: int) -> list[_Me
         plural = token.tag_ in {"NNS", "NNPS"} or conjoined(token)
         main = token.head.dep_ == "ROOT"
         out.append(_Mention(text, False, plural, "", token.lemma_.lower(), number, words[0].i, True, token.i, main))
-    # conjoined people or things as a subject are a plural mention of their own ("Tom and Anna ... They")
+    # conjoined people or things as a subject are a plural mention of their own ("Tom and Anna ... They"): the
+    # conjuncts with their own words, not a clause hung on the last ("Coffee and tea, which ..."), at most 8 words
     for token in sentence:
         if token.dep_ in SUBJECTS and conjoined(token):
-            span = token.doc[token.left_edge.i : token.right_edge.i + 1]
-            out.append(
-                _Mention(original_text(span), False, True, "", token.lemma_.lower(), number, span.start, True, token.i)
-            )
+            span = _conjunction(token)
+            text = original_text(span)
+            if len(span) > 8 or any(mark in text for mark in '"“”()[]'):
+                continue
+            main = token.head.dep_ == "ROOT"
+            out.append(_Mention(text, False, True, "", token.lemma_.lower(), number, span.start, True, token.i, main))
     return sorted(out, key=lambda m: m.position)
+
+
+def _conjunction(token: Token) -> Span:
+    """The conjoined phrase ``token`` heads: from its first word to the end of its last conjunct, each conjunct's
+    relative clauses and appositions left out ("Aspirin and ibuprofen, which are cheap," is "Aspirin and
+    ibuprofen")."""
+    end, conjunct = token.i, token
+    while (following := next((c for c in conjunct.children if c.dep_ == "conj"), None)) is not None:
+        conjunct = following
+    kept = [t for t in conjunct.subtree if not any(a.dep_ in _CLAUSES for a in _up_to(t, conjunct))]
+    end = max([end] + [t.i for t in kept])
+    return token.doc[token.left_edge.i : end + 1]
+
+
+_CLAUSES = {"relcl", "acl", "appos", "punct", "cc", "conj"}
+
+
+def _up_to(token: Token, top: Token) -> list[Token]:
+    """``token`` and its heads up to, not including, ``top``."""
+    chain = []
+    while token.i != top.i:
+        chain.append(token)
+        token = token.head
+    return chain
 
 
 def original_text(span_or_token) -> str:

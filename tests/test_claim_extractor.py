@@ -203,3 +203,65 @@ def test_statements_of_fact_that_look_like_opinions_or_fragments_are_kept(extrac
 )
 def test_opinions_the_speaker_and_fragments_are_left_out(extract, sentence, reason):
     assert [d.reason for d in extract(sentence).dropped] == [reason]
+
+
+@pytest.mark.parametrize(
+    "text, claims",
+    [
+        (  # "they" is both painkillers, not the first of them
+            "Aspirin and ibuprofen are painkillers. They reduce fever and inflammation.",
+            ["Aspirin and ibuprofen are painkillers.", "Aspirin and ibuprofen reduce fever and inflammation."],
+        ),
+        (  # two companies named: "they" is both, not one of them as a company
+            "Apple and Microsoft are technology companies. They were founded in the 1970s.",
+            ["Apple and Microsoft are technology companies.", "Apple and Microsoft were founded in the 1970s."],
+        ),
+        (  # a clause hung on the last of them is not part of what "they" means
+            "Vitamin C and zinc, which many people take in winter, support the immune system. They do not cure colds.",
+            [
+                "Vitamin C and zinc, which many people take in winter, support the immune system.",
+                "Vitamin C and zinc do not cure colds.",
+            ],
+        ),
+    ],
+)
+def test_they_after_a_conjoined_subject_means_all_of_it(extract, text, claims):
+    assert texts(extract(text)) == claims
+
+
+@pytest.mark.parametrize(
+    "text, claims",
+    [
+        (
+            "Google and Amazon have offices in Dublin.",
+            ["Google has offices in Dublin.", "Amazon has offices in Dublin."],
+        ),
+        (
+            "Apple and Microsoft were founded in the 1970s.",
+            ["Apple was founded in the 1970s.", "Microsoft was founded in the 1970s."],
+        ),
+        (
+            "Ford and Toyota make cars and sell trucks.",
+            ["Ford makes cars.", "Toyota makes cars.", "Ford sells trucks.", "Toyota sells trucks."],
+        ),
+        ("Google and Facebook can track users.", ["Google can track users.", "Facebook can track users."]),
+        # a relation of the two together, or a plural said of both, stays one claim
+        ("Tom and Anna met in Paris.", ["Tom and Anna met in Paris."]),
+        (
+            "The mixtape was a collaboration between Drake and Future.",
+            ["The mixtape was a collaboration between Drake and Future."],
+        ),
+        ("Apple and Microsoft are technology companies.", ["Apple and Microsoft are technology companies."]),
+        (  # ... with the lists of what is said of them together
+            "Ibuprofen and naproxen are drugs that reduce fever, pain and swelling.",
+            ["Ibuprofen and naproxen are drugs that reduce fever, pain and swelling."],
+        ),
+        # a list and no verb (the tagger read "contain" as a noun): the sentence as written, not pieces of it
+        (
+            "Coffee and tea contain caffeine, which is a stimulant.",
+            ["Coffee and tea contain caffeine, which is a stimulant."],
+        ),
+    ],
+)
+def test_a_listed_subject_split_into_one_claim_each_agrees_with_its_verb(extract, text, claims):
+    assert texts(extract(text)) == claims
