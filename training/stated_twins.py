@@ -28,8 +28,8 @@ import sys
 from pathlib import Path
 
 from mermaid_verifier.tools.article_html import split_paragraph
-from training.pick_pairs import origin_of, read_sources, write_pairs
-from training.unstated_twins import MAX_CLAIM_CHARS, content_words, joined
+from training.pick_pairs import read_sources, write_pairs
+from training.unstated_twins import content_words, first_twin
 
 SUPPORTS = "SUPPORTS"
 MIN_WORDS, MAX_WORDS = 6, 40
@@ -92,21 +92,10 @@ def twins(rows: list[dict], seed: int) -> list[dict]:
     for row in rows:
         if row.get("label") != SUPPORTS:
             continue
-        claim, evidence = row["claim"], row["evidence"]
-        pool = candidates(claim, evidence)
-        for sentence in rng.sample(pool, len(pool)):
-            text = joined(claim, sentence)
-            if len(text) <= MAX_CLAIM_CHARS:
-                out.append(
-                    {
-                        "claim": text,
-                        "title": row.get("title") or "",
-                        "evidence": evidence,
-                        "label": SUPPORTS,
-                        "origin": f"stated-twin:{origin_of(row)}",
-                    }
-                )
-                break
+        pool = candidates(row["claim"], row["evidence"])
+        twin = first_twin(row, rng.sample(pool, len(pool)), SUPPORTS, "stated-twin")
+        if twin is not None:
+            out.append(twin)
     return out
 
 

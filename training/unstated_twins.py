@@ -24,6 +24,7 @@ import collections
 import random
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -76,22 +77,27 @@ def twins(rows: list[dict], pool: list[dict], seed: int) -> list[dict]:
         everyone = by_origin.get(origin, [])
         topic = content_words(claim)
         near = [p for p in rng.sample(everyone, min(FROM_ORIGIN, len(everyone))) if len(content_words(p) & topic) >= 2]
-        for partner in rng.sample(page, len(page)) + near:
-            if partner == claim or not unstated(partner, claim, evidence):
-                continue
-            text = joined(claim, partner)
-            if len(text) <= MAX_CLAIM_CHARS:
-                out.append(
-                    {
-                        "claim": text,
-                        "title": row.get("title") or "",
-                        "evidence": evidence,
-                        "label": NEI,
-                        "origin": f"unstated-twin:{origin}",
-                    }
-                )
-                break
+        partners = (p for p in rng.sample(page, len(page)) + near if p != claim and unstated(p, claim, evidence))
+        twin = first_twin(row, partners, NEI, "unstated-twin")
+        if twin is not None:
+            out.append(twin)
     return out
+
+
+def first_twin(row: dict, partners: Iterable[str], label: str, kind: str) -> dict | None:
+    """The pair's twin: its evidence and title, its claim joined to the first of ``partners`` that keeps the claim
+    within :data:`MAX_CLAIM_CHARS`, labelled ``label``, with the origin ``KIND:ORIGIN``; None if none does."""
+    for partner in partners:
+        text = joined(row["claim"], partner)
+        if len(text) <= MAX_CLAIM_CHARS:
+            return {
+                "claim": text,
+                "title": row.get("title") or "",
+                "evidence": row["evidence"],
+                "label": label,
+                "origin": f"{kind}:{origin_of(row)}",
+            }
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
