@@ -434,7 +434,7 @@ def _mentions(sentence: Span, antecedents: Antecedents, number: int) -> list[_Me
         text = original_text(token.doc[words[0].i : words[-1].i + 1])
         if any(mark in text for mark in '"“”()[]'):
             continue  # a quoted or bracketed phrase: its words are not a name to repeat
-        plural = token.tag_ in {"NNS", "NNPS"} or conjoined(token)
+        plural = token.tag_ in {"NNS", "NNPS"}
         main = token.head.dep_ == "ROOT"
         out.append(_Mention(text, False, plural, "", token.lemma_.lower(), number, words[0].i, True, token.i, main))
     # conjoined people or things as a subject are a plural mention of their own ("Tom and Anna ... They"): the
