@@ -72,6 +72,37 @@ def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
     return out
 
 
+def _described(noun: Token, clause: Token) -> Token:
+    """What a relative clause on ``noun`` speaks of: the noun, or the head of the whole list of which it is a
+    member (see :func:`_of_the_list`)."""
+    head = noun
+    while head.dep_ == "conj":
+        head = head.head
+    return head if _of_the_list(noun, clause) else noun
+
+
+def _of_the_list(noun: Token, clause: Token) -> bool:
+    """Whether a relative clause on a list's last member speaks of the whole list: its verb is plural and the
+    member singular ("Aspirin and ibuprofen, which are cheap,")."""
+    if noun.dep_ != "conj" or noun.tag_ in {"NNS", "NNPS"} or any(c.dep_ == "conj" for c in noun.children):
+        return False
+    verbs = [clause, *(c for c in clause.children if c.dep_ in {"aux", "auxpass"})]
+    return any(t.tag_ == "VBP" or t.lower_ == "were" for t in verbs)
+
+
+def _other_member(token: Token, noun: Token, clause: Token) -> bool:
+    """A word of another member of the list ``noun`` heads, or a comma or conjunction between them, where the
+    clause comes before those members ("and ibuprofen" of "Aspirin, which is cheap, and ibuprofen"): the clause
+    speaks of ``noun`` alone."""
+    chain = token
+    while chain.i != noun.i and chain.head.i != chain.i:
+        if chain.head.i == noun.i:
+            separator = chain.dep_ in {"conj", "cc"} or chain.text == ","
+            return separator and chain.i > clause.right_edge.i
+        chain = chain.head
+    return False
+
+
 def _appositives(tokens: set[Token]) -> list[tuple[Token, Token]]:
     """(name, appositive) for each ", a/an/the <noun> ..." that describes a name here ("Michael Phelps, an American
     swimmer who ...")."""
@@ -96,20 +127,59 @@ def _verb_conjuncts(token: Token) -> list[Token]:
     return [c for c in token.children if c.dep_ == "conj" and c.pos_ in {"VERB", "AUX"}]
 
 
+def _verb_conjunctions(predicate: Token) -> set[int]:
+    """The "and"/"or" (and "either", "both") that join the predicate to a verb split off as its own claim; one
+    before a word the parser hung on the verb that is not a verb ("broken down into methanol and the amino acids
+    ...", "acids" conjoined to "broken") stays, since that word stays in the claim."""
+    conjuncts = sorted((c for c in predicate.children if c.dep_ == "conj"), key=lambda c: c.i)
+    out: set[int] = set()
+    for word in predicate.children:
+        if word.dep_ not in {"cc", "preconj"}:
+            continue
+        joined = next((c for c in conjuncts if c.i > word.i), None)
+        if joined is None or joined.pos_ in {"VERB", "AUX"}:
+            out.add(word.i)
+    return out
+
+
+def _misread_subject(predicate: Token) -> bool:
+    """A subject phrase that opens on a preposition ("as 0 calories" of "food and drinks advertised as 0 calories
+    may not provide ..."): the parser cut the sentence in the wrong place, and the claims it would give ("Even food
+    and drinks advertised.") are not the text's."""
+    return any(
+        c.dep_ in SUBJECTS and c.left_edge.pos_ in {"ADP", "SCONJ"} and c.left_edge.dep_ != "prep"
+        for c in predicate.children
+    )  # ("With the invention of satellites, mapping out ..." hung on the subject reads as the text does)
+
+
+def _subjectless(root: Token) -> bool:
+    """A main verb with a finite auxiliary and no subject ("Prior to the invention of satellites, continents ...
+    were mapped out" with the subject read into the preposition's object): no claim of it would say what the
+    sentence says."""
+    auxiliaries = [c for c in root.children if c.dep_ in {"aux", "auxpass"}]
+    finite = any(c.tag_ in {"VBD", "VBZ", "VBP", "MD"} for c in auxiliaries)
+    words = [root, *auxiliaries]  # (a subject hung on "has" of "has contributed" is the verb's all the same)
+    return finite and not any(c.dep_ in SUBJECTS | {"csubj", "csubjpass", "expl"} for w in words for c in w.children)
+
+
 def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str, dict, list[str]]]:
     """(claim text, references resolved, references kept as written) per atomic claim of the sentence."""
     root = sentence.root
     joined = [c for c in root.children if c.dep_ == "conj"]
-    if root.pos_ not in {"VERB", "AUX"} and joined and not any(c.pos_ in {"VERB", "AUX"} for c in joined):
-        return []  # a list and no verb ("Coffee and tea contain caffeine" parsed as nouns): read whole
+    verbless = not any(c.pos_ in {"VERB", "AUX"} for c in joined)
+    if root.pos_ not in {"VERB", "AUX"} and joined and (verbless or root.pos_ == "PROPN"):
+        return []  # a list and no verb ("Coffee and tea contain caffeine" parsed as nouns), or a verb conjoined to a
+        # name ("Tom, who lives in Paris, and Anna met" with "Tom" the root): read whole
     predicates = _predicates(root) if root.pos_ in {"VERB", "AUX"} else [root]
+    if _subjectless(root) or any(_misread_subject(p) for p in predicates):
+        return []  # "... advertised as 0 calories may not provide": the parse is not the sentence's; read whole
     subject: Token | None = None
     made: list[tuple[str, dict, list[str]]] = []
     for predicate in predicates:
         own_subject = next((c for c in predicate.children if c.dep_ in SUBJECTS), None)
         subject = own_subject or subject
         excluded = {t.i for c in _verb_conjuncts(predicate) + _own_clauses(predicate) for t in c.subtree}
-        excluded |= {c.i for c in predicate.children if c.dep_ in {"cc", "preconj"}}
+        excluded |= _verb_conjunctions(predicate)
         if predicate.dep_ == "advcl":  # "while B has ...": the clause without its "while"
             excluded |= {c.i for c in predicate.children if c.dep_ == "mark"}
         tokens = {t for t in predicate.subtree if t.i not in excluded}
@@ -148,10 +218,15 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
         for noun, clause in relatives:
             tokens -= set(clause.subtree)
             tokens -= {t for t in noun.doc[clause.left_edge.i - 1 : clause.left_edge.i]}
+            if noun.dep_ in SUBJECTS or noun.dep_ == "conj" and noun.head.dep_ in SUBJECTS:  # "The tower, which
+                # is in Paris, was built": no comma left between the subject and its verb
+                tokens -= {t for t in noun.doc[clause.right_edge.i + 1 : clause.right_edge.i + 2] if t.text == ","}
             phrase = {
                 t
-                for t in noun.subtree
-                if t not in clause.subtree and not (t.is_punct and t.i >= clause.left_edge.i - 1)
+                for t in _described(noun, clause).subtree
+                if t not in clause.subtree
+                and not (t.is_punct and t.i >= clause.left_edge.i - 1)
+                and not _other_member(t, noun, clause)
             }
             body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)}
             text, resolved, kept = _render(sorted(phrase | body, key=lambda t: t.i), antecedents)
@@ -181,7 +256,7 @@ def _list_variants(tokens: list[Token], predicate: Token) -> list[tuple[list[Tok
     Microsoft were founded" -> "Apple was founded")."""
     present = {t.i for t in tokens}
     for head in tokens:
-        if head.dep_ not in LISTABLE:
+        if head.dep_ not in LISTABLE or _in_description(head, predicate):
             continue
         members = [head]
         for member in members:  # "A, B, C and D": each conjunct hangs on the one before
@@ -206,6 +281,16 @@ def _list_variants(tokens: list[Token], predicate: Token) -> list[tuple[list[Tok
             for m in members
         ]
     return [(tokens, {})]
+
+
+def _in_description(token: Token, predicate: Token) -> bool:
+    """Inside what describes a noun ("founded in 1998 by Larry Page and Sergey Brin" of "The company, founded
+    ..., is"): a list there is said of its members together, not of each ("founded by Larry Page")."""
+    while token.i != predicate.i and token.head.i != token.i:
+        if token.dep_ in {"acl", "relcl", "appos"}:
+            return True
+        token = token.head
+    return False
 
 
 RECIPROCAL = {"meet", "marry", "divorce", "date", "wed", "collaborate", "cooperate", "correspond", "disagree",

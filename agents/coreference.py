@@ -429,8 +429,8 @@ def _mentions(sentence: Span, antecedents: Antecedents, number: int) -> list[_Me
         for prep in (c for c in token.children if c.dep_ == "prep" and c.lower_ == "of"):  # ... with "of ..."
             words += list(prep.subtree)
         words = sorted(words, key=lambda t: t.i)
-        if len(words) > 8:
-            continue
+        if len(words) > 8 or (words[0].pos_ in {"ADP", "SCONJ"} and words[0].dep_ != "prep"):
+            continue  # long, or opening on "as" ("as 0 calories"): a misread phrase, not a name to repeat
         text = original_text(token.doc[words[0].i : words[-1].i + 1])
         if any(mark in text for mark in '"“”()[]'):
             continue  # a quoted or bracketed phrase: its words are not a name to repeat
@@ -441,37 +441,39 @@ def _mentions(sentence: Span, antecedents: Antecedents, number: int) -> list[_Me
     # conjuncts with their own words, not a clause hung on the last ("Coffee and tea, which ..."), at most 8 words
     for token in sentence:
         if token.dep_ in SUBJECTS and conjoined(token):
-            span = _conjunction(token)
-            text = original_text(span)
-            if len(span) > 8 or any(mark in text for mark in '"“”()[]'):
+            words = _conjunction(token)
+            text = _joined(words)
+            if len(words) > 8 or any(mark in text for mark in '"“”()[]'):
                 continue
             main = token.head.dep_ == "ROOT"
-            out.append(_Mention(text, False, True, "", token.lemma_.lower(), number, span.start, True, token.i, main))
+            out.append(_Mention(text, False, True, "", token.lemma_.lower(), number, words[0].i, True, token.i, main))
     return sorted(out, key=lambda m: m.position)
 
 
-def _conjunction(token: Token) -> Span:
-    """The conjoined phrase ``token`` heads: from its first word to the end of its last conjunct, each conjunct's
-    relative clauses and appositions left out ("Aspirin and ibuprofen, which are cheap," is "Aspirin and
-    ibuprofen")."""
-    end, conjunct = token.i, token
-    while (following := next((c for c in conjunct.children if c.dep_ == "conj"), None)) is not None:
-        conjunct = following
-    kept = [t for t in conjunct.subtree if not any(a.dep_ in _CLAUSES for a in _up_to(t, conjunct))]
-    end = max([end] + [t.i for t in kept])
-    return token.doc[token.left_edge.i : end + 1]
+def _conjunction(token: Token) -> list[Token]:
+    """The words of the conjoined phrase ``token`` heads: its conjuncts with their own words, the relative clauses
+    and appositions hung on any of them left out with their commas ("Aspirin, which is cheap, and ibuprofen" is
+    "Aspirin and ibuprofen")."""
+    members = [token]
+    for member in members:
+        members.extend(c for c in member.children if c.dep_ == "conj")
+    asides = [c for m in members for c in m.children if c.dep_ in _ASIDES]
+    edges = {a.left_edge.i - 1 for a in asides} | {a.right_edge.i + 1 for a in asides}
+    inside = {t.i for a in asides for t in a.subtree}
+    return [t for t in token.subtree if t.i not in inside and not (t.text == "," and t.i in edges)]
 
 
-_CLAUSES = {"relcl", "acl", "appos", "punct", "cc", "conj"}
+def _joined(words: list[Token]) -> str:
+    """The words in text order as written: the space each had after it where the next word follows it in the
+    text, one space where words were left out between them."""
+    parts = []
+    for word, following in zip(words, [*words[1:], None]):
+        space = "" if following is None else (word.whitespace_ if following.i == word.i + 1 else " ")
+        parts.append(original_text(word) + space)
+    return "".join(parts)
 
 
-def _up_to(token: Token, top: Token) -> list[Token]:
-    """``token`` and its heads up to, not including, ``top``."""
-    chain = []
-    while token.i != top.i:
-        chain.append(token)
-        token = token.head
-    return chain
+_ASIDES = {"relcl", "acl", "appos"}
 
 
 def original_text(span_or_token) -> str:

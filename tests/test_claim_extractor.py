@@ -265,3 +265,102 @@ def test_they_after_a_conjoined_subject_means_all_of_it(extract, text, claims):
 )
 def test_a_listed_subject_split_into_one_claim_each_agrees_with_its_verb(extract, text, claims):
     assert texts(extract(text)) == claims
+
+
+@pytest.mark.parametrize(
+    "text, claims",
+    [
+        # "and" hung on the verb before a noun the parser also hung there ("acids" conjoined to "broken"): kept
+        (
+            "The aspartame molecule is broken down into methanol and the amino acids phenylalanine and aspartic acid.",
+            [
+                "The aspartame molecule is broken down into methanol and the amino acids phenylalanine and aspartic acid."
+            ],
+        ),
+        (
+            "Argentina has not won the World Cup since 1986 despite making it to the final in 1990 and the semi-finals "
+            "in 2014.",
+            [
+                "Argentina has not won the World Cup since 1986 despite making it to the final in 1990 and the "
+                "semi-finals in 2014."
+            ],
+        ),
+        # ... and the one before a verb split off still goes with it
+        (
+            "He co-founded Twitter in 2006 and served as CEO until 2008.",
+            ["He co-founded Twitter in 2006.", "He served as CEO until 2008."],
+        ),
+        ("Either he won or he lost.", ["He won.", "He lost."]),
+    ],
+)
+def test_a_conjunction_leaves_a_claim_only_with_the_verb_it_joins(extract, text, claims):
+    assert texts(extract(text)) == claims
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the subject read into the preposition's object: "were mapped" is left without one
+        "Prior to the invention of satellites, continents, countries and coastlines were mapped out primarily "
+        "through a combination of geodetic data and direct measurement methods.",
+        "With the advent of nautical charts, sailors and navigators could also begin to map out the coastlines of "
+        "the world.",
+    ],
+)
+def test_a_main_verb_the_parser_left_without_a_subject_leaves_the_sentence_whole(extract, text):
+    assert texts(extract(text)) == [text]
+
+
+def test_a_subject_hung_on_the_auxiliary_is_still_the_verbs(extract):
+    text = (  # the parser hangs "emphasis" on "has", not on "contributed"
+        "The group's underlying emphasis on quality and professionalism has, in recent years, contributed to the "
+        "commercial publication of novels by members including Michael Cobley and Hal Duncan."
+    )
+    assert len(texts(extract(text))) == 2  # one claim per member named
+
+
+def test_a_participle_read_as_a_clause_of_its_own_leaves_the_sentence_whole(extract):
+    # the parser reads "food and drinks advertised" as a clause and "as 0 calories" as the subject of "may not
+    # provide"; the pieces it would give ("Even food and drinks advertised.") are not the text's claims
+    text = (
+        "Even though food and drinks advertised as 0 calories may not provide any energy when consumed, they can "
+        "still be metabolized by your body and used as energy."
+    )
+    result = extract(text)
+    assert texts(result) == [text]
+    assert result.claims[0].resolved == {}  # "they" is not "as 0 calories"
+
+
+@pytest.mark.parametrize(
+    "text, claims",
+    [
+        # the clause's commas go with it
+        (
+            "The Eiffel Tower, which is in Paris, was built in 1889.",
+            ["The Eiffel Tower is in Paris.", "The Eiffel Tower was built in 1889."],
+        ),
+        # a clause on one member speaks of that member; the list keeps its other members
+        (
+            "Aspirin, which is cheap, and ibuprofen are painkillers. They reduce fever.",
+            ["Aspirin is cheap.", "Aspirin and ibuprofen are painkillers.", "Aspirin and ibuprofen reduce fever."],
+        ),
+        # a plural clause after the last member speaks of the whole list
+        (
+            "Aspirin and ibuprofen, which are cheap, are painkillers.",
+            ["Aspirin and ibuprofen are cheap.", "Aspirin and ibuprofen are painkillers."],
+        ),
+        # a list inside what describes a noun is said of its members together
+        (
+            "The company, founded in 1998 by Larry Page and Sergey Brin, is headquartered in Mountain View.",
+            ["The company, founded in 1998 by Larry Page and Sergey Brin, is headquartered in Mountain View."],
+        ),
+        (
+            "The largest waterfall is the Victoria Falls, located on the border of Zambia and Zimbabwe.",
+            ["The largest waterfall is the Victoria Falls, located on the border of Zambia and Zimbabwe."],
+        ),
+        # a verb the parser conjoined to a name, with the name as the root: the sentence as written
+        ("Tom, who lives in Paris, and Anna met in 2010.", ["Tom, who lives in Paris, and Anna met in 2010."]),
+    ],
+)
+def test_a_relative_clause_is_a_claim_of_what_it_describes_and_leaves_the_rest_whole(extract, text, claims):
+    assert texts(extract(text)) == claims
