@@ -24,6 +24,7 @@ from mermaid_verifier.agents.coreference import (
     THING_PRONOUNS,
     Antecedents,
     conjoined,
+    misread_phrase,
     original_text,
 )
 
@@ -131,7 +132,7 @@ def _verb_conjunctions(predicate: Token) -> set[int]:
     """The "and"/"or" (and "either", "both") that join the predicate to a verb split off as its own claim; one
     before a word the parser hung on the verb that is not a verb ("broken down into methanol and the amino acids
     ...", "acids" conjoined to "broken") stays, since that word stays in the claim."""
-    conjuncts = sorted((c for c in predicate.children if c.dep_ == "conj"), key=lambda c: c.i)
+    conjuncts = [c for c in predicate.children if c.dep_ == "conj"]  # (children come in text order)
     out: set[int] = set()
     for word in predicate.children:
         if word.dep_ not in {"cc", "preconj"}:
@@ -143,13 +144,9 @@ def _verb_conjunctions(predicate: Token) -> set[int]:
 
 
 def _misread_subject(predicate: Token) -> bool:
-    """A subject phrase that opens on a preposition ("as 0 calories" of "food and drinks advertised as 0 calories
-    may not provide ..."): the parser cut the sentence in the wrong place, and the claims it would give ("Even food
-    and drinks advertised.") are not the text's."""
-    return any(
-        c.dep_ in SUBJECTS and c.left_edge.pos_ in {"ADP", "SCONJ"} and c.left_edge.dep_ != "prep"
-        for c in predicate.children
-    )  # ("With the invention of satellites, mapping out ..." hung on the subject reads as the text does)
+    """A subject phrase the parser misread (:func:`misread_phrase`): the claims it would give ("Even food and
+    drinks advertised.") are not the text's."""
+    return any(c.dep_ in SUBJECTS and misread_phrase(c) for c in predicate.children)
 
 
 def _subjectless(root: Token) -> bool:

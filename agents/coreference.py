@@ -429,7 +429,7 @@ def _mentions(sentence: Span, antecedents: Antecedents, number: int) -> list[_Me
         for prep in (c for c in token.children if c.dep_ == "prep" and c.lower_ == "of"):  # ... with "of ..."
             words += list(prep.subtree)
         words = sorted(words, key=lambda t: t.i)
-        if len(words) > 8 or (words[0].pos_ in {"ADP", "SCONJ"} and words[0].dep_ != "prep"):
+        if len(words) > 8 or misread_phrase(token):
             continue  # long, or opening on "as" ("as 0 calories"): a misread phrase, not a name to repeat
         text = original_text(token.doc[words[0].i : words[-1].i + 1])
         if any(mark in text for mark in '"“”()[]'):
@@ -482,3 +482,11 @@ def original_text(span_or_token) -> str:
 
 def conjoined(token: Token) -> bool:
     return any(c.dep_ == "conj" for c in token.children)
+
+
+def misread_phrase(token: Token) -> bool:
+    """The phrase ``token`` heads opens on a preposition or subordinator that heads no prepositional phrase of its
+    own ("as 0 calories" of "food and drinks advertised as 0 calories may ..."): the parser cut the sentence in the
+    wrong place ("With the invention of satellites, mapping out ..." hung on "mapping" reads as the text does)."""
+    first = token.left_edge
+    return first.pos_ in {"ADP", "SCONJ"} and first.dep_ != "prep"
