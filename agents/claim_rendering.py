@@ -62,7 +62,7 @@ def _own_clauses(token: Token) -> list[Token]:
 def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
     """(noun, clause) for each non-restrictive relative clause (", which ...", ", who ...") on a noun here."""
     out = []
-    for noun in tokens:
+    for noun in sorted(tokens, key=lambda t: t.i):  # in text order: a set's order changes from run to run
         for clause in noun.children:
             if clause.dep_ != "relcl" or clause not in tokens:
                 continue
@@ -108,7 +108,7 @@ def _appositives(tokens: set[Token]) -> list[tuple[Token, Token]]:
     """(name, appositive) for each ", a/an/the <noun> ..." that describes a name here ("Michael Phelps, an American
     swimmer who ...")."""
     out = []
-    for token in tokens:
+    for token in sorted(tokens, key=lambda t: t.i):  # in text order, as above
         if token.dep_ != "appos" or token.pos_ != "NOUN" or token.head not in tokens:
             continue
         if token.head.pos_ == "PROPN" and any(c.dep_ == "det" for c in token.children):
