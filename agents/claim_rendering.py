@@ -73,6 +73,26 @@ def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
     return out
 
 
+def _closing_member(clause: Token) -> Token | None:
+    """The second of two nouns the parser listed inside a relative clause across a comma ("which houses the Mona
+    Lisa, and the Orsay museum"): a list of two takes no comma before its "and", so the comma closes the clause
+    and the noun belongs to the sentence ("He visited the Louvre, ..., and the Orsay museum")."""
+    doc = clause.doc
+    for token in clause.subtree:
+        if token.dep_ != "conj" or token.pos_ not in {"NOUN", "PROPN"} or token.right_edge.i != clause.right_edge.i:
+            continue
+        head = token.head
+        if head.i == clause.i or head.dep_ == "conj" or [c for c in head.children if c.dep_ == "conj"] != [token]:
+            continue
+        if token.left_edge.i < 2:
+            continue
+        cc, comma = doc[token.left_edge.i - 1], doc[token.left_edge.i - 2]
+        between = doc[head.i + 1 : comma.i]
+        if cc.dep_ == "cc" and cc.head.i == head.i and comma.text == "," and not any(t.text == "," for t in between):
+            return token
+    return None
+
+
 def _described(noun: Token, clause: Token) -> Token:
     """What a relative clause on ``noun`` speaks of: the noun, or the head of the whole list of which it is a
     member (see :func:`_of_the_list`)."""
@@ -213,11 +233,17 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                     described_later.append((f"{name.rstrip('.')} {said[:1].lower()}{said[1:]}", resolved, kept))
         relatives = _relative_clauses(tokens)
         for noun, clause in relatives:
+            doc = noun.doc
+            member = _closing_member(clause)
+            moved = set(member.subtree) | {doc[member.left_edge.i - 1]} if member is not None else set()
             tokens -= set(clause.subtree)
-            tokens -= {t for t in noun.doc[clause.left_edge.i - 1 : clause.left_edge.i]}
-            if noun.dep_ in SUBJECTS or noun.dep_ == "conj" and noun.head.dep_ in SUBJECTS:  # "The tower, which
-                # is in Paris, was built": no comma left between the subject and its verb
-                tokens -= {t for t in noun.doc[clause.right_edge.i + 1 : clause.right_edge.i + 2] if t.text == ","}
+            tokens |= moved  # "the Louvre, which houses the Mona Lisa, and the Orsay museum": visited, not housed
+            tokens -= {t for t in doc[clause.left_edge.i - 1 : clause.left_edge.i]}
+            after = doc[clause.right_edge.i + 1 : clause.right_edge.i + 3]
+            a_subject = noun.dep_ in SUBJECTS or noun.dep_ == "conj" and noun.head.dep_ in SUBJECTS
+            if a_subject or len(after) == 2 and after[1].dep_ == "cc":  # "The tower, which is in Paris, was built",
+                # "cars, which are sold in Europe, and trucks": no comma left before the verb or the "and"
+                tokens -= {t for t in after[:1] if t.text == ","}
             phrase = {
                 t
                 for t in _described(noun, clause).subtree
@@ -225,7 +251,9 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 and not (t.is_punct and t.i >= clause.left_edge.i - 1)
                 and not _other_member(t, noun, clause)
             }
-            body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)}
+            body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)} - moved
+            if member is not None:
+                body -= {doc[member.left_edge.i - 2]}
             text, resolved, kept = _render(sorted(phrase | body, key=lambda t: t.i), antecedents)
             if text:
                 made.append((text, resolved, kept))

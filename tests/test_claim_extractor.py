@@ -360,6 +360,31 @@ def test_a_participle_read_as_a_clause_of_its_own_leaves_the_sentence_whole(extr
         ),
         # a verb the parser conjoined to a name, with the name as the root: the sentence as written
         ("Tom, who lives in Paris, and Anna met in 2010.", ["Tom, who lives in Paris, and Anna met in 2010."]),
+        # the clause's closing comma before "and" of the sentence's own list is dropped with it
+        (
+            "The company makes cars, which are sold in Europe, and trucks.",
+            ["Cars are sold in Europe.", "The company makes cars and trucks."],
+        ),
+        # a clause on an object, then a verb that shares the sentence's subject
+        (
+            "She visited Paris, which is in France, and studied at the Sorbonne.",
+            ["Paris is in France.", "She visited Paris.", "She studied at the Sorbonne."],
+        ),
+        # a noun after the clause's closing ", and" that the parser listed inside the clause: the sentence's, not
+        # the clause's (a list of two takes no comma)
+        (
+            "He visited the Louvre, which houses the Mona Lisa, and the Orsay museum.",
+            ["The Louvre houses the Mona Lisa.", "He visited the Louvre and the Orsay museum."],
+        ),
+        # ... while a list of two or more inside the clause stays the clause's
+        (
+            "He visited the Louvre, which houses the Mona Lisa and the Venus de Milo.",
+            ["The Louvre houses the Mona Lisa and the Venus de Milo.", "He visited the Louvre."],
+        ),
+        (
+            "He visited the Louvre, which houses the Mona Lisa, the Venus de Milo, and the Winged Victory.",
+            ["The Louvre houses the Mona Lisa, the Venus de Milo, and the Winged Victory.", "He visited the Louvre."],
+        ),
     ],
 )
 def test_a_relative_clause_is_a_claim_of_what_it_describes_and_leaves_the_rest_whole(extract, text, claims):
