@@ -25,9 +25,12 @@ nohup python -m training.reader_job train --job training/runs/cpu43/job --out tr
 python -m training.reader_job import --returned training/runs/cpu43/out --job training/runs/cpu43/job \
     --run-dir training/runs/cpu43/run
 # every check of the shipping rule, against the shipped reader's in E2 (../../reader-job-cpu37/evaluation/commands.sh),
-# with its grounding ledger made with today's claim extraction (E3/conj-grounding.jsonl.gz: the shipped reader's
-# ledger with the changed texts graded again, docs/evaluation.md "Conjunctions, relative clauses and misread
-# sentences"), linked in as E2/shippedc-* beside the shipped reader's other checks:
+# with its grounding ledger made with today's claim extraction (E3/conj2-grounding.jsonl.gz: the shipped reader's
+# ledger with the texts whose claims changed graded again, docs/evaluation.md "Conjunctions, relative clauses and
+# misread sentences", and two more for the order of relative clauses: the ledger without their rows, then
+# `MERMAID_SOURCES=local python -m bench.grounding run --data ../shared/data --out E3/conj2-grounding.jsonl.gz
+# --sets wice lfqa` and `python -m bench.grounding score --ledger E3/conj2-grounding.jsonl.gz`), linked in as
+# E2/shippedc-grounding* beside the shipped reader's other checks (E2/shippedc-* -> E2/shipped-*):
 python -m bench.reader_checks run --name cpu43 --model-dir training/runs/cpu43/run/model --pairs training/runs/cpu29/pairs --out E2
 python -m bench.reader_checks table --out E2 --baseline shippedc --candidate cpu43 --json E2/cpu43-rule.json
-python -m bench.grounding_compare --ledger E2/cpu43-grounding.jsonl.gz --against E3/conj-grounding.jsonl.gz --by-length
+python -m bench.grounding_compare --ledger E2/cpu43-grounding.jsonl.gz --against E3/conj2-grounding.jsonl.gz --by-length

@@ -10,4 +10,4 @@ python -m training.soup --model training/runs/cpu41/run/final=1 --model training
 python -m bench.reader_checks run --name soup414243 --model-dir training/runs/soup414243/run/model \
     --pairs training/runs/cpu29/pairs --out E2
 python -m bench.reader_checks table --out E2 --baseline shippedc --candidate soup414243 --json E2/soup414243-rule.json
-python -m bench.grounding_compare --ledger E2/soup414243-grounding.jsonl.gz --against E3/conj-grounding.jsonl.gz --by-length
+python -m bench.grounding_compare --ledger E2/soup414243-grounding.jsonl.gz --against E3/conj2-grounding.jsonl.gz --by-length
