@@ -239,11 +239,11 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
             tokens -= set(clause.subtree)
             tokens |= moved  # "the Louvre, which houses the Mona Lisa, and the Orsay museum": visited, not housed
             tokens -= {t for t in doc[clause.left_edge.i - 1 : clause.left_edge.i]}
-            after = doc[clause.right_edge.i + 1 : clause.right_edge.i + 3]
+            closing = doc[clause.right_edge.i + 1 : clause.right_edge.i + 3]
             a_subject = noun.dep_ in SUBJECTS or noun.dep_ == "conj" and noun.head.dep_ in SUBJECTS
-            if a_subject or len(after) == 2 and after[1].dep_ == "cc":  # "The tower, which is in Paris, was built",
-                # "cars, which are sold in Europe, and trucks": no comma left before the verb or the "and"
-                tokens -= {t for t in after[:1] if t.text == ","}
+            if a_subject or len(closing) == 2 and closing[1].dep_ == "cc":  # "The tower, which is in Paris, was
+                # built", "cars, which are sold in Europe, and trucks": no comma left before the verb or the "and"
+                tokens -= {t for t in closing[:1] if t.text == ","}
             phrase = {
                 t
                 for t in _described(noun, clause).subtree
