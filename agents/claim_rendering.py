@@ -73,10 +73,12 @@ def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
     return out
 
 
-def _closing_member(clause: Token) -> Token | None:
+def _closing_member(clause: Token) -> tuple[set[Token], set[Token]]:
     """The second of two nouns the parser listed inside a relative clause across a comma ("which houses the Mona
     Lisa, and the Orsay museum"): a list of two takes no comma before its "and", so the comma closes the clause
-    and the noun belongs to the sentence ("He visited the Louvre, ..., and the Orsay museum")."""
+    and the noun belongs to the sentence ("He visited the Louvre, ..., and the Orsay museum"). Its words with its
+    "and", which go to the sentence, and the comma, which goes with neither; both empty where there is no such
+    noun."""
     doc = clause.doc
     for token in clause.subtree:
         if token.dep_ != "conj" or token.pos_ not in {"NOUN", "PROPN"} or token.right_edge.i != clause.right_edge.i:
@@ -89,8 +91,8 @@ def _closing_member(clause: Token) -> Token | None:
         cc, comma = doc[token.left_edge.i - 1], doc[token.left_edge.i - 2]
         between = doc[head.i + 1 : comma.i]
         if cc.dep_ == "cc" and cc.head.i == head.i and comma.text == "," and not any(t.text == "," for t in between):
-            return token
-    return None
+            return set(token.subtree) | {cc}, {comma}
+    return set(), set()
 
 
 def _described(noun: Token, clause: Token) -> Token:
@@ -234,8 +236,7 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
         relatives = _relative_clauses(tokens)
         for noun, clause in relatives:
             doc = noun.doc
-            member = _closing_member(clause)
-            moved = set(member.subtree) | {doc[member.left_edge.i - 1]} if member is not None else set()
+            moved, dropped = _closing_member(clause)
             tokens -= set(clause.subtree)
             tokens |= moved  # "the Louvre, which houses the Mona Lisa, and the Orsay museum": visited, not housed
             tokens -= {t for t in doc[clause.left_edge.i - 1 : clause.left_edge.i]}
@@ -251,9 +252,7 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 and not (t.is_punct and t.i >= clause.left_edge.i - 1)
                 and not _other_member(t, noun, clause)
             }
-            body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)} - moved
-            if member is not None:
-                body -= {doc[member.left_edge.i - 2]}
+            body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)} - moved - dropped
             text, resolved, kept = _render(sorted(phrase | body, key=lambda t: t.i), antecedents)
             if text:
                 made.append((text, resolved, kept))
