@@ -87,7 +87,7 @@ def _where(noun: Token, clause: Token) -> Token | None:
 
 
 def _where_claim(
-    noun: Token, clause: Token, where: Token, phrase: list[Token], body: set[Token], antecedents: Antecedents
+    noun: Token, clause: Token, phrase: list[Token], body: set[Token], antecedents: Antecedents
 ) -> tuple[str, dict, list[str]]:
     """What a ", where ..." clause says, with the place it speaks of put back after its verb and objects ("Paris,
     where she met Pierre" → "Marie Curie met Pierre in Paris."; "Boston, where they lived until 1950" → "They
@@ -302,7 +302,7 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 if noun.dep_ == "appos" and noun.head.ent_type_ in PLACE_PREPOSITIONS:  # "Ulm, Germany, where"
                     phrase = {t for t in noun.head.subtree if t not in clause.subtree and t.i < clause.left_edge.i - 1}
                 ordered = sorted(phrase, key=lambda t: t.i)
-                text, resolved, kept = _where_claim(noun, clause, where, ordered, body, antecedents)
+                text, resolved, kept = _where_claim(noun, clause, ordered, body, antecedents)
                 if kept or not text:  # a reference the clause alone cannot resolve: read in the sentence
                     tokens = whole
                     continue
