@@ -36,6 +36,7 @@ _CONNECTIVE = re.compile(
 )
 LISTABLE = {"dobj", "attr", "pobj", "nsubj", "nsubjpass"}
 SPLIT_MARKERS = {"while", "whereas", "although", "though", "because"}
+CORE_OBJECTS = {"dobj", "attr", "prt", "acomp", "dative", "oprd"}  # a verb's words a place named after it follows
 
 
 def _predicates(root: Token) -> list[Token]:
@@ -59,8 +60,12 @@ def _own_clauses(token: Token) -> list[Token]:
     ]
 
 
+PLACE_PREPOSITIONS = {"GPE": "in", "LOC": "in", "FAC": "at"}  # what a claim says of a place ", where ..." speaks of
+
+
 def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
-    """(noun, clause) for each non-restrictive relative clause (", which ...", ", who ...") on a noun here."""
+    """(noun, clause) for each non-restrictive relative clause (", which ...", ", who ...", and ", where ..." on a
+    named place) on a noun here."""
     out = []
     for noun in sorted(tokens, key=lambda t: t.i):  # in text order: a set's order changes from run to run
         for clause in noun.children:
@@ -68,9 +73,47 @@ def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
                 continue
             pronoun = next((c for c in clause.children if c.dep_ in SUBJECTS and c.lower_ in {"which", "who"}), None)
             before = noun.doc[clause.left_edge.i - 1] if clause.left_edge.i > 0 else None
-            if pronoun is not None and before is not None and before.text == ",":
+            if (pronoun is not None or _where(noun, clause) is not None) and before is not None and before.text == ",":
                 out.append((noun, clause))
     return out
+
+
+def _where(noun: Token, clause: Token) -> Token | None:
+    """The "where" that opens a relative clause on a named place ("Paris, where she met Pierre"), else None."""
+    opening = clause.doc[clause.left_edge.i]
+    if noun.ent_type_ in PLACE_PREPOSITIONS and opening.lower_ == "where" and opening.head.i == clause.i:
+        return opening
+    return None
+
+
+def _where_claim(
+    noun: Token, clause: Token, phrase: list[Token], body: set[Token], antecedents: Antecedents
+) -> tuple[str, dict, list[str]]:
+    """What a ", where ..." clause says, with the place it speaks of put back after its verb and objects ("Paris,
+    where she met Pierre" → "Marie Curie met Pierre in Paris."; "Boston, where they lived until 1950" → "They
+    lived in Boston until 1950."): the clause alone would not say where."""
+    anchor = max([clause.i, *(c.right_edge.i for c in clause.children if c.dep_ in CORE_OBJECTS)])
+    head, tail = [t for t in body if t.i <= anchor], [t for t in body if t.i > anchor]
+    said, resolved, kept = _render(head, antecedents)
+    place, place_resolved, place_kept = _render(phrase, antecedents)
+    rest, rest_resolved, rest_kept = _render(tail, antecedents) if tail else ("", {}, [])
+    resolved_all = {**resolved, **place_resolved, **rest_resolved}
+    pronouns = [t for t in body if t.pos_ == "PRON" and t.lower_ in PERSON_PRONOUNS | THING_PRONOUNS]
+    if not said or not place or any(original_text(t) not in resolved_all for t in pronouns):
+        return "", resolved, kept  # "where his father worked": whose father, only the sentence says
+    words = [said.rstrip("."), PLACE_PREPOSITIONS[noun.ent_type_], _as_written(place, phrase).rstrip(".")]
+    if rest:
+        words.append(_as_written(rest, sorted(tail, key=lambda t: t.i)).rstrip("."))
+    return " ".join(words) + ".", resolved_all, kept + place_kept + rest_kept
+
+
+def _as_written(text: str, tokens: list[Token]) -> str:
+    """``text`` rendered from ``tokens`` with the capital :func:`_render` gives a claim's first word taken back
+    where the first word is not capitalised in the text ("the Sorbonne", "until 1950")."""
+    first = min(tokens, key=lambda t: t.i) if tokens else None
+    if first is not None and text and first.text[:1].islower():
+        return text[:1].lower() + text[1:]
+    return text
 
 
 def _closing_member(clause: Token) -> tuple[set[Token], set[Token]]:
@@ -237,6 +280,7 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
         for noun, clause in relatives:
             doc = noun.doc
             moved, dropped = _closing_member(clause)
+            whole = set(tokens)  # the sentence's words with the clause, for a clause that stays in it
             tokens -= set(clause.subtree)
             tokens |= moved  # "the Louvre, which houses the Mona Lisa, and the Orsay museum": visited, not housed
             tokens -= {t for t in doc[clause.left_edge.i - 1 : clause.left_edge.i]}
@@ -252,8 +296,21 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 and not (t.is_punct and t.i >= clause.left_edge.i - 1)
                 and not _other_member(t, noun, clause)
             }
-            body = {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)} - moved - dropped
-            text, resolved, kept = _render(sorted(phrase | body, key=lambda t: t.i), antecedents)
+            where = _where(noun, clause)
+            if where is not None:  # "where" is the place's; the clause's own subject stays
+                body = set(clause.subtree) - moved - dropped - {where}
+                if noun.dep_ == "appos" and noun.head.ent_type_ in PLACE_PREPOSITIONS:  # "Ulm, Germany, where"
+                    phrase = {t for t in noun.head.subtree if t not in clause.subtree and t.i < clause.left_edge.i - 1}
+                ordered = sorted(phrase, key=lambda t: t.i)
+                text, resolved, kept = _where_claim(noun, clause, ordered, body, antecedents)
+                if kept or not text:  # a reference the clause alone cannot resolve: read in the sentence
+                    tokens = whole
+                    continue
+            else:
+                body = (
+                    {t for t in clause.subtree if not (t.dep_ in SUBJECTS and t.head.i == clause.i)} - moved - dropped
+                )
+                text, resolved, kept = _render(sorted(phrase | body, key=lambda t: t.i), antecedents)
             if text:
                 made.append((text, resolved, kept))
         if predicate is not root and own_subject is None and subject is not None:

@@ -391,6 +391,43 @@ def test_a_relative_clause_is_a_claim_of_what_it_describes_and_leaves_the_rest_w
     assert texts(extract(text)) == claims
 
 
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        # ", where ..." on a named place: the clause's claim says where, after its verb and objects
+        (
+            "Marie Curie studied in Paris, where she met Pierre.",
+            ["Marie Curie met Pierre in Paris.", "Marie Curie studied in Paris."],
+        ),
+        (
+            "Einstein was born in Ulm, Germany, where he lived until 1880, and moved to Munich.",
+            [
+                "Einstein lived in Ulm, Germany until 1880.",
+                "Einstein was born in Ulm, Germany.",
+                "Einstein moved to Munich.",
+            ],
+        ),
+        (
+            "The treaty was signed in Paris, where the delegates met in 1919.",
+            ["The delegates met in Paris in 1919.", "The treaty was signed in Paris."],
+        ),
+        # a reference only the sentence resolves ("his father": whose?) keeps the clause in its sentence
+        (
+            "Albert Einstein was born in Ulm, where his father worked as an engineer.",
+            ["Albert Einstein was born in Ulm, where his father worked as an engineer."],
+        ),
+        # ... as do a "where" on what is not a named place and one without its comma
+        (
+            "False confessions, where someone may confess to a crime, are common.",
+            ["False confessions, where someone may confess to a crime, are common."],
+        ),
+        ("She moved to the house where she was born.", ["She moved to the house where she was born."]),
+    ],
+)
+def test_a_where_clause_on_a_named_place_is_a_claim_that_names_the_place(extract, text, claims):
+    assert texts(extract(text)) == claims
+
+
 def test_relative_clauses_give_their_claims_in_text_order(extract):
     for _ in range(3):  # the same order every time: it does not follow a set's order
         assert texts(extract("Marie Curie, who was born in Warsaw, married Pierre Curie, who was a physicist.")) == [
