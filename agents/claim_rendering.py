@@ -63,18 +63,19 @@ def _own_clauses(token: Token) -> list[Token]:
 PLACE_PREPOSITIONS = {"GPE": "in", "LOC": "in", "FAC": "at"}  # what a claim says of a place ", where ..." speaks of
 
 
-def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token]]:
-    """(noun, clause) for each non-restrictive relative clause (", which ...", ", who ...", and ", where ..." on a
-    named place) on a noun here."""
+def _relative_clauses(tokens: set[Token]) -> list[tuple[Token, Token, Token | None]]:
+    """(noun, clause, its "where" or None) for each non-restrictive relative clause (", which ...", ", who ...",
+    and ", where ..." on a named place) on a noun here."""
     out = []
     for noun in sorted(tokens, key=lambda t: t.i):  # in text order: a set's order changes from run to run
         for clause in noun.children:
             if clause.dep_ != "relcl" or clause not in tokens:
                 continue
             pronoun = next((c for c in clause.children if c.dep_ in SUBJECTS and c.lower_ in {"which", "who"}), None)
+            where = _where(noun, clause)
             before = noun.doc[clause.left_edge.i - 1] if clause.left_edge.i > 0 else None
-            if (pronoun is not None or _where(noun, clause) is not None) and before is not None and before.text == ",":
-                out.append((noun, clause))
+            if (pronoun is not None or where is not None) and before is not None and before.text == ",":
+                out.append((noun, clause, where))
     return out
 
 
@@ -103,7 +104,7 @@ def _where_claim(
         return "", resolved, kept  # "where his father worked": whose father, only the sentence says
     words = [said.rstrip("."), PLACE_PREPOSITIONS[noun.ent_type_], _as_written(place, phrase).rstrip(".")]
     if rest:
-        words.append(_as_written(rest, sorted(tail, key=lambda t: t.i)).rstrip("."))
+        words.append(_as_written(rest, tail).rstrip("."))
     return " ".join(words) + ".", resolved_all, kept + place_kept + rest_kept
 
 
@@ -277,7 +278,7 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 if said:
                     described_later.append((f"{name.rstrip('.')} {said[:1].lower()}{said[1:]}", resolved, kept))
         relatives = _relative_clauses(tokens)
-        for noun, clause in relatives:
+        for noun, clause, where in relatives:
             doc = noun.doc
             moved, dropped = _closing_member(clause)
             whole = set(tokens)  # the sentence's words with the clause, for a clause that stays in it
@@ -296,7 +297,6 @@ def sentence_claims(sentence: Span, antecedents: Antecedents) -> list[tuple[str,
                 and not (t.is_punct and t.i >= clause.left_edge.i - 1)
                 and not _other_member(t, noun, clause)
             }
-            where = _where(noun, clause)
             if where is not None:  # "where" is the place's; the clause's own subject stays
                 body = set(clause.subtree) - moved - dropped - {where}
                 if noun.dep_ == "appos" and noun.head.ent_type_ in PLACE_PREPOSITIONS:  # "Ulm, Germany, where"
