@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from bench import print_report
 from training.pick_pairs import mentions  # the mentions pick_pairs --years-among (--ordinals-, --numbers-) counts
 
 STANCE_OF = {"SUPPORTS": "supports", "REFUTES": "refutes"}
@@ -124,11 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         "pairs": len(pairs),
         "models": summarise(pairs, read_all(args.model_dir, pairs), args.moved),
     }  # fmt: skip
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+    print_report(result, args.out)
     return 0
 
 

@@ -28,11 +28,11 @@ part is never read this way.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections import Counter
 from pathlib import Path
 
+from bench import print_report
 from bench.compare_runs import RunError, read_rows, verdicts
 
 READINGS = Path(__file__).resolve().parent / "data" / "fever_nei_read_refutes.jsonl"
@@ -98,11 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             report["runs"][name] = split_run(verdicts(Path(path), None), readings)
     except RunError as error:
         parser.exit(1, f"error: {error}\n")
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+    print_report(report, args.out)
     return 0
 
 

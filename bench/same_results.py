@@ -15,6 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+from bench import print_report
+
 FIELDS = ("verdict", "abstained", "conflict", "confidence", "reason", "triplets", "keywords", "entities", "evidence")
 MOMENT = ("retrieved_at",)  # when an item was fetched differs between any two runs
 
@@ -50,11 +52,7 @@ def main() -> int:
         "fields_compared": list(FIELDS),
         "differing": differing,
     }
-    text = json.dumps(summary, indent=1)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+    print_report(summary, args.out, indent=1)
     return 0 if not differing else 1
 
 
