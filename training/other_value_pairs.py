@@ -25,8 +25,8 @@ ill-typed -- a company or a rapper as a spouse -- and are left out.)
 The pair files read are training files already cleared of held-out pages. Pairs whose title (or, untitled, whose
 claim) hashes into ``value_pool.VALIDATION_BUCKETS`` are written to the validation file, never for training:
 
-    python -m training.other_value_pairs training/runs/full/pairs/pairs_train_reader.jsonl \\
-        training/runs/full/pairs/pairs_train.jsonl --seed 45 --out training/runs/RUN/other
+    python -m training.other_value_pairs training/runs/NAME/pairs/pairs_train_reader.jsonl \\
+        training/runs/NAME/pairs/pairs_train.jsonl --seed 45 --out training/runs/RUN/other
 
 The draw is seeded and rows follow the files' order, so the same files, options and seed write the same bytes.
 """
