@@ -1,12 +1,12 @@
 """Other-value pairs: a slot many values can fill, claimed with a value the passage does not give -> NOT ENOUGH INFO.
 
-A person has more than one occupation, an actor more than one film. A passage that names one of them says nothing
-of another: "Marcus Bentley is a farmer." against "Marcus Bentley is a
-British actor and voice-over artist" is not settled, and neither is "Justin Chatwin performed in The X-Files."
-against a list of his other roles. A reader that treats every slot as single-valued reads such claims as refuted;
-the value pairs (``training/value_pool.py``) and holder pairs (``training/holder_pairs.py``) teach the single-valued
-slots, and nothing taught the other kind. From each SUPPORTS pair of the given pair files whose claim is one such
-slot of its subject ("X is/was a/an [modifiers] OCCUPATION.", "X starred/appeared/performed in W."):
+A person has more than one occupation, an actor more than one film. A passage that names one of them says nothing of
+another: "Marcus Bentley is a farmer." against "Marcus Bentley is a British actor and voice-over artist" is not
+settled, and neither is "Justin Chatwin performed in The X-Files." against a list of his other roles. A reader that
+treats every slot as single-valued reads such claims as refuted; the value pairs (``training/value_pool.py``) and
+holder pairs (``training/holder_pairs.py``) teach the single-valued slots, and nothing taught the other kind. From
+each SUPPORTS pair of the given pair files whose claim is one such slot of its subject ("X is/was a/an [modifiers]
+OCCUPATION.", "X starred/appeared/performed in W."):
 
 * ``reader-other-value-nei`` -- the same evidence, the claim with the slot's value changed to another of its kind
   that the evidence does not name (an occupation of another group, a work from another pair's claim)
@@ -40,9 +40,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from training.reader_cases import NEI, SUPPORTS
 from training.value_pool import part_for
-
-NEI, SUPPORTS = "NOT ENOUGH INFO", "SUPPORTS"
 
 OCCUPATION_GROUPS: tuple[tuple[str, ...], ...] = (
     ("actor", "actress", "performer", "voice actor"),
@@ -218,8 +217,6 @@ def occupation_edit(claim: str, evidence: str, rng: random.Random) -> str | None
     mods = match["mods"]
     first = (mods or new)[0].lower()
     article = "an" if first in "aeiou" else "a"
-    if match["article"][0] == "A":  # never: the subject comes first
-        article = article.capitalize()
     return f"{match['subject']} {match['verb']} {article} {mods}{new}."
 
 
@@ -228,7 +225,7 @@ def _content_words(text: str) -> set[str]:
 
 
 def value_edit(match: re.Match, pool: list[str], evidence: str, rng: random.Random) -> str | None:
-    """The claim with its work or person changed to one from ``pool`` that neither evidence nor subject names."""
+    """The claim with its work changed to one from ``pool`` that neither evidence nor subject names."""
     taken = _content_words(evidence) | _content_words(match["subject"]) | _content_words(match["value"])
     choices = [v for v in pool if v != match["value"] and not (_content_words(v) & taken) and _content_words(v)]
     if not choices:
