@@ -8,7 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from training.other_value_pairs import NEI, SUPPORTS, names_group, occupation_edit, pairs_of, read_supports
+from training.other_value_pairs import (
+    MAX_PER_PAGE,
+    NEI,
+    SUPPORTS,
+    names_group,
+    occupation_edit,
+    pairs_of,
+    read_supports,
+)
 
 BENTLEY = "Marcus Bentley is a British actor and voice-over artist, best known as the narrator of Big Brother."
 CHATWIN = "Justin Chatwin starred in War of the Worlds."
@@ -51,6 +59,26 @@ def test_claims_that_are_not_an_occupation_of_their_subject_are_left_alone():
     assert occupation_edit("Bentley, a narrator, is an actor.", BENTLEY, rng) is None
 
 
+def test_a_band_or_group_is_never_given_a_person_s_occupation():
+    evidence = "Razorlight are an English rock band formed in London."
+    for seed in range(20):
+        rng = random.Random(seed)
+        assert occupation_edit("Razorlight is an English band.", evidence, rng) is None
+        assert occupation_edit("Daft Punk is a French music duo.", "Daft Punk is a French duo.", rng) is None
+        assert occupation_edit("The Roots is a hip-hop group.", "The Roots is a hip hop group.", rng) is None
+
+
+def test_works_come_only_from_named_people_who_starred_or_appeared_in_them():
+    rows = [
+        row(CHATWIN, CHATWIN_EVIDENCE),
+        row("His work has appeared in The New York Times.", "Barry Werth's work has appeared in The New York Times."),
+        row("Birdie Tebbetts played in Major League Baseball.", "Birdie Tebbetts played in Major League Baseball."),
+        row("A student resembling Roderick appeared in Jack the Giant Slayer.", "Jack the Giant Slayer is a film."),
+    ]
+    pairs, counts = pairs_of(rows, random.Random(0))
+    assert pairs == [] and counts == {"work no value to draw": 1}
+
+
 def test_each_edit_comes_with_its_supported_twin_and_works_are_drawn_from_other_claims():
     rows = [
         row(CHATWIN, CHATWIN_EVIDENCE),
@@ -64,6 +92,15 @@ def test_each_edit_comes_with_its_supported_twin_and_works_are_drawn_from_other_
     assert by_claim[CHATWIN]["label"] == SUPPORTS
     assert [p["label"] for p in pairs] == [NEI, SUPPORTS, NEI, SUPPORTS]
     assert all(p["evidence"] == r["evidence"] for p, r in zip(pairs[::2], [rows[0], rows[2]], strict=True))
+
+
+def test_no_page_gives_more_than_its_share_of_pairs():
+    claims = [f"Ann Lee {verb} an {mods}actress." for verb in ("is", "was") for mods in ("", "English ", "Irish ")]
+    rows = [row(claim, "Ann Lee is an actress.", title="Ann Lee") for claim in claims]
+    rows += [row("Bo Li is an actor.", "Bo Li is an actor.", title="Bo Li")]
+    pairs, counts = pairs_of(rows, random.Random(5))
+    assert counts == {"occupation made": MAX_PER_PAGE + 1, "occupation page drawn enough": 6 - MAX_PER_PAGE}
+    assert [p["title"] for p in pairs[::2]] == ["Ann Lee"] * MAX_PER_PAGE + ["Bo Li"]
 
 
 def test_only_supported_rows_are_read_once_each(tmp_path: Path):

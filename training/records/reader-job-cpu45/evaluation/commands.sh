@@ -8,7 +8,10 @@
 # 2.13.0+cpu, onnxruntime 1.32.0, bf16 chosen by the job itself.
 # the other-value pairs, from the passage pairs and the replay of the full build
 # (../../reader-job-cpu27/evaluation/commands.sh; train sha256 b65e1c1d…, validation 94829219…, 124 rows):
-python -m training.other_value_pairs training/runs/full/pairs/pairs_train_reader.jsonl \
+# the builder as it stood at commit 90195e3 (it has since been mended: groups skipped, works from named subjects only,
+# a cap per page, so today's builder writes other bytes):
+git show 90195e3:training/other_value_pairs.py > /tmp/other_value_pairs_90195e3.py
+PYTHONPATH=. python /tmp/other_value_pairs_90195e3.py training/runs/full/pairs/pairs_train_reader.jsonl \
     training/runs/full/pairs/pairs_train.jsonl --seed 45 --out training/runs/cpu45/other
 # the pairs: ../../reader-job-cpu41/evaluation/commands.sh up to `reader_job prepare` (training/runs/cpu41/pairs),
 # copied, with the other-value pairs beside them:
