@@ -122,3 +122,20 @@ def test_the_command_writes_the_same_bytes_for_the_same_seed(tmp_path: Path):
         outputs.append([(out / n).read_bytes() for n in ("pairs_train_other.jsonl", "pairs_validation_other.jsonl")])
         assert sum(len(b.splitlines()) for b in outputs[-1]) == 80
     assert outputs[0] == outputs[1]
+
+
+def test_a_pair_and_its_twin_go_to_one_part_even_untitled(tmp_path: Path):
+    path = tmp_path / "pairs.jsonl"
+    rows = [row(f"Person {i} is an actor.", f"Person {i} is an actor.", title="") for i in range(60)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = [sys.executable, "-m", "training.other_value_pairs", str(path), "--seed", "3", "--out", str(tmp_path)]
+    subprocess.run(argv, check=True, capture_output=True, cwd=Path(__file__).resolve().parents[1])
+    parts = [
+        [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]
+        for name in ("pairs_train_other.jsonl", "pairs_validation_other.jsonl")
+    ]
+    assert all(parts), "both parts hold pairs"
+    for part in parts:
+        assert [p["label"] for p in part] == [NEI, SUPPORTS] * (len(part) // 2)
+        assert all(a["evidence"] == b["evidence"] for a, b in zip(part[::2], part[1::2], strict=True))
+    assert not {p["evidence"] for p in parts[0]} & {p["evidence"] for p in parts[1]}

@@ -26,7 +26,8 @@ no subject) gives more than ``MAX_PER_PAGE`` pairs.
 ill-typed -- a company or a rapper as a spouse -- and are left out.)
 
 The pair files read are training files already cleared of held-out pages. Pairs whose title (or, untitled, whose
-claim) hashes into ``value_pool.VALIDATION_BUCKETS`` are written to the validation file, never for training:
+claim as written) hashes into ``value_pool.VALIDATION_BUCKETS`` are written to the validation file with their twins,
+never for training:
 
     python -m training.other_value_pairs training/runs/NAME/pairs/pairs_train_reader.jsonl \\
         training/runs/NAME/pairs/pairs_train.jsonl --seed 46 --out training/runs/RUN/other
@@ -312,8 +313,8 @@ def main() -> None:
     pairs, counts = pairs_of(rows, random.Random(args.seed))
     args.out.mkdir(parents=True, exist_ok=True)
     parts: dict[str, list[dict]] = {"train": [], "validation": []}
-    for pair in pairs:
-        parts[part_for(pair["title"] or pair["claim"])].append(pair)
+    for nei, twin in zip(pairs[::2], pairs[1::2], strict=True):  # a pair and its twin go to one part, keyed on
+        parts[part_for(twin["title"] or twin["claim"])] += [nei, twin]  # the page, or the claim as written
     for part, name in (("train", "pairs_train_other.jsonl"), ("validation", "pairs_validation_other.jsonl")):
         with (args.out / name).open("w", encoding="utf-8") as handle:
             for pair in parts[part]:
